@@ -1,0 +1,7 @@
+package io.payonce.account;
+
+import java.time.LocalDateTime;
+
+/** A user's money account; {@code balance} is in minor units of {@code currency}. */
+public record Account(String userId, long balance, String currency, LocalDateTime createdAt) {
+}

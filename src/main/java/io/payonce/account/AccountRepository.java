@@ -1,0 +1,65 @@
+package io.payonce.account;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** SQL for accounts and their ledger. */
+@ApplicationScoped
+public class AccountRepository {
+
+    /** The primary key on user_id makes opening an account twice impossible. */
+    private static final String INSERT = "INSERT INTO account (user_id, balance, currency) VALUES (?, 0, ?)";
+
+    private static final String SELECT = "SELECT user_id, balance, currency, created_at FROM account WHERE user_id = ?";
+
+    /** Keyset pagination over (user_id, id): no OFFSET scans however deep a client pages. */
+    private static final String SELECT_ENTRIES = """
+            SELECT id, delta, balance_after, ref_type, ref_id, created_at
+            FROM account_entry
+            WHERE user_id = ? AND id < ?
+            ORDER BY id DESC
+            LIMIT ?""";
+
+    private final Pool pool;
+
+    public AccountRepository(Pool pool) {
+        this.pool = pool;
+    }
+
+    public Uni<Void> insert(String userId, String currency) {
+        return pool.preparedQuery(INSERT).execute(Tuple.of(userId, currency)).replaceWithVoid();
+    }
+
+    public Uni<Account> find(String userId) {
+        return pool.preparedQuery(SELECT).execute(Tuple.of(userId)).map(rows -> {
+            var iterator = rows.iterator();
+            return iterator.hasNext() ? account(iterator.next()) : null;
+        });
+    }
+
+    public Uni<List<Entry>> entries(String userId, long beforeId, int limit) {
+        return pool.preparedQuery(SELECT_ENTRIES).execute(Tuple.of(userId, beforeId, limit))
+                .map(AccountRepository::entries);
+    }
+
+    private static Account account(Row row) {
+        return new Account(row.getString("user_id"), row.getLong("balance"), row.getString("currency"),
+                row.getLocalDateTime("created_at"));
+    }
+
+    private static List<Entry> entries(RowSet<Row> rows) {
+        List<Entry> entries = new ArrayList<>(rows.rowCount());
+        for (Row row : rows) {
+            entries.add(new Entry(row.getLong("id"), row.getLong("delta"), row.getLong("balance_after"),
+                    row.getString("ref_type"), row.getString("ref_id"), row.getLocalDateTime("created_at")));
+        }
+        return entries;
+    }
+}

@@ -1,0 +1,87 @@
+package io.payonce.account;
+
+import io.payonce.api.Caller;
+import io.payonce.api.CallerIdentity;
+import io.payonce.api.Identifiers;
+import io.payonce.api.Problem;
+import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.resteasy.reactive.RestResponse;
+
+import java.net.URI;
+
+/** HTTP for accounts: opening one (ops) and reading it and its ledger (owner or ops). */
+@Path("/accounts")
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "accounts")
+public class AccountResource {
+
+    private final AccountService accounts;
+    private final CallerIdentity callers;
+
+    public AccountResource(AccountService accounts, CallerIdentity callers) {
+        this.accounts = accounts;
+        this.callers = callers;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Caller.OPS)
+    @Operation(summary = "Open an account for a user (ops)",
+            description = "Opening it again in the same currency answers 200 with the existing account.")
+    @APIResponse(responseCode = "201", description = "Opened; Location names the account")
+    @APIResponse(responseCode = "200", description = "It already existed in this currency")
+    @APIResponse(responseCode = "409", description = "ACCOUNT_EXISTS in another currency",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    public Uni<RestResponse<Account>> open(@Valid @NotNull NewAccountRequest request) {
+        return accounts.open(request.userId(), request.currency()).map(opening -> opening.existed()
+                ? RestResponse.ok(opening.account())
+                : RestResponse.ResponseBuilder.create(RestResponse.Status.CREATED, opening.account())
+                        .location(URI.create("/accounts/" + opening.account().userId()))
+                        .build());
+    }
+
+    @GET
+    @Path("/{userId}")
+    @RolesAllowed({Caller.USER, Caller.OPS})
+    @Operation(summary = "Read an account (its owner or ops)")
+    @APIResponse(responseCode = "200", description = "The account and its balance")
+    @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND, also for another user's account",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    public Uni<Account> get(@PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId) {
+        return accounts.find(callers.current(), userId);
+    }
+
+    @GET
+    @Path("/{userId}/entries")
+    @RolesAllowed({Caller.USER, Caller.OPS})
+    @Operation(summary = "Read an account's ledger, newest first (its owner or ops)")
+    @APIResponse(responseCode = "200", description = "A page of entries")
+    @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND, also for another user's account",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    public Uni<EntryPage> entries(
+            @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,
+            @QueryParam("beforeId") @DefaultValue("9223372036854775807") @Pattern(regexp = "[0-9]{1,19}") @Min(1) @Max(Long.MAX_VALUE) String beforeId,
+            @QueryParam("limit") @DefaultValue("50") @Pattern(regexp = "[0-9]{1,3}") @Min(1) @Max(200) String limit) {
+        return accounts.entries(callers.current(), userId, Long.parseLong(beforeId), Integer.parseInt(limit));
+    }
+}

@@ -1,0 +1,7 @@
+package io.payonce.account;
+
+import java.time.LocalDateTime;
+
+/** One ledger line: how much a payment, refund or deposit moved, and the balance it left. */
+public record Entry(long id, long delta, long balanceAfter, String refType, String refId, LocalDateTime createdAt) {
+}

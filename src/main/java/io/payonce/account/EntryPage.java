@@ -1,0 +1,7 @@
+package io.payonce.account;
+
+import java.util.List;
+
+/** Newest entries first; pass {@code nextBeforeId} as {@code beforeId} for the page after. Null at the end. */
+public record EntryPage(List<Entry> entries, Long nextBeforeId) {
+}

@@ -1,0 +1,65 @@
+package io.payonce.api;
+
+import java.util.Locale;
+
+/**
+ * Every error a client can receive, with its HTTP status and the words it is told. The code is the
+ * stable part of the contract; titles and details may be reworded.
+ */
+public enum ErrorCode {
+    VALIDATION_FAILED(400, "Request validation failed", "One or more fields are invalid; see errors."),
+    MALFORMED_REQUEST(400, "Malformed request body", "The body is not valid JSON for this endpoint: %s"),
+    SUBMIT_TOKEN_MISSING(400, "Submit-Token header missing", "Fetch a token from GET /orders/token and send it as Submit-Token."),
+    SUBMIT_TOKEN_MALFORMED(400, "Submit-Token header malformed", "A submit token is 1 to 64 characters of A-Z, a-z, 0-9, '-' and '_'."),
+    UNAUTHENTICATED(401, "Authentication required", "Send a valid bearer token in the Authorization header."),
+    FORBIDDEN(403, "Forbidden", "Your role does not allow this operation."),
+    NOT_FOUND(404, "Not found", "No resource exists at this path."),
+    ORDER_NOT_FOUND(404, "Order not found", "Order %s does not exist."),
+    ACCOUNT_NOT_FOUND(404, "Account not found", "No account exists for user %s."),
+    METHOD_NOT_ALLOWED(405, "Method not allowed", "This path does not accept that method."),
+    NOT_ACCEPTABLE(406, "Not acceptable", "This endpoint answers with application/json or application/problem+json."),
+    ILLEGAL_TRANSITION(409, "Illegal transition", "The order is %s and cannot become %s."),
+    SUBMIT_TOKEN_INVALID(409, "Submit token invalid", "This form was already submitted or has expired: reload the form."),
+    SUBMIT_TOKEN_IN_USE(409, "Submit token in use", "An order for this submit token is still being created; retry shortly."),
+    ORDER_SN_CONFLICT(409, "Order number already used", "Order number %s already belongs to a different order."),
+    ACCOUNT_EXISTS(409, "Account exists", "User %s already has an account in another currency."),
+    PAYLOAD_TOO_LARGE(413, "Payload too large", "The request body exceeds the size this service accepts."),
+    UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type", "Send the body as application/json."),
+    DEPENDENCY_UNAVAILABLE(503, "Dependency unavailable", "A store this service needs is unreachable; retry later."),
+    INTERNAL_ERROR(500, "Internal error", "The request failed unexpectedly; it is safe to retry with the same key.");
+
+    private final int status;
+    private final String title;
+    private final String detailFormat;
+
+    ErrorCode(int status, String title, String detailFormat) {
+        this.status = status;
+        this.title = title;
+        this.detailFormat = detailFormat;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    public String detail(Object... args) {
+        return String.format(Locale.ROOT, detailFormat, args);
+    }
+
+    /** Whether the same request may succeed shortly; such answers carry Retry-After. */
+    public boolean retryLater() {
+        return switch (this) {
+            case SUBMIT_TOKEN_IN_USE, DEPENDENCY_UNAVAILABLE -> true;
+            default -> false;
+        };
+    }
+
+    /** The problem type URI, stable for as long as the code is. */
+    public String type() {
+        return "urn:payonce:problem:" + name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+}

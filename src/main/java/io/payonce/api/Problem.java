@@ -1,0 +1,43 @@
+package io.payonce.api;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+import java.util.List;
+import java.util.Map;
+
+/** An RFC 9457 problem detail, the body of every error answer. */
+@RegisterForReflection
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
+@JsonPropertyOrder({"type", "title", "status", "detail", "instance", "code", "errors"})
+public record Problem(
+        String type,
+        String title,
+        int status,
+        String detail,
+        String instance,
+        String code,
+        List<FieldError> errors,
+        @JsonAnyGetter Map<String, Object> extensions) {
+
+    public static final String MEDIA_TYPE = "application/problem+json";
+
+    public static Problem of(ErrorCode code, String detail, String instance) {
+        return new Problem(code.type(), code.title(), code.status(), detail, instance, code.name(), List.of(), Map.of());
+    }
+
+    public Problem withErrors(List<FieldError> fieldErrors) {
+        return new Problem(type, title, status, detail, instance, code, List.copyOf(fieldErrors), extensions);
+    }
+
+    public Problem withExtensions(Map<String, Object> members) {
+        return new Problem(type, title, status, detail, instance, code, errors, Map.copyOf(members));
+    }
+
+    /** One invalid input: where it was and what is wrong with it. */
+    @RegisterForReflection
+    public record FieldError(String field, String message) {
+    }
+}

@@ -1,0 +1,40 @@
+package io.payonce.config;
+
+import io.quarkus.runtime.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Refuses to start with durations that would break a guarantee; numeric bounds are checked by Bean Validation. */
+@Startup
+@ApplicationScoped
+public class ConfigCheck {
+
+    static final Duration MIN_RETENTION = Duration.ofHours(24);
+
+    public ConfigCheck(PayonceConfig config) {
+        List<String> problems = problems(config);
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException("Invalid payonce configuration: " + String.join("; ", problems));
+        }
+    }
+
+    static List<String> problems(PayonceConfig config) {
+        List<String> problems = new ArrayList<>();
+        if (config.idempotency().retention().compareTo(MIN_RETENTION) < 0) {
+            problems.add("payonce.idempotency.retention must be at least 24h so that late retries still replay");
+        }
+        requirePositive(problems, "payonce.lock.ttl", config.lock().ttl());
+        requirePositive(problems, "payonce.submit-token.ttl", config.submitToken().ttl());
+        requirePositive(problems, "payonce.auto-close.delay", config.autoClose().delay());
+        return problems;
+    }
+
+    private static void requirePositive(List<String> problems, String key, Duration value) {
+        if (value.isZero() || value.isNegative()) {
+            problems.add(key + " must be positive");
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.payonce.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.Positive;
+
+import java.time.Duration;
+
+/**
+ * Every payonce setting, under the {@code payonce.} prefix. Checked at start: a setting outside its
+ * bounds stops the service instead of weakening a guarantee at run time.
+ */
+@ConfigMapping(prefix = "payonce")
+public interface PayonceConfig {
+
+    /** The Redis lock that keeps two instances from paying one order at the same moment. */
+    Lock lock();
+
+    /** One-time submit tokens that absorb double-clicks on the order form. */
+    SubmitToken submitToken();
+
+    /** Idempotency-Key records. */
+    Idempotency idempotency();
+
+    /** Closing orders that were never paid. */
+    AutoClose autoClose();
+
+    /** Retries of a database transaction that hit a deadlock, a lock-wait timeout or a lost connection. */
+    Retry retry();
+
+    /** The largest amount, in minor units, that one order may carry. */
+    @WithDefault("100000000")
+    @Positive
+    long maxAmount();
+
+    interface Lock {
+        /** How long a pay lock lives if its holder never releases it; must be positive. */
+        @WithDefault("5s")
+        Duration ttl();
+    }
+
+    interface SubmitToken {
+        /** How long an issued submit token may wait for its form to be submitted. */
+        @WithDefault("10m")
+        Duration ttl();
+    }
+
+    interface Idempotency {
+        /** How long a key's stored answer is kept; at least 24 hours, far beyond any client's retry window. */
+        @WithDefault("7d")
+        Duration retention();
+
+        /** How often expired idempotency records are deleted. */
+        @WithDefault("1h")
+        String cleanupEvery();
+
+        /** Rows deleted per statement by the cleanup, so that no delete holds locks for long. */
+        @WithDefault("500")
+        @Min(1)
+        @Max(10_000)
+        int cleanupBatchSize();
+    }
+
+    interface AutoClose {
+        /** An UNPAID order older than this is closed. */
+        @WithDefault("30m")
+        Duration delay();
+
+        /** How often stale orders are looked for; {@code off} disables the job on this instance. */
+        @WithDefault("1m")
+        String every();
+
+        /** Orders closed per statement, so that no update holds locks for long. */
+        @WithDefault("200")
+        @Min(1)
+        @Max(10_000)
+        int batchSize();
+    }
+
+    interface Retry {
+        /** Further attempts after a transient database failure, each with the same command and key. */
+        @WithDefault("3")
+        @Min(0)
+        @Max(10)
+        int maxRetries();
+    }
+}

@@ -1,0 +1,18 @@
+package io.payonce.order;
+
+import io.payonce.api.Identifiers;
+import io.payonce.api.MaxAmount;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Positive;
+
+/** The body of {@code POST /orders}. The owner comes from the caller's token, not from here. */
+public record NewOrderRequest(
+        @NotNull @Pattern(regexp = Identifiers.BUSINESS_NUMBER) String orderSn,
+        @NotNull @Positive @MaxAmount Long amount,
+        @NotNull @Pattern(regexp = Identifiers.CURRENCY) String currency) {
+
+    NewOrder forUser(String userId) {
+        return new NewOrder(orderSn, userId, amount, currency);
+    }
+}

@@ -1,0 +1,110 @@
+package io.payonce.order;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.mysqlclient.MySQLClient;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+
+/** SQL for orders. Status only ever changes by compare-and-set on the status it is expected to have. */
+@ApplicationScoped
+public class OrderRepository {
+
+    private static final String COLUMNS = """
+            id, order_sn, user_id, amount, currency, status, submit_token, refunded_amount, created_at, updated_at""";
+
+    /** UNIQUE(order_sn) and UNIQUE(submit_token) refuse a second row for one business order or one form. */
+    private static final String INSERT = """
+            INSERT INTO orders (order_sn, user_id, amount, currency, status, submit_token)
+            VALUES (?, ?, ?, ?, 'UNPAID', ?)""";
+
+    private static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM orders WHERE id = ?";
+
+    private static final String SELECT_BY_SN = "SELECT " + COLUMNS + " FROM orders WHERE order_sn = ?";
+
+    private static final String SELECT_BY_SUBMIT_TOKEN = "SELECT " + COLUMNS + " FROM orders WHERE submit_token = ?";
+
+    /** rowCount == 1 means this statement moved the order; InnoDB's row lock serializes racing writers. */
+    private static final String COMPARE_AND_SET_STATUS = """
+            UPDATE orders SET status = ? WHERE id = ? AND status = ?""";
+
+    /**
+     * Closes a batch of stale unpaid orders. The status condition is re-checked under the row lock,
+     * so an order that a payment moved to PAID a moment earlier is left alone, and vice versa.
+     */
+    private static final String CLOSE_STALE_UNPAID = """
+            UPDATE orders SET status = 'CLOSED'
+            WHERE status = 'UNPAID' AND created_at < NOW(6) - INTERVAL ? SECOND
+            ORDER BY created_at
+            LIMIT ?""";
+
+    private final Pool pool;
+
+    public OrderRepository(Pool pool) {
+        this.pool = pool;
+    }
+
+    public Uni<Long> insert(NewOrder order, String submitToken) {
+        return pool.preparedQuery(INSERT)
+                .execute(Tuple.of(order.orderSn(), order.userId(), order.amount(), order.currency(), submitToken))
+                .map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
+    }
+
+    public Uni<Order> findById(long id) {
+        return findById(pool, id);
+    }
+
+    /** Within a caller's transaction, so that it reads what that transaction wrote. */
+    public Uni<Order> findById(SqlClient client, long id) {
+        return client.preparedQuery(SELECT_BY_ID).execute(Tuple.of(id)).map(OrderRepository::single);
+    }
+
+    public Uni<Order> findBySn(String orderSn) {
+        return pool.preparedQuery(SELECT_BY_SN).execute(Tuple.of(orderSn)).map(OrderRepository::single);
+    }
+
+    public Uni<Order> findBySubmitToken(String submitToken) {
+        return pool.preparedQuery(SELECT_BY_SUBMIT_TOKEN).execute(Tuple.of(submitToken)).map(OrderRepository::single);
+    }
+
+    public Uni<Boolean> compareAndSetStatus(long id, OrderStatus expected, OrderStatus next) {
+        return compareAndSetStatus(pool, id, expected, next);
+    }
+
+    public Uni<Boolean> compareAndSetStatus(SqlClient client, long id, OrderStatus expected, OrderStatus next) {
+        return client.preparedQuery(COMPARE_AND_SET_STATUS)
+                .execute(Tuple.of(next.name(), id, expected.name()))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    /** Closes at most {@code limit} unpaid orders older than {@code age}; returns how many it closed. */
+    public Uni<Integer> closeStaleUnpaid(Duration age, int limit) {
+        return pool.preparedQuery(CLOSE_STALE_UNPAID)
+                .execute(Tuple.of(age.toSeconds(), limit))
+                .map(RowSet::rowCount);
+    }
+
+    private static Order single(RowSet<Row> rows) {
+        var iterator = rows.iterator();
+        return iterator.hasNext() ? from(iterator.next()) : null;
+    }
+
+    private static Order from(Row row) {
+        return new Order(
+                row.getLong("id"),
+                row.getString("order_sn"),
+                row.getString("user_id"),
+                row.getLong("amount"),
+                row.getString("currency"),
+                OrderStatus.valueOf(row.getString("status")),
+                row.getString("submit_token"),
+                row.getLong("refunded_amount"),
+                row.getLocalDateTime("created_at"),
+                row.getLocalDateTime("updated_at"));
+    }
+}

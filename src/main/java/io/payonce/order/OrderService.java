@@ -1,0 +1,157 @@
+package io.payonce.order;
+
+import io.payonce.api.ApiException;
+import io.payonce.api.Caller;
+import io.payonce.api.DependencyFailure;
+import io.payonce.api.DuplicateKey;
+import io.payonce.api.ErrorCode;
+import io.payonce.token.SubmitTokens;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.Map;
+
+/** Creates orders from submit tokens and moves them through their states. */
+@ApplicationScoped
+public class OrderService {
+
+    private static final Logger LOG = Logger.getLogger(OrderService.class);
+    /** How long a double-click waits for its twin to finish writing the order before it is told to retry. */
+    private static final Duration TWIN_WAIT_STEP = Duration.ofMillis(25);
+    private static final int TWIN_WAIT_ATTEMPTS = 8;
+    /** Status only moves forward, so a few re-reads settle any race between transition requests. */
+    private static final int TRANSITION_ATTEMPTS = 4;
+
+    private final OrderRepository orders;
+    private final SubmitTokens tokens;
+
+    public OrderService(OrderRepository orders, SubmitTokens tokens) {
+        this.orders = orders;
+        this.tokens = tokens;
+    }
+
+    /**
+     * Creates the order a submit token stands for. The token is consumed first, atomically; a
+     * repeat of the same submission finds the order its twin created and answers with it.
+     */
+    public Uni<OrderCreation> create(String submitToken, NewOrder order) {
+        return tokens.consume(submitToken, order.userId())
+                .flatMap(consumption -> switch (consumption) {
+                    case CONSUMED -> insertConsumed(submitToken, order);
+                    case CONSUMED_BEFORE -> awaitTwin(submitToken, order.userId());
+                    case UNKNOWN -> replayOrReject(submitToken, order.userId());
+                });
+    }
+
+    public Uni<Order> find(Caller caller, long id) {
+        return orders.findById(id).map(order -> visibleTo(caller, id, order));
+    }
+
+    /**
+     * Moves the order to {@code target} by compare-and-set. Asking for the state the order is
+     * already in is a harmless no-op; any other mismatch is an illegal transition.
+     */
+    public Uni<StatusChange> moveTo(Caller caller, long id, OrderStatus target) {
+        return find(caller, id).flatMap(order -> moveTo(order, target, TRANSITION_ATTEMPTS));
+    }
+
+    private Uni<StatusChange> moveTo(Order order, OrderStatus target, int attemptsLeft) {
+        if (order.status() == target) {
+            return Uni.createFrom().item(new StatusChange(order, false));
+        }
+        if (!order.status().canBecome(target) || attemptsLeft == 0) {
+            return Uni.createFrom().failure(illegalTransition(order, target));
+        }
+        return orders.compareAndSetStatus(order.id(), order.status(), target)
+                .flatMap(moved -> orders.findById(order.id())
+                        .flatMap(current -> moved
+                                ? Uni.createFrom().item(new StatusChange(current, true))
+                                : moveTo(current, target, attemptsLeft - 1)));
+    }
+
+    private Uni<OrderCreation> insertConsumed(String submitToken, NewOrder order) {
+        return orders.insert(order, submitToken)
+                .flatMap(orders::findById)
+                .map(created -> {
+                    LOG.infof("Order %d created (sn %s, user %s, amount %d %s)",
+                            created.id(), created.orderSn(), created.userId(), created.amount(), created.currency());
+                    return new OrderCreation(created, false);
+                })
+                .onFailure(DuplicateKey::is).recoverWithUni(() -> existingFor(submitToken, order))
+                .onFailure(DependencyFailure::isTransient).call(() -> giveBack(submitToken, order.userId()));
+    }
+
+    /** Best effort: if Redis is down too, the client reloads the form, which is safe. */
+    private Uni<Void> giveBack(String submitToken, String userId) {
+        return tokens.restore(submitToken, userId)
+                .onFailure().invoke(e -> LOG.warnf("Submit token not restored after a failed insert: %s", e.toString()))
+                .onFailure().recoverWithNull();
+    }
+
+    /** The insert hit a unique key: the same submission or the same business number was there first. */
+    private Uni<OrderCreation> existingFor(String submitToken, NewOrder order) {
+        return orders.findBySubmitToken(submitToken).flatMap(byToken -> {
+            if (byToken != null && byToken.userId().equals(order.userId())) {
+                return Uni.createFrom().item(new OrderCreation(byToken, true));
+            }
+            return orders.findBySn(order.orderSn()).map(bySn -> {
+                if (bySn != null && bySn.sameContentAs(order)) {
+                    return new OrderCreation(bySn, true);
+                }
+                throw new ApiException(ErrorCode.ORDER_SN_CONFLICT, order.orderSn());
+            });
+        });
+    }
+
+    /** The twin consumed the token a moment ago; its order appears as soon as its INSERT commits. */
+    private Uni<OrderCreation> awaitTwin(String submitToken, String userId) {
+        return Uni.createFrom().deferred(() -> orders.findBySubmitToken(submitToken))
+                .map(order -> {
+                    if (order == null) {
+                        throw new TwinStillWriting();
+                    }
+                    return order;
+                })
+                .onFailure(TwinStillWriting.class).retry().withBackOff(TWIN_WAIT_STEP).atMost(TWIN_WAIT_ATTEMPTS)
+                .onFailure(TwinStillWriting.class).transform(e -> new ApiException(ErrorCode.SUBMIT_TOKEN_IN_USE))
+                .map(order -> replayFor(order, userId));
+    }
+
+    private Uni<OrderCreation> replayOrReject(String submitToken, String userId) {
+        return orders.findBySubmitToken(submitToken).map(order -> {
+            if (order == null || !order.userId().equals(userId)) {
+                throw new ApiException(ErrorCode.SUBMIT_TOKEN_INVALID);
+            }
+            return new OrderCreation(order, true);
+        });
+    }
+
+    private static OrderCreation replayFor(Order order, String userId) {
+        if (!order.userId().equals(userId)) {
+            throw new ApiException(ErrorCode.SUBMIT_TOKEN_INVALID);
+        }
+        return new OrderCreation(order, true);
+    }
+
+    /** Another user's order answers exactly like a missing one, so ids reveal nothing. */
+    private static Order visibleTo(Caller caller, long id, Order order) {
+        if (order == null || !caller.maySee(order.userId())) {
+            throw new ApiException(ErrorCode.ORDER_NOT_FOUND, id);
+        }
+        return order;
+    }
+
+    private static ApiException illegalTransition(Order order, OrderStatus target) {
+        return new ApiException(ErrorCode.ILLEGAL_TRANSITION, Map.of("currentStatus", order.status().name()),
+                order.status(), target);
+    }
+
+    /** Signals, only inside {@link #awaitTwin}, that the twin's order is not visible yet. */
+    private static final class TwinStillWriting extends RuntimeException {
+        TwinStillWriting() {
+            super(null, null, false, false);
+        }
+    }
+}

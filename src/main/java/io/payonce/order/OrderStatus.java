@@ -1,0 +1,16 @@
+package io.payonce.order;
+
+/** The life of an order, and the one table that says which moves are legal. */
+public enum OrderStatus {
+    UNPAID, PAID, SHIPPED, COMPLETED, CLOSED, REFUNDED;
+
+    public boolean canBecome(OrderStatus next) {
+        return switch (this) {
+            case UNPAID -> next == PAID || next == CLOSED;
+            case PAID -> next == SHIPPED || next == REFUNDED;
+            case SHIPPED -> next == COMPLETED || next == REFUNDED;
+            case COMPLETED -> next == REFUNDED;
+            case CLOSED, REFUNDED -> false;
+        };
+    }
+}

@@ -1,0 +1,21 @@
+package io.payonce.order;
+
+import java.time.LocalDateTime;
+
+/** An order as the API shows it; the submit token stays private. Times are the database's clock. */
+public record OrderView(
+        long id,
+        String orderSn,
+        String userId,
+        long amount,
+        String currency,
+        OrderStatus status,
+        long refundedAmount,
+        LocalDateTime createdAt,
+        LocalDateTime updatedAt) {
+
+    static OrderView of(Order order) {
+        return new OrderView(order.id(), order.orderSn(), order.userId(), order.amount(), order.currency(),
+                order.status(), order.refundedAmount(), order.createdAt(), order.updatedAt());
+    }
+}

@@ -1,0 +1,9 @@
+package io.payonce.order;
+
+/** The answer to ship, complete and cancel: the order now, and whether this request moved it. */
+public record StatusChangeView(OrderView order, boolean changed) {
+
+    static StatusChangeView of(StatusChange change) {
+        return new StatusChangeView(OrderView.of(change.order()), change.changed());
+    }
+}

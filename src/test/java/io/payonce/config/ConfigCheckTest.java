@@ -1,0 +1,58 @@
+package io.payonce.config;
+
+import io.quarkus.runtime.configuration.DurationConverter;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ConfigCheckTest {
+
+    @Test
+    void theDefaultsPass() {
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of())));
+    }
+
+    @Test
+    void aRetentionShorterThanADayIsRefused() {
+        List<String> problems = ConfigCheck.problems(config(Map.of("payonce.idempotency.retention", "23h")));
+
+        assertEquals(1, problems.size());
+        assertTrue(problems.get(0).contains("payonce.idempotency.retention"));
+    }
+
+    @Test
+    void zeroOrNegativeDurationsAreRefused() {
+        List<String> problems = ConfigCheck.problems(config(Map.of(
+                "payonce.lock.ttl", "0s",
+                "payonce.submit-token.ttl", "-1s",
+                "payonce.auto-close.delay", "0s")));
+
+        assertEquals(3, problems.size(), problems.toString());
+    }
+
+    @Test
+    void theServiceRefusesToStartWithABadSetting() {
+        PayonceConfig bad = config(Map.of("payonce.lock.ttl", "0s"));
+
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new ConfigCheck(bad));
+
+        assertTrue(refused.getMessage().contains("payonce.lock.ttl"));
+    }
+
+    private static PayonceConfig config(Map<String, String> values) {
+        SmallRyeConfig config = new SmallRyeConfigBuilder()
+                .withMapping(PayonceConfig.class)
+                .withConverter(Duration.class, 100, new DurationConverter())
+                .withDefaultValues(values)
+                .build();
+        return config.getConfigMapping(PayonceConfig.class);
+    }
+}

@@ -1,0 +1,35 @@
+package io.payonce.ops;
+
+import io.payonce.support.Api;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+@QuarkusTest
+@TestProfile(UnreachableStores.MariaDb.class)
+class DatabaseDownHealthTest {
+
+    @Test
+    void readinessIsDownWhenMariaDbIsUnreachable() {
+        Response response = RestAssured.get("/q/health/ready");
+
+        assertEquals(503, response.statusCode(), response.asString());
+        assertEquals("DOWN", response.jsonPath().getString("status"));
+        assertEquals("DOWN", Checks.status(response, "Reactive MySQL connections health check"));
+        assertEquals("UP", Checks.status(response, "Redis connection health check"));
+    }
+
+    @Test
+    void readingAnOrderWithoutTheDatabaseIsAServiceUnavailableProblem() {
+        Response response = Api.as(Tokens.ops()).get("/orders/1");
+
+        assertEquals(503, response.statusCode(), response.asString());
+        assertEquals("DEPENDENCY_UNAVAILABLE", response.jsonPath().getString("code"));
+        assertEquals("1", response.header("Retry-After"));
+    }
+}

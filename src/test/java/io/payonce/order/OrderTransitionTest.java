@@ -1,0 +1,157 @@
+package io.payonce.order;
+
+import io.payonce.support.Api;
+import io.payonce.support.Concurrently;
+import io.payonce.support.Database;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@QuarkusTest
+class OrderTransitionTest {
+
+    @Inject
+    Database db;
+
+    @Inject
+    OrderRepository orders;
+
+    private final String ops = Tokens.ops();
+
+    @Test
+    void theOwnerCancelsAnUnpaidOrderOnceAndARepeatIsANoOp() {
+        String bearer = Tokens.user(Tokens.newUserId());
+        long id = Api.newOrder(bearer, 500);
+
+        Response first = Api.transition(bearer, id, "cancel");
+        Response again = Api.transition(bearer, id, "cancel");
+
+        assertMoved(first, "CLOSED", true);
+        assertMoved(again, "CLOSED", false);
+    }
+
+    @Test
+    void opsShipsAndCompletesAPaidOrderEachOnce() {
+        long id = Api.newOrder(Tokens.user(Tokens.newUserId()), 500);
+        markPaid(id);
+
+        assertMoved(Api.transition(ops, id, "ship"), "SHIPPED", true);
+        assertMoved(Api.transition(ops, id, "ship"), "SHIPPED", false);
+        assertMoved(Api.transition(ops, id, "complete"), "COMPLETED", true);
+        assertMoved(Api.transition(ops, id, "complete"), "COMPLETED", false);
+        assertEquals("COMPLETED", db.orderStatus(id));
+    }
+
+    @Test
+    void opsMayCancelAnyUnpaidOrder() {
+        long id = Api.newOrder(Tokens.user(Tokens.newUserId()), 500);
+
+        assertMoved(Api.transition(ops, id, "cancel"), "CLOSED", true);
+    }
+
+    @ParameterizedTest(name = "{1} on a {0} order is illegal")
+    @CsvSource({
+            "UNPAID, ship",
+            "UNPAID, complete",
+            "PAID, complete",
+            "PAID, cancel",
+            "SHIPPED, cancel",
+            "COMPLETED, ship",
+            "COMPLETED, cancel",
+            "CLOSED, ship",
+            "CLOSED, complete",
+            "REFUNDED, ship",
+            "REFUNDED, cancel",
+    })
+    void anIllegalTransitionIsAConflictNamingTheCurrentStatus(String status, String action) {
+        long id = Api.newOrder(Tokens.user(Tokens.newUserId()), 500);
+        db.update("UPDATE orders SET status = ? WHERE id = ?", status, id);
+
+        Response response = Api.transition(ops, id, action);
+
+        assertEquals(409, response.statusCode(), response.asString());
+        assertEquals("ILLEGAL_TRANSITION", response.jsonPath().getString("code"));
+        assertEquals(status, response.jsonPath().getString("currentStatus"));
+        assertEquals(status, db.orderStatus(id), "an illegal transition changes nothing");
+    }
+
+    @Test
+    void ofConcurrentShipRequestsExactlyOneMovesTheOrder() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            long id = Api.newOrder(Tokens.user(Tokens.newUserId()), 500);
+            markPaid(id);
+
+            List<Response> answers = Concurrently.run(8, () -> Api.transition(ops, id, "ship"));
+
+            answers.forEach(a -> assertEquals(200, a.statusCode(), a.asString()));
+            long changed = answers.stream().filter(a -> a.jsonPath().getBoolean("changed")).count();
+            assertEquals(1, changed, "exactly one request moved the order");
+            answers.forEach(a -> assertEquals("SHIPPED", a.jsonPath().getString("order.status")));
+        }
+    }
+
+    @Test
+    void concurrentCancelsByOwnerAndOpsCloseTheOrderOnce() throws Exception {
+        String bearer = Tokens.user(Tokens.newUserId());
+        long id = Api.newOrder(bearer, 500);
+
+        List<Response> answers = Concurrently.run(List.of(
+                () -> Api.transition(bearer, id, "cancel"),
+                () -> Api.transition(ops, id, "cancel"),
+                () -> Api.transition(bearer, id, "cancel"),
+                () -> Api.transition(ops, id, "cancel")));
+
+        assertEquals(1, answers.stream().filter(a -> a.jsonPath().getBoolean("changed")).count());
+        assertTrue(answers.stream().allMatch(a -> a.statusCode() == 200));
+    }
+
+    @Test
+    void aUserCannotCancelAnotherUsersOrder() {
+        long id = Api.newOrder(Tokens.user(Tokens.newUserId()), 500);
+
+        Response response = Api.transition(Tokens.user(Tokens.newUserId()), id, "cancel");
+
+        assertEquals(404, response.statusCode());
+        assertEquals("ORDER_NOT_FOUND", response.jsonPath().getString("code"));
+        assertEquals("UNPAID", db.orderStatus(id));
+    }
+
+    @Test
+    void aUserCannotShipOrComplete() {
+        String bearer = Tokens.user(Tokens.newUserId());
+        long id = Api.newOrder(bearer, 500);
+        markPaid(id);
+
+        assertEquals(403, Api.transition(bearer, id, "ship").statusCode());
+        assertEquals(403, Api.transition(bearer, id, "complete").statusCode());
+        assertEquals("PAID", db.orderStatus(id));
+    }
+
+    @Test
+    void aMissingOrderIsNotFound() {
+        Response response = Api.transition(ops, Long.MAX_VALUE, "ship");
+
+        assertEquals(404, response.statusCode());
+        assertEquals("ORDER_NOT_FOUND", response.jsonPath().getString("code"));
+    }
+
+    /** Stands in for the pay endpoint: the same CAS that payment uses. */
+    private void markPaid(long id) {
+        assertTrue(orders.compareAndSetStatus(id, OrderStatus.UNPAID, OrderStatus.PAID).await().indefinitely());
+    }
+
+    private static void assertMoved(Response response, String status, boolean changed) {
+        assertEquals(200, response.statusCode(), response.asString());
+        assertEquals(status, response.jsonPath().getString("order.status"));
+        assertEquals(changed, response.jsonPath().getBoolean("changed"));
+    }
+}

@@ -1,0 +1,142 @@
+package io.payonce.order;
+
+import io.payonce.support.Api;
+import io.payonce.support.Concurrently;
+import io.payonce.support.Database;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+@QuarkusTest
+class SubmitTokenTest {
+
+    @Inject
+    Database db;
+
+    @Test
+    void issuesATokenThatIsNeverCached() {
+        Response response = Api.as(Tokens.user(Tokens.newUserId())).get("/orders/token");
+
+        assertEquals(200, response.statusCode());
+        assertEquals("no-store", response.header("Cache-Control"));
+        assertEquals(43, response.jsonPath().getString("token").length());
+        assertEquals(600, response.jsonPath().getLong("expiresInSeconds"));
+    }
+
+    @Test
+    void twoConcurrentSubmitsWithOneTokenCreateOneOrderAndReplayIt() throws Exception {
+        for (int round = 0; round < 10; round++) {
+            String user = Tokens.newUserId();
+            String bearer = Tokens.user(user);
+            String token = Api.submitToken(bearer);
+            String sn = "sn-" + UUID.randomUUID();
+
+            List<Response> answers = Concurrently.run(2, () -> Api.createOrder(bearer, token, sn, 1500));
+
+            assertEquals(201, answers.get(0).statusCode(), answers.get(0).asString());
+            assertEquals(201, answers.get(1).statusCode(), answers.get(1).asString());
+            assertEquals(answers.get(0).jsonPath().getLong("id"), answers.get(1).jsonPath().getLong("id"));
+            assertEquals(answers.get(0).asString(), answers.get(1).asString());
+            long replays = answers.stream().filter(a -> "true".equals(a.header("Idempotent-Replayed"))).count();
+            assertEquals(1, replays, "exactly one answer is the replay");
+            assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", user));
+        }
+    }
+
+    @Test
+    void aLaterRepeatOfTheSameSubmissionReplaysTheFirstOrder() {
+        String bearer = Tokens.user(Tokens.newUserId());
+        String token = Api.submitToken(bearer);
+        String sn = "sn-" + UUID.randomUUID();
+
+        Response first = Api.createOrder(bearer, token, sn, 700);
+        Response again = Api.createOrder(bearer, token, sn, 700);
+
+        assertEquals(201, first.statusCode());
+        assertNull(first.header("Idempotent-Replayed"));
+        assertEquals(201, again.statusCode());
+        assertEquals("true", again.header("Idempotent-Replayed"));
+        assertEquals(first.asString(), again.asString());
+    }
+
+    @Test
+    void anotherUsersTokenIsRejectedAndTheOwnerCanStillUseIt() {
+        String owner = Tokens.newUserId();
+        String thief = Tokens.newUserId();
+        String ownerBearer = Tokens.user(owner);
+        String token = Api.submitToken(ownerBearer);
+
+        Response stolen = Api.createOrder(Tokens.user(thief), token, "sn-" + UUID.randomUUID(), 900);
+        Response own = Api.createOrder(ownerBearer, token, "sn-" + UUID.randomUUID(), 900);
+
+        assertEquals(409, stolen.statusCode());
+        assertEquals("SUBMIT_TOKEN_INVALID", stolen.jsonPath().getString("code"));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", thief));
+        assertEquals(201, own.statusCode(), own.asString());
+        assertEquals(owner, own.jsonPath().getString("userId"));
+    }
+
+    @Test
+    void aReplayIsNeverShownToAnotherUser() {
+        String ownerBearer = Tokens.user(Tokens.newUserId());
+        String token = Api.submitToken(ownerBearer);
+        String sn = "sn-" + UUID.randomUUID();
+        assertEquals(201, Api.createOrder(ownerBearer, token, sn, 900).statusCode());
+
+        Response other = Api.createOrder(Tokens.user(Tokens.newUserId()), token, sn, 900);
+
+        assertEquals(409, other.statusCode());
+        assertEquals("SUBMIT_TOKEN_INVALID", other.jsonPath().getString("code"));
+    }
+
+    @Test
+    void anUnknownTokenIsAConflictTellingTheUserToReload() {
+        String user = Tokens.newUserId();
+
+        Response response = Api.createOrder(Tokens.user(user), "never-issued", "sn-" + UUID.randomUUID(), 100);
+
+        assertEquals(409, response.statusCode());
+        assertEquals("SUBMIT_TOKEN_INVALID", response.jsonPath().getString("code"));
+        assertEquals("application/problem+json", response.contentType());
+        assertEquals(0, db.rowsOwnedBy(user));
+    }
+
+    @Test
+    void theSameOrderNumberWithTheSameContentAnswersWithTheExistingOrder() {
+        String bearer = Tokens.user(Tokens.newUserId());
+        String sn = "sn-" + UUID.randomUUID();
+        Response first = Api.createOrder(bearer, Api.submitToken(bearer), sn, 1200);
+
+        Response second = Api.createOrder(bearer, Api.submitToken(bearer), sn, 1200);
+
+        assertEquals(201, second.statusCode());
+        assertEquals("true", second.header("Idempotent-Replayed"));
+        assertEquals(first.jsonPath().getLong("id"), second.jsonPath().getLong("id"));
+    }
+
+    @Test
+    void theSameOrderNumberWithOtherContentIsAConflict() {
+        String user = Tokens.newUserId();
+        String bearer = Tokens.user(user);
+        String sn = "sn-" + UUID.randomUUID();
+        Api.createOrder(bearer, Api.submitToken(bearer), sn, 1200);
+
+        Response otherAmount = Api.createOrder(bearer, Api.submitToken(bearer), sn, 1300);
+        String otherBearer = Tokens.user(Tokens.newUserId());
+        Response otherUser = Api.createOrder(otherBearer, Api.submitToken(otherBearer), sn, 1200);
+
+        assertEquals(409, otherAmount.statusCode());
+        assertEquals("ORDER_SN_CONFLICT", otherAmount.jsonPath().getString("code"));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE order_sn = ?", sn));
+        assertEquals(409, otherUser.statusCode());
+        assertEquals("ORDER_SN_CONFLICT", otherUser.jsonPath().getString("code"));
+    }
+}
