@@ -33,6 +33,12 @@ import java.net.URI;
 @Path("/accounts")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "accounts")
+@APIResponse(responseCode = "401", description = "UNAUTHENTICATED: no valid bearer token",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@APIResponse(responseCode = "403", description = "FORBIDDEN: the caller's role may not do this",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@APIResponse(responseCode = "503", description = "DEPENDENCY_UNAVAILABLE: MariaDB or Redis unreachable; retry after Retry-After",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 public class AccountResource {
 
     private final AccountService accounts;

@@ -19,6 +19,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
@@ -32,6 +34,12 @@ import java.net.URI;
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "orders")
+@APIResponse(responseCode = "401", description = "UNAUTHENTICATED: no valid bearer token",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@APIResponse(responseCode = "403", description = "FORBIDDEN: the caller's role may not do this",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@APIResponse(responseCode = "503", description = "DEPENDENCY_UNAVAILABLE: MariaDB or Redis unreachable; retry after Retry-After",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 public class OrderResource {
 
     static final String SUBMIT_TOKEN = "Submit-Token";
@@ -55,8 +63,6 @@ public class OrderResource {
     @Operation(summary = "Issue a one-time submit token for an order form",
             description = "Send it back as the Submit-Token header of POST /orders; it is consumed once.")
     @APIResponse(responseCode = "200", description = "A new token; never cached")
-    @APIResponse(responseCode = "503", description = "DEPENDENCY_UNAVAILABLE: Redis is unreachable",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Uni<RestResponse<SubmitTokenView>> issueToken() {
         Caller caller = callers.current();
         long ttlSeconds = config.submitToken().ttl().toSeconds();
@@ -71,14 +77,14 @@ public class OrderResource {
     @RolesAllowed(Caller.USER)
     @Operation(summary = "Create an order from a submitted form",
             description = "A repeat with the same submit token answers with the same order and Idempotent-Replayed: true.")
-    @APIResponse(responseCode = "201", description = "Created; Location names the order")
+    @APIResponse(responseCode = "201", description = "Created, or the replay of the first answer; Location names the order",
+            headers = @Header(name = IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
+                    schema = @Schema(type = SchemaType.BOOLEAN)))
     @APIResponse(responseCode = "400", description = "VALIDATION_FAILED, MALFORMED_REQUEST, SUBMIT_TOKEN_MISSING or SUBMIT_TOKEN_MALFORMED",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "409", description = "SUBMIT_TOKEN_INVALID (reload the form), SUBMIT_TOKEN_IN_USE (retry shortly) or ORDER_SN_CONFLICT",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "415", description = "UNSUPPORTED_MEDIA_TYPE",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "503", description = "DEPENDENCY_UNAVAILABLE, with Retry-After",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Uni<RestResponse<OrderView>> create(
             @Parameter(description = "The one-time token from GET /orders/token") @HeaderParam(SUBMIT_TOKEN) String submitToken,

@@ -30,8 +30,15 @@ class HealthTest {
             assertTrue(document.contains("\"" + path + "\""), "documented: " + path);
         }
         assertTrue(document.contains("Submit-Token"));
+        assertTrue(document.contains("Idempotent-Replayed"));
+        assertTrue(document.contains("DEPENDENCY_UNAVAILABLE"));
         assertTrue(document.contains("SUBMIT_TOKEN_INVALID"));
         assertTrue(document.contains("application/problem+json"));
+    }
+
+    @Test
+    void theDevTokenEndpointExistsOnlyInDevMode() {
+        assertEquals(404, RestAssured.get("/dev/token").statusCode());
     }
 
     @Test
