@@ -4,6 +4,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -27,6 +28,23 @@ public class AccountRepository {
             ORDER BY id DESC
             LIMIT ?""";
 
+    /** The conditional deduct: a balance never goes below zero, however many payments race for it. */
+    private static final String DEBIT = """
+            UPDATE account SET balance = balance - ?
+            WHERE user_id = ? AND currency = ? AND balance >= ?""";
+
+    private static final String CREDIT = """
+            UPDATE account SET balance = balance + ?
+            WHERE user_id = ? AND currency = ?""";
+
+    /**
+     * The ledger line, with the balance this transaction just wrote. UNIQUE(ref_type, ref_id) refuses
+     * a second entry for one payment, refund or deposit.
+     */
+    private static final String APPEND_ENTRY = """
+            INSERT INTO account_entry (user_id, delta, balance_after, ref_type, ref_id)
+            SELECT user_id, ?, balance, ?, ? FROM account WHERE user_id = ?""";
+
     private final Pool pool;
 
     public AccountRepository(Pool pool) {
@@ -38,10 +56,28 @@ public class AccountRepository {
     }
 
     public Uni<Account> find(String userId) {
-        return pool.preparedQuery(SELECT).execute(Tuple.of(userId)).map(rows -> {
+        return find(pool, userId);
+    }
+
+    public Uni<Account> find(SqlClient client, String userId) {
+        return client.preparedQuery(SELECT).execute(Tuple.of(userId)).map(rows -> {
             var iterator = rows.iterator();
             return iterator.hasNext() ? account(iterator.next()) : null;
         });
+    }
+
+    /** True when the account held enough and was debited. */
+    Uni<Boolean> debit(SqlClient tx, String userId, String currency, long amount) {
+        return tx.preparedQuery(DEBIT).execute(Tuple.of(amount, userId, currency, amount)).map(rows -> rows.rowCount() == 1);
+    }
+
+    /** True when the account exists in that currency and was credited. */
+    Uni<Boolean> credit(SqlClient tx, String userId, String currency, long amount) {
+        return tx.preparedQuery(CREDIT).execute(Tuple.of(amount, userId, currency)).map(rows -> rows.rowCount() == 1);
+    }
+
+    Uni<Void> appendEntry(SqlClient tx, String userId, long delta, EntryType type, String refId) {
+        return tx.preparedQuery(APPEND_ENTRY).execute(Tuple.of(delta, type.name(), refId, userId)).replaceWithVoid();
     }
 
     public Uni<List<Entry>> entries(String userId, long beforeId, int limit) {

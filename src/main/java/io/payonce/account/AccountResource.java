@@ -1,9 +1,13 @@
 package io.payonce.account;
 
+import io.payonce.api.Answer;
 import io.payonce.api.Caller;
 import io.payonce.api.CallerIdentity;
 import io.payonce.api.Identifiers;
 import io.payonce.api.Problem;
+import io.payonce.api.RepeatProtection;
+import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.IdempotencyKey;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -14,20 +18,28 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestResponse;
 
 import java.net.URI;
+
+import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
+import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
 
 /** HTTP for accounts: opening one (ops) and reading it and its ledger (owner or ops). */
 @Path("/accounts")
@@ -42,16 +54,19 @@ import java.net.URI;
 public class AccountResource {
 
     private final AccountService accounts;
+    private final IdempotencyGuard guard;
     private final CallerIdentity callers;
 
-    public AccountResource(AccountService accounts, CallerIdentity callers) {
+    public AccountResource(AccountService accounts, IdempotencyGuard guard, CallerIdentity callers) {
         this.accounts = accounts;
+        this.guard = guard;
         this.callers = callers;
     }
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Caller.OPS)
+    @RepeatProtection(UNIQUE_INDEX)
     @Operation(summary = "Open an account for a user (ops)",
             description = "Opening it again in the same currency answers 200 with the existing account.")
     @APIResponse(responseCode = "201", description = "Opened; Location names the account")
@@ -64,6 +79,33 @@ public class AccountResource {
                 : RestResponse.ResponseBuilder.create(RestResponse.Status.CREATED, opening.account())
                         .location(URI.create("/accounts/" + opening.account().userId()))
                         .build());
+    }
+
+    @POST
+    @Path("/{userId}/deposits")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Caller.OPS)
+    @RepeatProtection({IDEMPOTENCY_KEY, UNIQUE_INDEX})
+    @Operation(summary = "Deposit money into an account (ops)",
+            description = "Requires an Idempotency-Key; a retry with the same key replays the first answer and deposits nothing.")
+    @APIResponse(responseCode = "201", description = "Deposited; the balance after it",
+            content = @Content(schema = @Schema(implementation = DepositView.class)))
+    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND (recorded under the key)",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "409", description = "CURRENCY_MISMATCH (recorded), IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: names the fields that differ",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    public Uni<Response> deposit(
+            @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,
+            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,
+            @Valid @NotNull DepositRequest request,
+            @Context UriInfo uri) {
+        Caller caller = callers.current();
+        return accounts.deposit(caller, userId, guard.requiredKey(AccountService.DEPOSIT, key), request, uri.getPath())
+                .map(Answer::toResponse);
     }
 
     @GET

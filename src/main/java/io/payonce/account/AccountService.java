@@ -1,9 +1,16 @@
 package io.payonce.account;
 
+import io.payonce.api.Answer;
 import io.payonce.api.ApiException;
 import io.payonce.api.Caller;
 import io.payonce.api.DuplicateKey;
 import io.payonce.api.ErrorCode;
+import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.idempotency.IdempotentCommand;
+import io.payonce.idempotency.Result;
+import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.PayonceMetrics;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -14,10 +21,18 @@ import java.util.List;
 public class AccountService {
 
 
-    private final AccountRepository accounts;
+    static final String DEPOSIT = "deposit";
 
-    public AccountService(AccountRepository accounts) {
+    private final AccountRepository accounts;
+    private final Ledger ledger;
+    private final IdempotencyGuard guard;
+    private final PayonceMetrics metrics;
+
+    public AccountService(AccountRepository accounts, Ledger ledger, IdempotencyGuard guard, PayonceMetrics metrics) {
         this.accounts = accounts;
+        this.ledger = ledger;
+        this.guard = guard;
+        this.metrics = metrics;
     }
 
     /** Opening an account that exists in the same currency answers with it; another currency is a conflict. */
@@ -29,8 +44,20 @@ public class AccountService {
                     if (!existing.currency().equals(currency)) {
                         throw new ApiException(ErrorCode.ACCOUNT_EXISTS, userId);
                     }
+                    metrics.duplicateCaught("open-account", DuplicateLayer.UNIQUE_INDEX);
                     return new AccountOpening(existing, true);
                 }));
+    }
+
+    /**
+     * Adds money to an account under the caller's Idempotency-Key. The ledger reference is derived
+     * from the key, so the same deposit cannot be credited twice even after its record expired.
+     */
+    public Uni<Answer> deposit(Caller caller, String userId, IdempotencyKey key, DepositRequest request, String instance) {
+        IdempotentCommand command = guard.command(caller.userId(), key, DEPOSIT, "account:" + userId, request, instance);
+        return guard.run(command, tx -> ledger.credit(tx, userId, request.currency(), request.amount(), EntryType.DEPOSIT, command.reference())
+                .flatMap(credited -> accounts.find(tx, userId))
+                .map(account -> Result.created(new DepositView(userId, request.amount(), account.currency(), account.balance()))));
     }
 
     public Uni<Account> find(Caller caller, String userId) {

@@ -9,8 +9,11 @@ import java.util.Locale;
 public enum ErrorCode {
     VALIDATION_FAILED(400, "Request validation failed", "One or more fields are invalid; see errors."),
     MALFORMED_REQUEST(400, "Malformed request body", "The body is not valid JSON for this endpoint: %s"),
-    SUBMIT_TOKEN_MISSING(400, "Submit-Token header missing", "Fetch a token from GET /orders/token and send it as Submit-Token."),
+    IDEMPOTENCY_KEY_MISSING(400, "Idempotency-Key header missing", "This operation needs an Idempotency-Key header; reuse it on every retry."),
+    IDEMPOTENCY_KEY_INVALID(400, "Idempotency-Key header invalid", "An Idempotency-Key is 1 to 64 visible ASCII characters, bare or in double quotes."),
+    SUBMIT_TOKEN_MISSING(400, "Submit-Token header missing", "Send the token from GET /orders/token as Submit-Token, or an Idempotency-Key."),
     SUBMIT_TOKEN_MALFORMED(400, "Submit-Token header malformed", "A submit token is 1 to 64 characters of A-Z, a-z, 0-9, '-' and '_'."),
+    INSUFFICIENT_FUNDS(402, "Insufficient funds", "The balance does not cover %d %s."),
     UNAUTHENTICATED(401, "Authentication required", "Send a valid bearer token in the Authorization header."),
     FORBIDDEN(403, "Forbidden", "Your role does not allow this operation."),
     NOT_FOUND(404, "Not found", "No resource exists at this path."),
@@ -18,13 +21,20 @@ public enum ErrorCode {
     ACCOUNT_NOT_FOUND(404, "Account not found", "No account exists for user %s."),
     METHOD_NOT_ALLOWED(405, "Method not allowed", "This path does not accept that method."),
     NOT_ACCEPTABLE(406, "Not acceptable", "This endpoint answers with application/json or application/problem+json."),
+    IDEMPOTENCY_KEY_IN_USE(409, "Idempotency-Key in use", "A request with this key is still being processed; retry shortly with the same key."),
+    PAYMENT_IN_PROGRESS(409, "Payment in progress", "Another payment of this order is in progress; retry shortly with the same key."),
     ILLEGAL_TRANSITION(409, "Illegal transition", "The order is %s and cannot become %s."),
     SUBMIT_TOKEN_INVALID(409, "Submit token invalid", "This form was already submitted or has expired: reload the form."),
     SUBMIT_TOKEN_IN_USE(409, "Submit token in use", "An order for this submit token is still being created; retry shortly."),
     ORDER_SN_CONFLICT(409, "Order number already used", "Order number %s already belongs to a different order."),
     ACCOUNT_EXISTS(409, "Account exists", "User %s already has an account in another currency."),
+    CURRENCY_MISMATCH(409, "Currency mismatch", "The request is in %s but the account holds %s."),
+    AMOUNT_MISMATCH(409, "Amount mismatch", "The order's amount is %d, not the expected %d."),
+    REFUND_EXCEEDS_PAYMENT(409, "Refund exceeds payment", "Refunding %d would take the refunds of order %d beyond its payment of %d."),
+    REFUND_NO_CONFLICT(409, "Refund number already used", "Refund %s of this order was made for a different amount."),
     PAYLOAD_TOO_LARGE(413, "Payload too large", "The request body exceeds the size this service accepts."),
     UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type", "Send the body as application/json."),
+    IDEMPOTENCY_KEY_REUSED(422, "Idempotency-Key reused", "This key was first used for a different request; these fields differ: %s."),
     DEPENDENCY_UNAVAILABLE(503, "Dependency unavailable", "A store this service needs is unreachable; retry later."),
     INTERNAL_ERROR(500, "Internal error", "The request failed unexpectedly; it is safe to retry with the same key.");
 
@@ -53,7 +63,19 @@ public enum ErrorCode {
     /** Whether the same request may succeed shortly; such answers carry Retry-After. */
     public boolean retryLater() {
         return switch (this) {
-            case SUBMIT_TOKEN_IN_USE, DEPENDENCY_UNAVAILABLE -> true;
+            case SUBMIT_TOKEN_IN_USE, IDEMPOTENCY_KEY_IN_USE, PAYMENT_IN_PROGRESS, DEPENDENCY_UNAVAILABLE -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Whether this answer is a deterministic business outcome, stored under the request's
+     * Idempotency-Key and replayed; other failures leave the key unclaimed so that a retry runs afresh.
+     */
+    public boolean recorded() {
+        return switch (this) {
+            case INSUFFICIENT_FUNDS, ORDER_NOT_FOUND, ACCOUNT_NOT_FOUND, ILLEGAL_TRANSITION, ORDER_SN_CONFLICT,
+                 CURRENCY_MISMATCH, AMOUNT_MISMATCH, REFUND_EXCEEDS_PAYMENT, REFUND_NO_CONFLICT -> true;
             default -> false;
         };
     }

@@ -28,6 +28,10 @@ public record Problem(
         return new Problem(code.type(), code.title(), code.status(), detail, instance, code.name(), List.of(), Map.of());
     }
 
+    public static Problem of(ApiException e, String instance) {
+        return of(e.code(), e.detail(), instance).withExtensions(e.extensions());
+    }
+
     public Problem withErrors(List<FieldError> fieldErrors) {
         return new Problem(type, title, status, detail, instance, code, List.copyOf(fieldErrors), extensions);
     }

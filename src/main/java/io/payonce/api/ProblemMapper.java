@@ -40,8 +40,7 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response apiFailure(ApiException e, UriInfo uri) {
-        Problem problem = Problem.of(e.code(), e.detail(), uri.getPath()).withExtensions(e.extensions());
-        return answer(problem);
+        return answer(Problem.of(e, uri.getPath()));
     }
 
     @ServerExceptionMapper

@@ -27,8 +27,8 @@ public interface PayonceConfig {
     /** Closing orders that were never paid. */
     AutoClose autoClose();
 
-    /** Retries of a database transaction that hit a deadlock, a lock-wait timeout or a lost connection. */
-    Retry retry();
+    /** Session settings of every database connection. */
+    Database database();
 
     /** The largest amount, in minor units, that one order may carry. */
     @WithDefault("100000000")
@@ -79,11 +79,14 @@ public interface PayonceConfig {
         int batchSize();
     }
 
-    interface Retry {
-        /** Further attempts after a transient database failure, each with the same command and key. */
+    interface Database {
+        /**
+         * Seconds a statement waits for a row lock before failing with 1205; the transaction is then
+         * retried with the same command and key. Short, because a healthy payment holds locks for milliseconds.
+         */
         @WithDefault("3")
-        @Min(0)
-        @Max(10)
-        int maxRetries();
+        @Min(1)
+        @Max(60)
+        int lockWaitTimeoutSeconds();
     }
 }

@@ -3,6 +3,7 @@ package io.payonce.order;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.config.PayonceConfig;
+import io.payonce.db.Batches;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
@@ -40,23 +41,15 @@ public class AutoCloseJob {
                 .replaceWithVoid();
     }
 
-    /** Closes batch after batch until a batch comes back short; returns how many orders it closed. */
+    /** Closes batch after batch until one comes back short; returns how many orders it closed. */
     public Uni<Integer> closeStaleOrders() {
-        return closeFrom(0);
-    }
-
-    private Uni<Integer> closeFrom(int closedSoFar) {
         int batchSize = config.autoClose().batchSize();
-        return orders.closeStaleUnpaid(config.autoClose().delay(), batchSize).flatMap(count -> {
-            closed.increment(count);
-            int total = closedSoFar + count;
-            if (count < batchSize) {
-                if (total > 0) {
-                    LOG.infof("Auto-closed %d stale unpaid orders", total);
-                }
-                return Uni.createFrom().item(total);
-            }
-            return closeFrom(total);
-        });
+        return Batches.untilShort(() -> orders.closeStaleUnpaid(config.autoClose().delay(), batchSize)
+                        .invoke(count -> closed.increment(count)), batchSize)
+                .invoke(total -> {
+                    if (total > 0) {
+                        LOG.infof("Auto-closed %d stale unpaid orders", total);
+                    }
+                });
     }
 }

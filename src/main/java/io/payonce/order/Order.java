@@ -1,6 +1,10 @@
 package io.payonce.order;
 
+import io.payonce.api.ApiException;
+import io.payonce.api.ErrorCode;
+
 import java.time.LocalDateTime;
+import java.util.Map;
 
 /** An order as stored. Amounts are minor units of {@code currency}. */
 public record Order(
@@ -14,6 +18,11 @@ public record Order(
         long refundedAmount,
         LocalDateTime createdAt,
         LocalDateTime updatedAt) {
+
+    /** The 409 for asking this order to become {@code target} from where it stands. */
+    public ApiException illegalTransitionTo(OrderStatus target) {
+        return new ApiException(ErrorCode.ILLEGAL_TRANSITION, Map.of("currentStatus", status.name()), status, target);
+    }
 
     /** Whether a resubmission with this order number describes this very order. */
     public boolean sameContentAs(NewOrder other) {

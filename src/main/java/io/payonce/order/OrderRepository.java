@@ -25,6 +25,9 @@ public class OrderRepository {
 
     private static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM orders WHERE id = ?";
 
+    /** Takes the order's row lock first, so that a transaction's later locks always come in the same order. */
+    private static final String LOCK_BY_ID = SELECT_BY_ID + " FOR UPDATE";
+
     private static final String SELECT_BY_SN = "SELECT " + COLUMNS + " FROM orders WHERE order_sn = ?";
 
     private static final String SELECT_BY_SUBMIT_TOKEN = "SELECT " + COLUMNS + " FROM orders WHERE submit_token = ?";
@@ -32,6 +35,17 @@ public class OrderRepository {
     /** rowCount == 1 means this statement moved the order; InnoDB's row lock serializes racing writers. */
     private static final String COMPARE_AND_SET_STATUS = """
             UPDATE orders SET status = ? WHERE id = ? AND status = ?""";
+
+    /**
+     * Adds a refund to the order's total, moving it to REFUNDED when the total reaches the amount.
+     * The cap is in the WHERE clause, so racing refunds can never together exceed the payment; the
+     * status is assigned first because MySQL evaluates later assignments with earlier results.
+     */
+    private static final String ADD_REFUND = """
+            UPDATE orders
+            SET status = IF(refunded_amount + ? = amount, 'REFUNDED', status),
+                refunded_amount = refunded_amount + ?
+            WHERE id = ? AND status IN ('PAID', 'SHIPPED', 'COMPLETED') AND refunded_amount + ? <= amount""";
 
     /**
      * Closes a batch of stale unpaid orders. The status condition is re-checked under the row lock,
@@ -50,7 +64,11 @@ public class OrderRepository {
     }
 
     public Uni<Long> insert(NewOrder order, String submitToken) {
-        return pool.preparedQuery(INSERT)
+        return insert(pool, order, submitToken);
+    }
+
+    public Uni<Long> insert(SqlClient client, NewOrder order, String submitToken) {
+        return client.preparedQuery(INSERT)
                 .execute(Tuple.of(order.orderSn(), order.userId(), order.amount(), order.currency(), submitToken))
                 .map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
     }
@@ -64,8 +82,16 @@ public class OrderRepository {
         return client.preparedQuery(SELECT_BY_ID).execute(Tuple.of(id)).map(OrderRepository::single);
     }
 
+    public Uni<Order> lockById(SqlClient tx, long id) {
+        return tx.preparedQuery(LOCK_BY_ID).execute(Tuple.of(id)).map(OrderRepository::single);
+    }
+
     public Uni<Order> findBySn(String orderSn) {
-        return pool.preparedQuery(SELECT_BY_SN).execute(Tuple.of(orderSn)).map(OrderRepository::single);
+        return findBySn(pool, orderSn);
+    }
+
+    public Uni<Order> findBySn(SqlClient client, String orderSn) {
+        return client.preparedQuery(SELECT_BY_SN).execute(Tuple.of(orderSn)).map(OrderRepository::single);
     }
 
     public Uni<Order> findBySubmitToken(String submitToken) {
@@ -80,6 +106,11 @@ public class OrderRepository {
         return client.preparedQuery(COMPARE_AND_SET_STATUS)
                 .execute(Tuple.of(next.name(), id, expected.name()))
                 .map(rows -> rows.rowCount() == 1);
+    }
+
+    /** True when the refund fitted under the cap and was added. */
+    public Uni<Boolean> addRefund(SqlClient tx, long id, long amount) {
+        return tx.preparedQuery(ADD_REFUND).execute(Tuple.of(amount, amount, id, amount)).map(rows -> rows.rowCount() == 1);
     }
 
     /** Closes at most {@code limit} unpaid orders older than {@code age}; returns how many it closed. */

@@ -1,9 +1,14 @@
 package io.payonce.order;
 
+import io.payonce.api.Answer;
 import io.payonce.api.Caller;
 import io.payonce.api.CallerIdentity;
 import io.payonce.api.Problem;
+import io.payonce.api.RepeatProtection;
 import io.payonce.config.PayonceConfig;
+import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.idempotency.Result;
 import io.payonce.token.SubmitTokens;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -16,8 +21,11 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
@@ -29,6 +37,11 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestResponse;
 
 import java.net.URI;
+
+import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
+import static io.payonce.api.RepeatProtection.Mechanism.STATE_CAS;
+import static io.payonce.api.RepeatProtection.Mechanism.SUBMIT_TOKEN;
+import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
 
 /** HTTP for orders: tokens, creation, reading and the ship, complete and cancel transitions. */
 @Path("/orders")
@@ -42,17 +55,19 @@ import java.net.URI;
         content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 public class OrderResource {
 
-    static final String SUBMIT_TOKEN = "Submit-Token";
-    static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
+    static final String SUBMIT_TOKEN_HEADER = "Submit-Token";
 
     private final OrderService orders;
     private final SubmitTokens tokens;
+    private final IdempotencyGuard guard;
     private final CallerIdentity callers;
     private final PayonceConfig config;
 
-    public OrderResource(OrderService orders, SubmitTokens tokens, CallerIdentity callers, PayonceConfig config) {
+    public OrderResource(OrderService orders, SubmitTokens tokens, IdempotencyGuard guard, CallerIdentity callers,
+                         PayonceConfig config) {
         this.orders = orders;
         this.tokens = tokens;
+        this.guard = guard;
         this.callers = callers;
         this.config = config;
     }
@@ -75,24 +90,38 @@ public class OrderResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Caller.USER)
+    @RepeatProtection({SUBMIT_TOKEN, IDEMPOTENCY_KEY, UNIQUE_INDEX})
     @Operation(summary = "Create an order from a submitted form",
-            description = "A repeat with the same submit token answers with the same order and Idempotent-Replayed: true.")
+            description = "Send either the Submit-Token of the form or an Idempotency-Key. A repeat answers with the "
+                    + "same order and Idempotent-Replayed: true; the same orderSn with the same content answers with its order.")
     @APIResponse(responseCode = "201", description = "Created, or the replay of the first answer; Location names the order",
-            headers = @Header(name = IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
+            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
                     schema = @Schema(type = SchemaType.BOOLEAN)))
-    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED, MALFORMED_REQUEST, SUBMIT_TOKEN_MISSING or SUBMIT_TOKEN_MALFORMED",
+    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED, MALFORMED_REQUEST, SUBMIT_TOKEN_MISSING, SUBMIT_TOKEN_MALFORMED "
+            + "or IDEMPOTENCY_KEY_INVALID",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "409", description = "SUBMIT_TOKEN_INVALID (reload the form), SUBMIT_TOKEN_IN_USE (retry shortly) or ORDER_SN_CONFLICT",
+    @APIResponse(responseCode = "409", description = "SUBMIT_TOKEN_INVALID (reload the form), SUBMIT_TOKEN_IN_USE or "
+            + "IDEMPOTENCY_KEY_IN_USE (retry shortly), ORDER_SN_CONFLICT",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "415", description = "UNSUPPORTED_MEDIA_TYPE",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public Uni<RestResponse<OrderView>> create(
-            @Parameter(description = "The one-time token from GET /orders/token") @HeaderParam(SUBMIT_TOKEN) String submitToken,
-            @Valid @NotNull NewOrderRequest request) {
+    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another order",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    public Uni<Response> create(
+            @Parameter(description = "The one-time token from GET /orders/token") @HeaderParam(SUBMIT_TOKEN_HEADER) String submitToken,
+            @Parameter(description = "Instead of a submit token: 1-64 visible ASCII characters") @HeaderParam(IdempotencyKey.HEADER) String key,
+            @Valid @NotNull NewOrderRequest request,
+            @Context UriInfo uri) {
         Caller caller = callers.current();
+        NewOrder order = request.forUser(caller.userId());
+        if (submitToken == null && key != null) {
+            IdempotencyKey idempotencyKey = guard.requiredKey(OrderService.CREATE, key);
+            return guard.run(guard.command(caller.userId(), idempotencyKey, OrderService.CREATE, "orders", request, uri.getPath()),
+                            tx -> orders.createInTransaction(tx, order))
+                    .map(Answer::toResponse);
+        }
         SubmitTokens.requireWellFormed(submitToken);
-        return orders.create(submitToken, request.forUser(caller.userId()))
-                .map(OrderResource::created);
+        return orders.create(submitToken, order).map(OrderResource::created);
     }
 
     @GET
@@ -109,48 +138,61 @@ public class OrderResource {
     @POST
     @Path("/{id}/ship")
     @RolesAllowed(Caller.OPS)
+    @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "PAID → SHIPPED (ops)", description = "Repeating it on a SHIPPED order is a no-op with changed: false.")
     @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public Uni<StatusChangeView> ship(@PathParam("id") long id) {
-        return moveTo(id, OrderStatus.SHIPPED);
+    public Uni<Response> ship(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
+        return apply(id, Transition.SHIP, key, uri);
     }
 
     @POST
     @Path("/{id}/complete")
     @RolesAllowed(Caller.OPS)
+    @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "SHIPPED → COMPLETED (ops)", description = "Repeating it on a COMPLETED order is a no-op with changed: false.")
     @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public Uni<StatusChangeView> complete(@PathParam("id") long id) {
-        return moveTo(id, OrderStatus.COMPLETED);
+    public Uni<Response> complete(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
+        return apply(id, Transition.COMPLETE, key, uri);
     }
 
     @POST
     @Path("/{id}/cancel")
     @RolesAllowed({Caller.USER, Caller.OPS})
+    @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order is a no-op with changed: false.")
     @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public Uni<StatusChangeView> cancel(@PathParam("id") long id) {
-        return moveTo(id, OrderStatus.CLOSED);
+    public Uni<Response> cancel(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
+        return apply(id, Transition.CANCEL, key, uri);
     }
 
-    private Uni<StatusChangeView> moveTo(long id, OrderStatus target) {
-        return orders.moveTo(callers.current(), id, target).map(StatusChangeView::of);
+    /** The compare-and-set alone makes a transition safe to repeat; a key adds a recorded, replayable answer. */
+    private Uni<Response> apply(long id, Transition transition, String keyHeader, UriInfo uri) {
+        Caller caller = callers.current();
+        if (keyHeader == null) {
+            return orders.apply(caller, id, transition).map(change -> Response.ok(StatusChangeView.of(change)).build());
+        }
+        IdempotencyKey key = guard.requiredKey(transition.operation(), keyHeader);
+        return guard.run(guard.command(caller.userId(), key, transition.operation(), "order:" + id, null, uri.getPath()),
+                        tx -> orders.apply(tx, caller, id, transition).map(change -> Result.ok(StatusChangeView.of(change))))
+                .map(Answer::toResponse);
     }
+
 
     /** A replay repeats the first answer, 201 and all, and says that it is one. */
-    private static RestResponse<OrderView> created(OrderCreation creation) {
-        var response = RestResponse.ResponseBuilder.create(RestResponse.Status.CREATED, OrderView.of(creation.order()))
-                .location(URI.create("/orders/" + creation.order().id()));
+    private static Response created(OrderCreation creation) {
+        OrderView view = OrderView.of(creation.order());
+        Response.ResponseBuilder response = Response.status(Response.Status.CREATED).entity(view)
+                .location(URI.create("/orders/" + view.id()));
         if (creation.replayed()) {
-            response.header(IDEMPOTENT_REPLAYED, "true");
+            response.header(Answer.IDEMPOTENT_REPLAYED, "true");
         }
         return response.build();
     }

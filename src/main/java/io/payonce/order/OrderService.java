@@ -5,17 +5,23 @@ import io.payonce.api.Caller;
 import io.payonce.api.DependencyFailure;
 import io.payonce.api.DuplicateKey;
 import io.payonce.api.ErrorCode;
+import io.payonce.idempotency.Result;
+import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.PayonceMetrics;
 import io.payonce.token.SubmitTokens;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
-import java.util.Map;
 
-/** Creates orders from submit tokens and moves them through their states. */
+/** Creates orders and moves them through their states. */
 @ApplicationScoped
 public class OrderService {
+
+    static final String CREATE = "create-order";
 
     private static final Logger LOG = Logger.getLogger(OrderService.class);
     /** How long a double-click waits for its twin to finish writing the order before it is told to retry. */
@@ -26,10 +32,14 @@ public class OrderService {
 
     private final OrderRepository orders;
     private final SubmitTokens tokens;
+    private final Pool pool;
+    private final PayonceMetrics metrics;
 
-    public OrderService(OrderRepository orders, SubmitTokens tokens) {
+    public OrderService(OrderRepository orders, SubmitTokens tokens, Pool pool, PayonceMetrics metrics) {
         this.orders = orders;
         this.tokens = tokens;
+        this.pool = pool;
+        this.metrics = metrics;
     }
 
     /**
@@ -45,30 +55,61 @@ public class OrderService {
                 });
     }
 
+    /** Creates an order inside an Idempotency-Key transaction; the same business number answers with its order. */
+    public Uni<Result> createInTransaction(SqlClient tx, NewOrder order) {
+        return orders.insert(tx, order, null)
+                .flatMap(id -> orders.findById(tx, id))
+                .invoke(created -> LOG.infof("Order %d created (sn %s, user %s)", created.id(), created.orderSn(), created.userId()))
+                .onFailure(DuplicateKey::is).recoverWithUni(() -> orders.findBySn(tx, order.orderSn()).map(existing -> {
+                    if (existing == null || !existing.sameContentAs(order)) {
+                        throw new ApiException(ErrorCode.ORDER_SN_CONFLICT, order.orderSn());
+                    }
+                    metrics.duplicateCaught(CREATE, DuplicateLayer.UNIQUE_INDEX);
+                    return existing;
+                }))
+                .map(created -> Result.created(OrderView.of(created)));
+    }
+
     public Uni<Order> find(Caller caller, long id) {
-        return orders.findById(id).map(order -> visibleTo(caller, id, order));
+        return find(pool, caller, id);
+    }
+
+    /** The order if the caller may see it; another user's order is as missing as a missing one. */
+    public Uni<Order> find(SqlClient client, Caller caller, long id) {
+        return orders.findById(client, id).map(order -> {
+            if (order == null || !caller.maySee(order.userId())) {
+                throw new ApiException(ErrorCode.ORDER_NOT_FOUND, id);
+            }
+            return order;
+        });
     }
 
     /**
-     * Moves the order to {@code target} by compare-and-set. Asking for the state the order is
+     * Moves the order by compare-and-set. Asking for the state the order is
      * already in is a harmless no-op; any other mismatch is an illegal transition.
      */
-    public Uni<StatusChange> moveTo(Caller caller, long id, OrderStatus target) {
-        return find(caller, id).flatMap(order -> moveTo(order, target, TRANSITION_ATTEMPTS));
+    public Uni<StatusChange> apply(Caller caller, long id, Transition transition) {
+        return apply(pool, caller, id, transition);
     }
 
-    private Uni<StatusChange> moveTo(Order order, OrderStatus target, int attemptsLeft) {
+    public Uni<StatusChange> apply(SqlClient client, Caller caller, long id, Transition transition) {
+        return find(client, caller, id).flatMap(order -> moveTo(client, order, transition, TRANSITION_ATTEMPTS));
+    }
+
+    private Uni<StatusChange> moveTo(SqlClient client, Order order, Transition transition, int attemptsLeft) {
+        OrderStatus target = transition.target();
         if (order.status() == target) {
+            metrics.duplicateCaught(transition.operation(), DuplicateLayer.STATE_CAS);
             return Uni.createFrom().item(new StatusChange(order, false));
         }
         if (!order.status().canBecome(target) || attemptsLeft == 0) {
-            return Uni.createFrom().failure(illegalTransition(order, target));
+            return Uni.createFrom().failure(order.illegalTransitionTo(target));
         }
-        return orders.compareAndSetStatus(order.id(), order.status(), target)
-                .flatMap(moved -> orders.findById(order.id())
+        return orders.compareAndSetStatus(client, order.id(), order.status(), target)
+                .flatMap(moved -> orders.findById(client, order.id())
                         .flatMap(current -> moved
                                 ? Uni.createFrom().item(new StatusChange(current, true))
-                                : moveTo(current, target, attemptsLeft - 1)));
+                                : moveTo(client, current, transition, attemptsLeft - 1)));
     }
 
     private Uni<OrderCreation> insertConsumed(String submitToken, NewOrder order) {
@@ -94,11 +135,11 @@ public class OrderService {
     private Uni<OrderCreation> existingFor(String submitToken, NewOrder order) {
         return orders.findBySubmitToken(submitToken).flatMap(byToken -> {
             if (byToken != null && byToken.userId().equals(order.userId())) {
-                return Uni.createFrom().item(new OrderCreation(byToken, true));
+                return Uni.createFrom().item(replayed(byToken, DuplicateLayer.UNIQUE_INDEX));
             }
             return orders.findBySn(order.orderSn()).map(bySn -> {
                 if (bySn != null && bySn.sameContentAs(order)) {
-                    return new OrderCreation(bySn, true);
+                    return replayed(bySn, DuplicateLayer.UNIQUE_INDEX);
                 }
                 throw new ApiException(ErrorCode.ORDER_SN_CONFLICT, order.orderSn());
             });
@@ -120,32 +161,19 @@ public class OrderService {
     }
 
     private Uni<OrderCreation> replayOrReject(String submitToken, String userId) {
-        return orders.findBySubmitToken(submitToken).map(order -> {
-            if (order == null || !order.userId().equals(userId)) {
-                throw new ApiException(ErrorCode.SUBMIT_TOKEN_INVALID);
-            }
-            return new OrderCreation(order, true);
-        });
+        return orders.findBySubmitToken(submitToken).map(order -> replayFor(order, userId));
     }
 
-    private static OrderCreation replayFor(Order order, String userId) {
-        if (!order.userId().equals(userId)) {
+    private OrderCreation replayFor(Order order, String userId) {
+        if (order == null || !order.userId().equals(userId)) {
             throw new ApiException(ErrorCode.SUBMIT_TOKEN_INVALID);
         }
+        return replayed(order, DuplicateLayer.TOKEN);
+    }
+
+    private OrderCreation replayed(Order order, DuplicateLayer layer) {
+        metrics.duplicateCaught(CREATE, layer);
         return new OrderCreation(order, true);
-    }
-
-    /** Another user's order answers exactly like a missing one, so ids reveal nothing. */
-    private static Order visibleTo(Caller caller, long id, Order order) {
-        if (order == null || !caller.maySee(order.userId())) {
-            throw new ApiException(ErrorCode.ORDER_NOT_FOUND, id);
-        }
-        return order;
-    }
-
-    private static ApiException illegalTransition(Order order, OrderStatus target) {
-        return new ApiException(ErrorCode.ILLEGAL_TRANSITION, Map.of("currentStatus", order.status().name()),
-                order.status(), target);
     }
 
     /** Signals, only inside {@link #awaitTwin}, that the twin's order is not visible yet. */

@@ -9,8 +9,11 @@ import io.quarkus.redis.datasource.value.ReactiveValueCommands;
 import io.quarkus.redis.datasource.value.SetArgs;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
+import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.security.SecureRandom;
+import java.time.temporal.ChronoUnit;
 import java.util.Base64;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -18,7 +21,8 @@ import java.util.regex.Pattern;
 /**
  * One-time submit tokens: {@code GET /orders/token} issues one per form, {@code POST /orders}
  * consumes it. Consuming is one Lua script (owner check and delete together), never a read
- * followed by a delete, so that a double-click cannot create two orders.
+ * followed by a delete, so that a double-click cannot create two orders. Redis calls have a short
+ * timeout and a circuit breaker: without Redis, order forms answer 503 quickly.
  */
 @ApplicationScoped
 public class SubmitTokens {
@@ -39,6 +43,8 @@ public class SubmitTokens {
         this.config = config;
     }
 
+    @Timeout(value = 500, unit = ChronoUnit.MILLIS)
+    @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2)
     public Uni<String> issue(String userId) {
         byte[] bytes = new byte[TOKEN_BYTES];
         random.nextBytes(bytes);
@@ -47,6 +53,8 @@ public class SubmitTokens {
                 .replaceWith(token);
     }
 
+    @Timeout(value = 500, unit = ChronoUnit.MILLIS)
+    @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2)
     public Uni<Consumption> consume(String token, String userId) {
         return consumeScript.run(redis, keys(token), userId, ttlMillis())
                 .map(answer -> switch (answer.toInteger()) {

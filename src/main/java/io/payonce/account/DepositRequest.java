@@ -1,0 +1,13 @@
+package io.payonce.account;
+
+import io.payonce.api.Identifiers;
+import io.payonce.api.MaxAmount;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Positive;
+
+/** The body of {@code POST /accounts/{userId}/deposits}; the currency must be the account's. */
+public record DepositRequest(
+        @NotNull @Positive @MaxAmount Long amount,
+        @NotNull @Pattern(regexp = Identifiers.CURRENCY) String currency) {
+}

@@ -1,0 +1,47 @@
+package io.payonce.account;
+
+import io.payonce.api.ApiException;
+import io.payonce.api.ErrorCode;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * Moves money inside the caller's transaction: every change of a balance and its ledger line are
+ * written together, so that a balance always equals the sum of its entries.
+ */
+@ApplicationScoped
+public class Ledger {
+
+    private final AccountRepository accounts;
+
+    public Ledger(AccountRepository accounts) {
+        this.accounts = accounts;
+    }
+
+    /** Takes {@code amount} from the account, or fails with 402, 404 or 409 and takes nothing. */
+    public Uni<Void> debit(SqlClient tx, String userId, String currency, long amount, EntryType type, String refId) {
+        return accounts.debit(tx, userId, currency, amount).flatMap(debited -> debited
+                ? accounts.appendEntry(tx, userId, -amount, type, refId)
+                : explainRefusal(tx, userId, currency, amount));
+    }
+
+    /** Adds {@code amount} to the account, or fails with 404 or 409 and adds nothing. */
+    public Uni<Void> credit(SqlClient tx, String userId, String currency, long amount, EntryType type, String refId) {
+        return accounts.credit(tx, userId, currency, amount).flatMap(credited -> credited
+                ? accounts.appendEntry(tx, userId, amount, type, refId)
+                : explainRefusal(tx, userId, currency, amount));
+    }
+
+    private Uni<Void> explainRefusal(SqlClient tx, String userId, String currency, long amount) {
+        return accounts.find(tx, userId).map(account -> {
+            if (account == null) {
+                throw new ApiException(ErrorCode.ACCOUNT_NOT_FOUND, userId);
+            }
+            if (!account.currency().equals(currency)) {
+                throw new ApiException(ErrorCode.CURRENCY_MISMATCH, currency, account.currency());
+            }
+            throw new ApiException(ErrorCode.INSUFFICIENT_FUNDS, amount, currency);
+        });
+    }
+}

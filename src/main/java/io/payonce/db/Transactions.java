@@ -1,0 +1,48 @@
+package io.payonce.db;
+
+import io.payonce.api.DependencyFailure;
+import io.smallrye.faulttolerance.api.RetryWhen;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.faulttolerance.Retry;
+import org.jboss.logging.Logger;
+
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * The one way payonce runs a transaction that moves money. A deadlock (1213), a lock-wait timeout
+ * (1205) or a lost connection re-runs the whole transaction, with the same command and therefore
+ * the same Idempotency-Key: if the lost attempt had in fact committed, the retry's claim finds its
+ * answer and replays it instead of moving money again. Retries are bounded and jittered; when they
+ * run out the failure becomes 503 with Retry-After.
+ */
+@ApplicationScoped
+public class Transactions {
+
+    private static final Logger LOG = Logger.getLogger(Transactions.class);
+
+    private final Pool pool;
+
+    public Transactions(Pool pool) {
+        this.pool = pool;
+    }
+
+    @Retry(maxRetries = 3, delay = 30, jitter = 20)
+    @RetryWhen(exception = Transient.class)
+    public <T> Uni<T> inTransaction(Function<SqlConnection, Uni<T>> work) {
+        return pool.withTransaction(work)
+                .onFailure(DependencyFailure::isTransient)
+                .invoke(e -> LOG.infof("Transaction failed transiently, retrying with the same command: %s", e.toString()));
+    }
+
+    /** Which failures are worth a retry; anything else is an answer. */
+    public static final class Transient implements Predicate<Throwable> {
+        @Override
+        public boolean test(Throwable failure) {
+            return DependencyFailure.isTransient(failure);
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package io.payonce.idempotency;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+
+/** SQL for idempotency records. */
+@ApplicationScoped
+class IdempotencyRepository {
+
+    /**
+     * The claim. PRIMARY KEY(scope, idem_key): a twin's INSERT waits on this key until the first
+     * transaction ends, then fails with 1062 (it committed) or succeeds (it rolled back).
+     */
+    private static final String CLAIM = """
+            INSERT INTO idempotency_record (scope, idem_key, operation, target, fingerprint, request_body, status)
+            VALUES (?, ?, ?, ?, ?, ?, 'PROCESSING')""";
+
+    private static final String SELECT = """
+            SELECT operation, target, fingerprint, request_body, status, http_status, response_body
+            FROM idempotency_record
+            WHERE scope = ? AND idem_key = ?""";
+
+    private static final String COMPLETE = """
+            UPDATE idempotency_record SET status = 'DONE', http_status = ?, response_body = ?
+            WHERE scope = ? AND idem_key = ?""";
+
+    /** One short batch; the retention job repeats it rather than holding locks with one long delete. */
+    private static final String DELETE_EXPIRED = """
+            DELETE FROM idempotency_record
+            WHERE created_at < NOW(6) - INTERVAL ? SECOND
+            ORDER BY created_at
+            LIMIT ?""";
+
+    private final Pool pool;
+
+    IdempotencyRepository(Pool pool) {
+        this.pool = pool;
+    }
+
+    Uni<Void> claim(SqlClient tx, IdempotentCommand command) {
+        Fingerprint fingerprint = command.fingerprint();
+        return tx.preparedQuery(CLAIM)
+                .execute(Tuple.of(command.scope(), command.key().value(), fingerprint.operation(), fingerprint.target(),
+                        fingerprint.sha256(), fingerprint.canonicalRequest()))
+                .replaceWithVoid();
+    }
+
+    Uni<IdempotencyRecord> find(SqlClient tx, IdempotentCommand command) {
+        return tx.preparedQuery(SELECT).execute(Tuple.of(command.scope(), command.key().value()))
+                .map(IdempotencyRepository::single);
+    }
+
+    Uni<Void> complete(SqlClient tx, IdempotentCommand command, int httpStatus, String responseBody) {
+        return tx.preparedQuery(COMPLETE)
+                .execute(Tuple.of(httpStatus, responseBody, command.scope(), command.key().value()))
+                .replaceWithVoid();
+    }
+
+    Uni<Integer> deleteOlderThan(Duration age, int limit) {
+        return pool.preparedQuery(DELETE_EXPIRED).execute(Tuple.of(age.toSeconds(), limit)).map(RowSet::rowCount);
+    }
+
+    private static IdempotencyRecord single(RowSet<Row> rows) {
+        var iterator = rows.iterator();
+        if (!iterator.hasNext()) {
+            return null;
+        }
+        Row row = iterator.next();
+        return new IdempotencyRecord(
+                row.getString("operation"),
+                row.getString("target"),
+                row.getString("fingerprint"),
+                row.getString("request_body"),
+                "DONE".equals(row.getString("status")),
+                row.getInteger("http_status"),
+                row.getString("response_body"));
+    }
+}

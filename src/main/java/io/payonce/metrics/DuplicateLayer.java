@@ -1,0 +1,21 @@
+package io.payonce.metrics;
+
+import java.util.Locale;
+
+/** The defence that recognised a repeated request, from the outermost to the last gate. */
+public enum DuplicateLayer {
+    /** A one-time submit token had already been consumed. */
+    TOKEN,
+    /** The Redis pay lock was held by a twin still in flight. */
+    LOCK,
+    /** The Idempotency-Key had already been claimed: its answer was replayed. */
+    IDEMPOTENCY_KEY,
+    /** A status compare-and-set found the order already moved. */
+    STATE_CAS,
+    /** A unique index refused a second row. */
+    UNIQUE_INDEX;
+
+    public String tag() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,57 @@
+package io.payonce.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/** payonce's own meters: outcomes per operation, the layer that caught each duplicate, and timings. */
+@ApplicationScoped
+public class PayonceMetrics {
+
+    private final MeterRegistry registry;
+    private final Counter lockDegraded;
+
+    public PayonceMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.lockDegraded = Counter.builder("payonce.lock.degraded")
+                .description("Pay requests that went ahead without the Redis lock because Redis failed or was slow")
+                .register(registry);
+    }
+
+    public void outcome(String operation, Outcome outcome) {
+        Counter.builder("payonce.requests")
+                .description("Requests under an Idempotency-Key, by operation and outcome")
+                .tag("operation", operation)
+                .tag("outcome", outcome.tag())
+                .register(registry)
+                .increment();
+    }
+
+    public void duplicateCaught(String operation, DuplicateLayer layer) {
+        Counter.builder("payonce.duplicates")
+                .description("Repeated requests, by the layer that recognised them")
+                .tag("operation", operation)
+                .tag("layer", layer.tag())
+                .register(registry)
+                .increment();
+    }
+
+    public void lockDegraded() {
+        lockDegraded.increment();
+    }
+
+    /** Times {@code work} from subscription to its item or failure. */
+    public <T> Uni<T> timed(String operation, Uni<T> work) {
+        Timer timer = Timer.builder("payonce.operation")
+                .description("Time to answer, by operation")
+                .tag("operation", operation)
+                .publishPercentileHistogram()
+                .register(registry);
+        return Uni.createFrom().deferred(() -> {
+            Timer.Sample sample = Timer.start(registry);
+            return work.onTermination().invoke(() -> sample.stop(timer));
+        });
+    }
+}

@@ -1,0 +1,5 @@
+package io.payonce.payment;
+
+/** The one payment of an order. */
+record Payment(long id, long orderId, long amount, String currency) {
+}

@@ -1,0 +1,119 @@
+package io.payonce.payment;
+
+import io.payonce.api.Answer;
+import io.payonce.api.Caller;
+import io.payonce.api.CallerIdentity;
+import io.payonce.api.Problem;
+import io.payonce.api.RepeatProtection;
+import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.IdempotencyKey;
+import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
+import static io.payonce.api.RepeatProtection.Mechanism.REDIS_LOCK;
+import static io.payonce.api.RepeatProtection.Mechanism.STATE_CAS;
+import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
+
+/** HTTP for moving money on an order: paying it and refunding it. */
+@Path("/orders")
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "payments")
+@APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST; nothing is recorded",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@APIResponse(responseCode = "401", description = "UNAUTHENTICATED: no valid bearer token",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@APIResponse(responseCode = "403", description = "FORBIDDEN: the caller's role may not do this",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key), also for another user's order",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@APIResponse(responseCode = "503", description = "DEPENDENCY_UNAVAILABLE after bounded retries; retry with the same key after Retry-After",
+        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+public class PaymentResource {
+
+    private final PaymentService payments;
+    private final RefundService refunds;
+    private final IdempotencyGuard guard;
+    private final CallerIdentity callers;
+
+    public PaymentResource(PaymentService payments, RefundService refunds, IdempotencyGuard guard, CallerIdentity callers) {
+        this.payments = payments;
+        this.refunds = refunds;
+        this.guard = guard;
+        this.callers = callers;
+    }
+
+    @POST
+    @Path("/{id}/pay")
+    @RolesAllowed(Caller.USER)
+    @RepeatProtection({IDEMPOTENCY_KEY, REDIS_LOCK, STATE_CAS, UNIQUE_INDEX})
+    @Operation(summary = "Pay an order from the owner's account, once",
+            description = "Charges the order's amount. Retries must reuse the Idempotency-Key: they get the first answer "
+                    + "back with Idempotent-Replayed: true. Another key for a paid order answers 200 with alreadyPaid: true.")
+    @APIResponse(responseCode = "201", description = "Paid by this request",
+            headers = @Header(name = "Idempotent-Replayed", description = "true when this answer repeats an earlier one",
+                    schema = @Schema(type = SchemaType.BOOLEAN)),
+            content = @Content(schema = @Schema(implementation = PaymentView.class)))
+    @APIResponse(responseCode = "200", description = "Already paid by an earlier request: alreadyPaid is true",
+            content = @Content(schema = @Schema(implementation = PaymentView.class)))
+    @APIResponse(responseCode = "402", description = "INSUFFICIENT_FUNDS (recorded under the key; pay again with a new key after a deposit)",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "409", description = "PAYMENT_IN_PROGRESS or IDEMPOTENCY_KEY_IN_USE (retry after Retry-After with the same key); "
+            + "ILLEGAL_TRANSITION, AMOUNT_MISMATCH, CURRENCY_MISMATCH (recorded)",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    public Uni<Response> pay(
+            @PathParam("id") long id,
+            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,
+            @Valid PayRequest request,
+            @Context UriInfo uri) {
+        Caller caller = callers.current();
+        return payments.pay(caller, id, guard.requiredKey(PaymentService.PAY, key), request, uri.getPath()).map(Answer::toResponse);
+    }
+
+    @POST
+    @Path("/{id}/refunds")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({Caller.USER, Caller.OPS})
+    @RepeatProtection({IDEMPOTENCY_KEY, UNIQUE_INDEX, STATE_CAS})
+    @Operation(summary = "Refund part or all of a paid order (owner or ops)",
+            description = "The sum of refunds never exceeds the payment; the order becomes REFUNDED at the full amount. "
+                    + "A refund number refunds once: repeating it answers with the first refund.")
+    @APIResponse(responseCode = "201", description = "Refunded by this request",
+            content = @Content(schema = @Schema(implementation = RefundView.class)))
+    @APIResponse(responseCode = "200", description = "This refund number was already refunded: the existing refund",
+            content = @Content(schema = @Schema(implementation = RefundView.class)))
+    @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT, REFUND_NO_CONFLICT or ILLEGAL_TRANSITION (recorded); "
+            + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    public Uni<Response> refund(
+            @PathParam("id") long id,
+            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,
+            @Valid @NotNull RefundRequest request,
+            @Context UriInfo uri) {
+        Caller caller = callers.current();
+        return refunds.refund(caller, id, guard.requiredKey(RefundService.REFUND, key), request, uri.getPath()).map(Answer::toResponse);
+    }
+
+}

@@ -1,0 +1,13 @@
+package io.payonce.payment;
+
+import io.payonce.api.Identifiers;
+import io.payonce.api.MaxAmount;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Positive;
+
+/** The body of {@code POST /orders/{id}/refunds}: the caller's refund number and how much to refund. */
+public record RefundRequest(
+        @NotNull @Pattern(regexp = Identifiers.BUSINESS_NUMBER) String refundNo,
+        @NotNull @Positive @MaxAmount Long amount) {
+}
