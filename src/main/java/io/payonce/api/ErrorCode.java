@@ -29,7 +29,6 @@ public enum ErrorCode {
     ORDER_SN_CONFLICT(409, "Order number already used", "Order number %s already belongs to a different order."),
     ACCOUNT_EXISTS(409, "Account exists", "User %s already has an account in another currency."),
     CURRENCY_MISMATCH(409, "Currency mismatch", "The request is in %s but the account holds %s."),
-    AMOUNT_MISMATCH(409, "Amount mismatch", "The order's amount is %d, not the expected %d."),
     REFUND_EXCEEDS_PAYMENT(409, "Refund exceeds payment", "Refunding %d would take the refunds of order %d beyond its payment of %d."),
     REFUND_NO_CONFLICT(409, "Refund number already used", "Refund %s of this order was made for a different amount."),
     PAYLOAD_TOO_LARGE(413, "Payload too large", "The request body exceeds the size this service accepts."),
@@ -75,7 +74,7 @@ public enum ErrorCode {
     public boolean recorded() {
         return switch (this) {
             case INSUFFICIENT_FUNDS, ORDER_NOT_FOUND, ACCOUNT_NOT_FOUND, ILLEGAL_TRANSITION, ORDER_SN_CONFLICT,
-                 CURRENCY_MISMATCH, AMOUNT_MISMATCH, REFUND_EXCEEDS_PAYMENT, REFUND_NO_CONFLICT -> true;
+                 CURRENCY_MISMATCH, REFUND_EXCEEDS_PAYMENT, REFUND_NO_CONFLICT -> true;
             default -> false;
         };
     }

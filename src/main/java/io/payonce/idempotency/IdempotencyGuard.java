@@ -13,6 +13,7 @@ import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.Outcome;
 import io.payonce.metrics.PayonceMetrics;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -32,14 +33,16 @@ public class IdempotencyGuard {
     private static final String SAVEPOINT = "SAVEPOINT before_work";
     private static final String ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT before_work";
 
+    private final Pool pool;
     private final Transactions transactions;
     private final IdempotencyRepository records;
     private final CanonicalJson canonicalJson;
     private final ObjectMapper json;
     private final PayonceMetrics metrics;
 
-    public IdempotencyGuard(Transactions transactions, IdempotencyRepository records, CanonicalJson canonicalJson,
+    public IdempotencyGuard(Pool pool, Transactions transactions, IdempotencyRepository records, CanonicalJson canonicalJson,
                             ObjectMapper json, PayonceMetrics metrics) {
+        this.pool = pool;
         this.transactions = transactions;
         this.records = records;
         this.canonicalJson = canonicalJson;
@@ -65,7 +68,11 @@ public class IdempotencyGuard {
 
     public Uni<Answer> run(IdempotentCommand command, Function<SqlConnection, Uni<Result>> work) {
         return metrics.timed(command.operation(), transactions.inTransaction(tx -> claimOrReplay(tx, command, work)))
-                .invoke(answer -> metrics.outcome(command.operation(), answer.replayed() ? Outcome.REPLAYED : Outcome.EXECUTED));
+                .invoke(answer -> {
+                    if (!answer.replayed()) {
+                        metrics.outcome(command.operation(), Outcome.EXECUTED);
+                    }
+                });
     }
 
     private Uni<Answer> claimOrReplay(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Result>> work) {
@@ -93,18 +100,31 @@ public class IdempotencyGuard {
         return records.complete(tx, command, result.status(), body).replaceWith(new Answer(result.status(), body, false));
     }
 
+    /**
+     * The stored answer for a key whose request has completed, or null while none is stored. Lets a
+     * repeat that arrives while a twin holds the pay lock replay instead of being told to wait.
+     */
+    public Uni<Answer> storedAnswer(IdempotentCommand command) {
+        return records.find(pool, command).map(record -> record == null || !record.done() ? null : replayOf(record, command));
+    }
+
     private Uni<Answer> replay(SqlConnection tx, IdempotentCommand command) {
         return records.find(tx, command).map(record -> {
             if (record == null || !record.done()) {
                 throw inUse(command);
             }
-            if (!record.fingerprint().equals(command.fingerprint().sha256())) {
-                metrics.outcome(command.operation(), Outcome.MISMATCH);
-                throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_REUSED, String.join(", ", differences(record, command)));
-            }
-            metrics.duplicateCaught(command.operation(), DuplicateLayer.IDEMPOTENCY_KEY);
-            return new Answer(record.httpStatus(), record.responseBody(), true);
+            return replayOf(record, command);
         });
+    }
+
+    private Answer replayOf(IdempotencyRecord record, IdempotentCommand command) {
+        if (!record.fingerprint().equals(command.fingerprint().sha256())) {
+            metrics.outcome(command.operation(), Outcome.MISMATCH);
+            throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_REUSED, String.join(", ", differences(record, command)));
+        }
+        metrics.duplicateCaught(command.operation(), DuplicateLayer.IDEMPOTENCY_KEY);
+        metrics.outcome(command.operation(), Outcome.REPLAYED);
+        return new Answer(record.httpStatus(), record.responseBody(), true);
     }
 
     private List<String> differences(IdempotencyRecord record, IdempotentCommand command) {

@@ -70,7 +70,7 @@ public class PaymentResource {
     @RolesAllowed(Caller.USER)
     @RepeatProtection({IDEMPOTENCY_KEY, REDIS_LOCK, STATE_CAS, UNIQUE_INDEX})
     @Operation(summary = "Pay an order from the owner's account, once",
-            description = "Charges the order's amount. Retries must reuse the Idempotency-Key: they get the first answer "
+            description = "Charges the order's amount; the request has no body. Retries must reuse the Idempotency-Key: they get the first answer "
                     + "back with Idempotent-Replayed: true. Another key for a paid order answers 200 with alreadyPaid: true.")
     @APIResponse(responseCode = "201", description = "Paid by this request",
             headers = @Header(name = "Idempotent-Replayed", description = "true when this answer repeats an earlier one",
@@ -81,15 +81,14 @@ public class PaymentResource {
     @APIResponse(responseCode = "402", description = "INSUFFICIENT_FUNDS (recorded under the key; pay again with a new key after a deposit)",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "409", description = "PAYMENT_IN_PROGRESS or IDEMPOTENCY_KEY_IN_USE (retry after Retry-After with the same key); "
-            + "ILLEGAL_TRANSITION, AMOUNT_MISMATCH, CURRENCY_MISMATCH (recorded)",
+            + "ILLEGAL_TRANSITION or CURRENCY_MISMATCH (recorded)",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Uni<Response> pay(
             @PathParam("id") long id,
             @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,
-            @Valid PayRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();
-        return payments.pay(caller, id, guard.requiredKey(PaymentService.PAY, key), request, uri.getPath()).map(Answer::toResponse);
+        return payments.pay(caller, id, guard.requiredKey(PaymentService.PAY, key), uri.getPath()).map(Answer::toResponse);
     }
 
     @POST

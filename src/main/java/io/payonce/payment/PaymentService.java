@@ -23,7 +23,6 @@ import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
-import java.util.Map;
 
 /**
  * The pay pipeline, in the order of the design: lock, then one transaction that claims the key,
@@ -56,25 +55,30 @@ public class PaymentService {
         this.metrics = metrics;
     }
 
-    public Uni<Answer> pay(Caller caller, long orderId, IdempotencyKey key, PayRequest request, String instance) {
-        IdempotentCommand command = guard.command(caller.userId(), key, PAY, "order:" + orderId, request, instance);
+    /** Pays the order's own amount: a pay request carries no body, so nothing in it can disagree with the order. */
+    public Uni<Answer> pay(Caller caller, long orderId, IdempotencyKey key, String instance) {
+        IdempotentCommand command = guard.command(caller.userId(), key, PAY, "order:" + orderId, null, instance);
         return lock.acquire(orderId)
-                .flatMap(handle -> {
-                    if (handle.heldByAnother()) {
-                        metrics.duplicateCaught(PAY, DuplicateLayer.LOCK);
-                        return Uni.createFrom().failure(new ApiException(ErrorCode.PAYMENT_IN_PROGRESS));
-                    }
-                    return guard.run(command, tx -> payOnce(tx, caller, orderId, key, request))
-                            .eventually(() -> lock.release(handle));
-                })
+                .flatMap(handle -> handle.heldByAnother()
+                        ? replayOrWait(command)
+                        : guard.run(command, tx -> payOnce(tx, caller, orderId, key)).eventually(() -> lock.release(handle)))
                 .invoke(answer -> LOG.infof("Pay order %d key %s: %d%s", orderId, key.value(), answer.status(),
                         answer.replayed() ? " (replayed)" : ""));
     }
 
-    private Uni<Result> payOnce(SqlConnection tx, Caller caller, long orderId, IdempotencyKey key, PayRequest request) {
-        return orderService.find(tx, caller, orderId)
-                .invoke(order -> requireExpectedAmount(order, request))
-                .flatMap(order -> markPaid(tx, order, key));
+    /** A twin holds the lock: a key that already has its answer replays it, any other request is told to retry. */
+    private Uni<Answer> replayOrWait(IdempotentCommand command) {
+        return guard.storedAnswer(command).map(stored -> {
+            if (stored == null) {
+                metrics.duplicateCaught(PAY, DuplicateLayer.LOCK);
+                throw new ApiException(ErrorCode.PAYMENT_IN_PROGRESS);
+            }
+            return stored;
+        });
+    }
+
+    private Uni<Result> payOnce(SqlConnection tx, Caller caller, long orderId, IdempotencyKey key) {
+        return orderService.find(tx, caller, orderId).flatMap(order -> markPaid(tx, order, key));
     }
 
     private Uni<Result> markPaid(SqlConnection tx, Order order, IdempotencyKey key) {
@@ -109,10 +113,4 @@ public class PaymentService {
         });
     }
 
-    private static void requireExpectedAmount(Order order, PayRequest request) {
-        if (request != null && request.expectedAmount() != null && request.expectedAmount() != order.amount()) {
-            throw new ApiException(ErrorCode.AMOUNT_MISMATCH, Map.of("orderAmount", order.amount()),
-                    order.amount(), request.expectedAmount());
-        }
-    }
 }

@@ -43,4 +43,35 @@ public final class Api {
     public static Response transition(String bearer, long orderId, String action) {
         return as(bearer).post("/orders/" + orderId + "/" + action);
     }
+
+    public static Response pay(String bearer, long orderId, String key) {
+        return as(bearer).header("Idempotency-Key", key).post("/orders/" + orderId + "/pay");
+    }
+
+    public static Response refund(String bearer, long orderId, String key, String refundNo, long amount) {
+        return as(bearer).header("Idempotency-Key", key).contentType(ContentType.JSON)
+                .body(Map.of("refundNo", refundNo, "amount", amount))
+                .post("/orders/" + orderId + "/refunds");
+    }
+
+    public static Response deposit(String opsBearer, String userId, String key, long amount) {
+        return as(opsBearer).header("Idempotency-Key", key).contentType(ContentType.JSON)
+                .body(Map.of("amount", amount, "currency", "EUR"))
+                .post("/accounts/" + userId + "/deposits");
+    }
+
+    /** Opens a EUR account for the user and deposits {@code balance} into it. */
+    public static void fundedAccount(String userId, long balance) {
+        String ops = Tokens.ops();
+        Response opened = as(ops).contentType(ContentType.JSON).body(Map.of("userId", userId, "currency", "EUR")).post("/accounts");
+        assertEquals(201, opened.statusCode(), opened.asString());
+        if (balance > 0) {
+            Response deposited = deposit(ops, userId, "fund-" + java.util.UUID.randomUUID(), balance);
+            assertEquals(201, deposited.statusCode(), deposited.asString());
+        }
+    }
+
+    public static String newKey() {
+        return "k-" + java.util.UUID.randomUUID();
+    }
 }

@@ -32,6 +32,18 @@ public class Database {
         return pool.preparedQuery(sql).execute(Tuple.from(args)).await().atMost(WAIT).rowCount();
     }
 
+    public long balance(String userId) {
+        return count("SELECT balance FROM account WHERE user_id = ?", userId);
+    }
+
+    public long entries(String userId) {
+        return count("SELECT COUNT(*) FROM account_entry WHERE user_id = ?", userId);
+    }
+
+    public long payments(long orderId) {
+        return count("SELECT COUNT(*) FROM pay_record WHERE order_id = ?", orderId);
+    }
+
     public String orderStatus(long orderId) {
         return string("SELECT status FROM orders WHERE id = ?", orderId);
     }

@@ -1,0 +1,51 @@
+package io.payonce.coupon;
+
+import io.payonce.support.Api;
+import io.payonce.support.Concurrently;
+import io.payonce.support.Database;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+@QuarkusTest
+class CouponTest {
+
+    @Inject
+    Database db;
+
+    @Test
+    void aUserGetsOneCouponPerActivityHoweverOftenTheyAsk() throws Exception {
+        String user = Tokens.newUserId();
+        String bearer = Tokens.user(user);
+
+        List<Response> answers = Concurrently.run(10, () -> Api.as(bearer).post("/coupons/spring-sale/grants"));
+
+        assertEquals(1, answers.stream().filter(a -> a.statusCode() == 201).count());
+        assertEquals(9, answers.stream().filter(a -> a.statusCode() == 200 && "true".equals(a.header("Idempotent-Replayed"))).count());
+        long grantId = answers.get(0).jsonPath().getLong("grantId");
+        answers.forEach(a -> assertEquals(grantId, a.jsonPath().getLong("grantId")));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM coupon_grant WHERE user_id = ?", user));
+    }
+
+    @Test
+    void anotherActivityIsAnotherCoupon() {
+        String bearer = Tokens.user(Tokens.newUserId());
+
+        assertEquals(201, Api.as(bearer).post("/coupons/spring-sale/grants").statusCode());
+        assertEquals(201, Api.as(bearer).post("/coupons/autumn-sale/grants").statusCode());
+    }
+
+    @Test
+    void aMalformedActivityIsAValidationError() {
+        Response response = Api.as(Tokens.user(Tokens.newUserId())).post("/coupons/" + "a".repeat(65) + "/grants");
+
+        assertEquals(400, response.statusCode());
+        assertEquals("VALIDATION_FAILED", response.jsonPath().getString("code"));
+    }
+}

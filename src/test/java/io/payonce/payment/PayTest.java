@@ -1,0 +1,277 @@
+package io.payonce.payment;
+
+import io.payonce.support.Api;
+import io.payonce.support.Concurrently;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@QuarkusTest
+@ExtendWith(LedgerInvariants.class)
+class PayTest {
+
+    @Inject
+    Database db;
+
+    @Test
+    void paysOnceAndAnswersARetryWithTheFirstAnswer() {
+        Buyer buyer = Buyer.withBalance(5000);
+        long order = Api.newOrder(buyer.bearer, 1200);
+        String key = Api.newKey();
+
+        Response first = Api.pay(buyer.bearer, order, key);
+        Response retry = Api.pay(buyer.bearer, order, key);
+
+        assertEquals(201, first.statusCode(), first.asString());
+        assertNull(first.header("Idempotent-Replayed"));
+        assertEquals(false, first.jsonPath().getBoolean("alreadyPaid"));
+        assertEquals(1200, first.jsonPath().getLong("amount"));
+        assertEquals(201, retry.statusCode());
+        assertEquals("true", retry.header("Idempotent-Replayed"));
+        assertEquals(first.asString(), retry.asString());
+        assertEquals(3800, db.balance(buyer.userId));
+        assertEquals("PAID", db.orderStatus(order));
+        assertEquals(1, db.payments(order));
+    }
+
+    @Test
+    void theIncidentFromThePostMortemChargesOnceAndAnswersAlike() throws Exception {
+        Buyer buyer = Buyer.withBalance(10_000);
+        long order = Api.newOrder(buyer.bearer, 2500);
+        String key = Api.newKey();
+
+        Response click = Api.pay(buyer.bearer, order, key);
+        Thread.sleep(400);
+        List<Response> repeats = Concurrently.run(List.of(
+                () -> Api.pay(buyer.bearer, order, key),   // the second click
+                () -> Api.pay(buyer.bearer, order, key))); // the gateway's retry after its timeout
+
+        assertEquals(201, click.statusCode(), click.asString());
+        for (Response repeat : repeats) {
+            assertEquals(201, repeat.statusCode(), repeat.asString());
+            assertEquals(click.asString(), repeat.asString());
+            assertEquals("true", repeat.header("Idempotent-Replayed"));
+        }
+        assertEquals(7500, db.balance(buyer.userId));
+        assertEquals(2, db.entries(buyer.userId), "the deposit and one payment");
+        System.out.printf("incident: 3 answers, all %d, debits=%d%n", click.statusCode(), db.payments(order));
+    }
+
+    @Test
+    void fiftyConcurrentIdenticalPaysDebitOnce() throws Exception {
+        Buyer buyer = Buyer.withBalance(100_000);
+        long order = Api.newOrder(buyer.bearer, 4000);
+        String key = Api.newKey();
+
+        List<Response> answers = Concurrently.run(50, () -> Api.pay(buyer.bearer, order, key));
+
+        Map<String, Integer> byKind = new TreeMap<>();
+        Response executed = null;
+        for (Response answer : answers) {
+            String kind = answer.statusCode() + (answer.header("Idempotent-Replayed") != null ? " replayed"
+                    : answer.statusCode() == 409 ? " " + answer.jsonPath().getString("code") : "");
+            byKind.merge(kind, 1, Integer::sum);
+            if (answer.statusCode() == 201 && answer.header("Idempotent-Replayed") == null) {
+                executed = answer;
+            }
+        }
+        System.out.printf("50 identical pays: %s, debits=%d%n", byKind, db.payments(order));
+        assertEquals(1, byKind.getOrDefault("201", 0), "exactly one request executed");
+        for (String kind : byKind.keySet()) {
+            assertTrue(List.of("201", "201 replayed", "409 IDEMPOTENCY_KEY_IN_USE", "409 PAYMENT_IN_PROGRESS").contains(kind), kind);
+        }
+        for (Response answer : answers) {
+            if (answer.statusCode() == 201) {
+                assertEquals(executed.asString(), answer.asString());
+            }
+        }
+        Response later = Api.pay(buyer.bearer, order, key);
+        assertEquals("true", later.header("Idempotent-Replayed"));
+        assertEquals(executed.asString(), later.asString());
+        assertEquals(96_000, db.balance(buyer.userId));
+        assertEquals(1, db.payments(order));
+    }
+
+    @Test
+    void twentyConcurrentPaysWithTwentyKeysDebitOnce() throws Exception {
+        Buyer buyer = Buyer.withBalance(100_000);
+        long order = Api.newOrder(buyer.bearer, 3000);
+        List<Callable<Response>> payers = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String key = Api.newKey();
+            payers.add(() -> payUntilSettled(buyer.bearer, order, key));
+        }
+
+        List<Response> answers = Concurrently.run(payers);
+
+        long charged = answers.stream().filter(a -> a.statusCode() == 201 && !a.jsonPath().getBoolean("alreadyPaid")).count();
+        long alreadyPaid = answers.stream().filter(a -> a.statusCode() == 200 && a.jsonPath().getBoolean("alreadyPaid")).count();
+        System.out.printf("20 keys, one order: charged=%d alreadyPaid=%d debits=%d%n", charged, alreadyPaid, db.payments(order));
+        assertEquals(1, charged);
+        assertEquals(19, alreadyPaid);
+        long paymentId = answers.get(0).jsonPath().getLong("paymentId");
+        answers.forEach(a -> assertEquals(paymentId, a.jsonPath().getLong("paymentId")));
+        assertEquals(97_000, db.balance(buyer.userId));
+    }
+
+    @Test
+    void reusingAKeyForAnotherOrderIsRefusedNamingTheTarget() {
+        Buyer buyer = Buyer.withBalance(10_000);
+        long first = Api.newOrder(buyer.bearer, 100);
+        long second = Api.newOrder(buyer.bearer, 100);
+        String key = Api.newKey();
+        Api.pay(buyer.bearer, first, key);
+
+        Response reused = Api.pay(buyer.bearer, second, key);
+
+        assertEquals(422, reused.statusCode(), reused.asString());
+        assertEquals("IDEMPOTENCY_KEY_REUSED", reused.jsonPath().getString("code"));
+        assertTrue(reused.jsonPath().getString("detail").contains("target"));
+        assertEquals("UNPAID", db.orderStatus(second));
+    }
+
+
+    @Test
+    void theSameKeyFromAnotherUserIsIndependent() {
+        Buyer alice = Buyer.withBalance(1000);
+        Buyer bob = Buyer.withBalance(1000);
+        long aliceOrder = Api.newOrder(alice.bearer, 300);
+        long bobOrder = Api.newOrder(bob.bearer, 400);
+        String sharedKey = "order-form-1";
+
+        Response aliceAnswer = Api.pay(alice.bearer, aliceOrder, sharedKey);
+        Response bobAnswer = Api.pay(bob.bearer, bobOrder, sharedKey);
+
+        assertEquals(201, aliceAnswer.statusCode());
+        assertEquals(201, bobAnswer.statusCode(), bobAnswer.asString());
+        assertNull(bobAnswer.header("Idempotent-Replayed"));
+        assertEquals(bobOrder, bobAnswer.jsonPath().getLong("orderId"));
+        assertEquals(700, db.balance(alice.userId));
+        assertEquals(600, db.balance(bob.userId));
+    }
+
+    @Test
+    void insufficientFundsIsRecordedAndReplayedAndANewKeyPaysAfterADeposit() {
+        Buyer buyer = Buyer.withBalance(500);
+        long order = Api.newOrder(buyer.bearer, 800);
+        String key = Api.newKey();
+
+        Response refused = Api.pay(buyer.bearer, order, key);
+        Response replayed = Api.pay(buyer.bearer, order, key);
+
+        assertEquals(402, refused.statusCode(), refused.asString());
+        assertEquals("INSUFFICIENT_FUNDS", refused.jsonPath().getString("code"));
+        assertEquals("application/problem+json", refused.contentType());
+        assertEquals(402, replayed.statusCode());
+        assertEquals("true", replayed.header("Idempotent-Replayed"));
+        assertEquals(refused.asString(), replayed.asString());
+        assertEquals(500, db.balance(buyer.userId));
+        assertEquals("UNPAID", db.orderStatus(order));
+        assertEquals(0, db.payments(order));
+
+        assertEquals(201, Api.deposit(Tokens.ops(), buyer.userId, Api.newKey(), 1000).statusCode());
+        Response stillRecorded = Api.pay(buyer.bearer, order, key);
+        Response newKey = Api.pay(buyer.bearer, order, Api.newKey());
+
+        assertEquals(402, stillRecorded.statusCode(), "the recorded answer stands for its key");
+        assertEquals(201, newKey.statusCode(), newKey.asString());
+        assertEquals(700, db.balance(buyer.userId));
+    }
+
+
+    @Test
+    void aClosedOrderCannotBePaid() {
+        Buyer buyer = Buyer.withBalance(10_000);
+        long order = Api.newOrder(buyer.bearer, 100);
+        Api.transition(buyer.bearer, order, "cancel");
+
+        Response response = Api.pay(buyer.bearer, order, Api.newKey());
+
+        assertEquals(409, response.statusCode(), response.asString());
+        assertEquals("ILLEGAL_TRANSITION", response.jsonPath().getString("code"));
+        assertEquals("CLOSED", response.jsonPath().getString("currentStatus"));
+        assertEquals(10_000, db.balance(buyer.userId));
+    }
+
+    @Test
+    void anotherUsersOrderIsNotFoundAndNotCharged() {
+        Buyer owner = Buyer.withBalance(1000);
+        Buyer stranger = Buyer.withBalance(1000);
+        long order = Api.newOrder(owner.bearer, 100);
+
+        Response response = Api.pay(stranger.bearer, order, Api.newKey());
+
+        assertEquals(404, response.statusCode());
+        assertEquals("ORDER_NOT_FOUND", response.jsonPath().getString("code"));
+        assertEquals(1000, db.balance(stranger.userId));
+        assertEquals(1000, db.balance(owner.userId));
+        assertEquals("UNPAID", db.orderStatus(order));
+    }
+
+    @Test
+    void aQuotedKeyIsTheSameKeyAsItsBareForm() {
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = Api.newOrder(buyer.bearer, 100);
+        String key = Api.newKey();
+
+        Response bare = Api.pay(buyer.bearer, order, key);
+        Response quoted = Api.pay(buyer.bearer, order, "\"" + key + "\"");
+
+        assertEquals(201, bare.statusCode());
+        assertEquals("true", quoted.header("Idempotent-Replayed"));
+        assertEquals(bare.asString(), quoted.asString());
+    }
+
+    @Test
+    void aMissingOrMalformedKeyIsRefusedAndChargesNothing() {
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = Api.newOrder(buyer.bearer, 100);
+
+        Response missing = Api.as(buyer.bearer).post("/orders/" + order + "/pay");
+        assertEquals(400, missing.statusCode());
+        assertEquals("IDEMPOTENCY_KEY_MISSING", missing.jsonPath().getString("code"));
+        for (String bad : List.of("k".repeat(65), "with space", "\"unterminated", "ké", "\"\"", "back\\slash")) {
+            Response response = Api.pay(buyer.bearer, order, bad);
+            assertEquals(400, response.statusCode(), "key <" + bad + ">: " + response.asString());
+            assertEquals("IDEMPOTENCY_KEY_INVALID", response.jsonPath().getString("code"), bad);
+        }
+        assertEquals(1000, db.balance(buyer.userId));
+        assertEquals("UNPAID", db.orderStatus(order));
+    }
+
+
+    /** A client's loop: retry with the same key while the answer says that a twin is in flight. */
+    static Response payUntilSettled(String bearer, long order, String key) throws InterruptedException {
+        for (int attempt = 0; ; attempt++) {
+            Response response = Api.pay(bearer, order, key);
+            if (response.statusCode() != 409 || response.header("Retry-After") == null || attempt == 50) {
+                return response;
+            }
+            Thread.sleep(20 + (long) (Math.random() * 30));
+        }
+    }
+
+    /** A user with a funded EUR account and a bearer token. */
+    record Buyer(String userId, String bearer) {
+        static Buyer withBalance(long balance) {
+            String userId = Tokens.newUserId();
+            Api.fundedAccount(userId, balance);
+            return new Buyer(userId, Tokens.user(userId));
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.payonce.payment;
+
+import io.payonce.support.Api;
+import io.payonce.support.Concurrently;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@QuarkusTest
+@ExtendWith(LedgerInvariants.class)
+class RefundTest {
+
+    @Inject
+    Database db;
+
+    @Test
+    void partialRefundsAddUpAndTheFullAmountRefundsTheOrder() {
+        PaidOrder paid = PaidOrder.of(1000, 5000);
+
+        Response part = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-1", 300);
+        Response rest = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-2", 700);
+
+        assertEquals(201, part.statusCode(), part.asString());
+        assertEquals(300, part.jsonPath().getLong("refundedTotal"));
+        assertEquals("PAID", part.jsonPath().getString("orderStatus"));
+        assertEquals(201, rest.statusCode(), rest.asString());
+        assertEquals(1000, rest.jsonPath().getLong("refundedTotal"));
+        assertEquals("REFUNDED", rest.jsonPath().getString("orderStatus"));
+        assertEquals("REFUNDED", db.orderStatus(paid.orderId));
+        assertEquals(5000, db.balance(paid.userId), "the payment came back in full");
+    }
+
+    @Test
+    void concurrentRefundsThatTogetherExceedThePaymentStopAtTheCap() throws Exception {
+        PaidOrder paid = PaidOrder.of(1000, 1000);
+        List<Callable<Response>> refunds = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            String refundNo = "r-" + i;
+            refunds.add(() -> Api.refund(paid.bearer, paid.orderId, Api.newKey(), refundNo, 300));
+        }
+
+        List<Response> answers = Concurrently.run(refunds);
+
+        long refunded = answers.stream().filter(a -> a.statusCode() == 201).count();
+        long refused = answers.stream().filter(a -> a.statusCode() == 409
+                && "REFUND_EXCEEDS_PAYMENT".equals(a.jsonPath().getString("code"))).count();
+        System.out.printf("10 concurrent refunds of 300 on a payment of 1000: refunded=%d refused=%d total=%d%n",
+                refunded, refused, db.count("SELECT refunded_amount FROM orders WHERE id = ?", paid.orderId));
+        assertEquals(3, refunded);
+        assertEquals(7, refused);
+        assertEquals(900, db.count("SELECT refunded_amount FROM orders WHERE id = ?", paid.orderId));
+        assertEquals(900, db.balance(paid.userId));
+        assertEquals("PAID", db.orderStatus(paid.orderId));
+    }
+
+    @Test
+    void aRefundRetriedWithItsKeyReplaysTheFirstAnswer() {
+        PaidOrder paid = PaidOrder.of(1000, 1000);
+        String key = Api.newKey();
+
+        Response first = Api.refund(paid.bearer, paid.orderId, key, "r-1", 400);
+        Response retry = Api.refund(paid.bearer, paid.orderId, key, "r-1", 400);
+
+        assertEquals(201, first.statusCode());
+        assertEquals("true", retry.header("Idempotent-Replayed"));
+        assertEquals(first.asString(), retry.asString());
+        assertEquals(400, db.balance(paid.userId));
+    }
+
+    @Test
+    void aRefundNumberRefundsOnceWhateverTheKey() {
+        PaidOrder paid = PaidOrder.of(1000, 1000);
+        Response first = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-1", 400);
+
+        Response sameRefund = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-1", 400);
+        Response otherAmount = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-1", 500);
+
+        assertEquals(200, sameRefund.statusCode(), sameRefund.asString());
+        assertEquals(first.jsonPath().getLong("refundId"), sameRefund.jsonPath().getLong("refundId"));
+        assertEquals(409, otherAmount.statusCode());
+        assertEquals("REFUND_NO_CONFLICT", otherAmount.jsonPath().getString("code"));
+        assertEquals(400, db.balance(paid.userId));
+    }
+
+    @Test
+    void reusingARefundKeyForAnotherRefundNamesTheFields() {
+        PaidOrder paid = PaidOrder.of(1000, 1000);
+        String key = Api.newKey();
+        Api.refund(paid.bearer, paid.orderId, key, "r-1", 100);
+
+        Response reused = Api.refund(paid.bearer, paid.orderId, key, "r-2", 200);
+
+        assertEquals(422, reused.statusCode());
+        assertEquals("IDEMPOTENCY_KEY_REUSED", reused.jsonPath().getString("code"));
+        assertTrue(reused.jsonPath().getString("detail").contains("amount, refundNo"), reused.asString());
+    }
+
+    @Test
+    void anUnpaidOrderCannotBeRefunded() {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 1000);
+        String bearer = Tokens.user(user);
+        long order = Api.newOrder(bearer, 500);
+
+        Response response = Api.refund(bearer, order, Api.newKey(), "r-1", 100);
+
+        assertEquals(409, response.statusCode(), response.asString());
+        assertEquals("ILLEGAL_TRANSITION", response.jsonPath().getString("code"));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", order));
+        assertEquals(1000, db.balance(user));
+    }
+
+    @Test
+    void opsMayRefundAndAnotherUserMayNot() {
+        PaidOrder paid = PaidOrder.of(1000, 1000);
+
+        Response stranger = Api.refund(Tokens.user(Tokens.newUserId()), paid.orderId, Api.newKey(), "r-1", 100);
+        Response ops = Api.refund(Tokens.ops(), paid.orderId, Api.newKey(), "r-1", 100);
+
+        assertEquals(404, stranger.statusCode());
+        assertEquals(201, ops.statusCode(), ops.asString());
+        assertEquals(100, db.balance(paid.userId));
+    }
+
+    /** An order of {@code amount} paid from an account that held {@code balance}. */
+    record PaidOrder(String userId, String bearer, long orderId) {
+        static PaidOrder of(long amount, long balance) {
+            String userId = Tokens.newUserId();
+            Api.fundedAccount(userId, balance);
+            String bearer = Tokens.user(userId);
+            long orderId = Api.newOrder(bearer, amount);
+            Response paid = Api.pay(bearer, orderId, Api.newKey());
+            assertEquals(201, paid.statusCode(), paid.asString());
+            return new PaidOrder(userId, bearer, orderId);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.payonce.support;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * After a test class, checks the invariants money must keep across the whole test database: every
+ * balance equals the sum of its ledger, no order has two payments, every payment has exactly one
+ * ledger line of its amount, no order's refunds exceed its amount. Plain JDBC, independent of the
+ * code under test.
+ */
+public class LedgerInvariants implements AfterAllCallback {
+
+    @Override
+    public void afterAll(ExtensionContext context) throws SQLException {
+        String url = ConfigProvider.getConfig().getValue("quarkus.datasource.jdbc.url", String.class);
+        String user = ConfigProvider.getConfig().getValue("quarkus.datasource.username", String.class);
+        String password = ConfigProvider.getConfig().getOptionalValue("quarkus.datasource.password", String.class).orElse("");
+        try (Connection connection = DriverManager.getConnection(url, user, password);
+             Statement statement = connection.createStatement()) {
+            assertEquals(0, count(statement, """
+                    SELECT COUNT(*) FROM account a
+                    WHERE a.balance <> (SELECT COALESCE(SUM(e.delta), 0) FROM account_entry e WHERE e.user_id = a.user_id)"""),
+                    "accounts whose balance differs from the sum of their entries");
+            assertEquals(0, count(statement, """
+                    SELECT COUNT(*) FROM (SELECT order_id FROM pay_record GROUP BY order_id HAVING COUNT(*) > 1) twice"""),
+                    "orders paid more than once");
+            assertEquals(0, count(statement, """
+                    SELECT COUNT(*) FROM pay_record p
+                    WHERE (SELECT COUNT(*) FROM account_entry e
+                           WHERE e.ref_type = 'PAYMENT' AND e.ref_id = CAST(p.id AS CHAR) AND e.delta = -p.amount) <> 1"""),
+                    "payments without exactly one ledger line of their amount");
+            assertEquals(0, count(statement, """
+                    SELECT COUNT(*) FROM orders o
+                    WHERE o.refunded_amount <> (SELECT COALESCE(SUM(r.amount), 0) FROM refund_record r WHERE r.order_id = o.id)
+                       OR o.refunded_amount > o.amount"""),
+                    "orders whose refunded total disagrees with their refunds or exceeds their amount");
+            // Users without an account own only orders that state-machine tests moved by direct SQL.
+            assertEquals(0, count(statement, """
+                    SELECT COUNT(*) FROM orders o
+                    WHERE o.status IN ('PAID', 'SHIPPED', 'COMPLETED', 'REFUNDED')
+                      AND NOT EXISTS (SELECT 1 FROM pay_record p WHERE p.order_id = o.id)
+                      AND o.user_id IN (SELECT user_id FROM account)"""),
+                    "paid orders of account holders without a payment");
+        }
+    }
+
+    private static long count(Statement statement, String sql) throws SQLException {
+        try (ResultSet rows = statement.executeQuery(sql)) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+}
