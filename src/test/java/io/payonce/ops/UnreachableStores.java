@@ -5,7 +5,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.Map;
 
 /** Points payonce at a port where nothing listens, for one store or the other. */
-final class UnreachableStores {
+public final class UnreachableStores {
 
     /** Port 9 (discard) is closed on these machines, so connecting fails at once. */
     static final String CLOSED_PORT = "9";
@@ -26,7 +26,8 @@ final class UnreachableStores {
             return Map.of(
                     "quarkus.datasource.reactive.url", "mysql://127.0.0.1:" + CLOSED_PORT + "/payonce_test",
                     "quarkus.datasource.jdbc.url", "jdbc:mariadb://127.0.0.1:" + CLOSED_PORT + "/payonce_test",
-                    "quarkus.flyway.migrate-at-start", "false");
+                    "quarkus.flyway.migrate-at-start", "false",
+                    "quarkus.flyway.clean-at-start", "false");
         }
     }
 }
