@@ -1,10 +1,13 @@
 package io.payonce.account;
 
 import io.payonce.api.ApiException;
+import io.payonce.api.DuplicateKey;
 import io.payonce.api.ErrorCode;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.Locale;
 
 /**
  * Moves money inside the caller's transaction: every change of a balance and its ledger line are
@@ -22,15 +25,25 @@ public class Ledger {
     /** Takes {@code amount} from the account, or fails with 402, 404 or 409 and takes nothing. */
     public Uni<Void> debit(SqlClient tx, String userId, String currency, long amount, EntryType type, String refId) {
         return accounts.debit(tx, userId, currency, amount).flatMap(debited -> debited
-                ? accounts.appendEntry(tx, userId, -amount, type, refId)
+                ? append(tx, userId, -amount, type, refId)
                 : explainRefusal(tx, userId, currency, amount));
     }
 
     /** Adds {@code amount} to the account, or fails with 404 or 409 and adds nothing. */
     public Uni<Void> credit(SqlClient tx, String userId, String currency, long amount, EntryType type, String refId) {
         return accounts.credit(tx, userId, currency, amount).flatMap(credited -> credited
-                ? accounts.appendEntry(tx, userId, amount, type, refId)
+                ? append(tx, userId, amount, type, refId)
                 : explainRefusal(tx, userId, currency, amount));
+    }
+
+    /**
+     * UNIQUE(ref_type, ref_id) refusing the line means this very movement was booked before; the
+     * failure is a recorded answer, so the caller's savepoint undoes the balance change with it.
+     */
+    private Uni<Void> append(SqlClient tx, String userId, long delta, EntryType type, String refId) {
+        return accounts.appendEntry(tx, userId, delta, type, refId)
+                .onFailure(DuplicateKey::is).transform(e -> new ApiException(ErrorCode.ALREADY_APPLIED,
+                        type.name().toLowerCase(Locale.ROOT)));
     }
 
     private Uni<Void> explainRefusal(SqlClient tx, String userId, String currency, long amount) {

@@ -30,6 +30,7 @@ public enum ErrorCode {
     ACCOUNT_EXISTS(409, "Account exists", "User %s already has an account in another currency."),
     CURRENCY_MISMATCH(409, "Currency mismatch", "The request is in %s but the account holds %s."),
     REFUND_EXCEEDS_PAYMENT(409, "Refund exceeds payment", "Refunding %d would take the refunds of order %d beyond its payment of %d."),
+    ALREADY_APPLIED(409, "Already applied", "This %s was applied to the account before; its key has outlived its stored answer."),
     REFUND_NO_CONFLICT(409, "Refund number already used", "Refund %s of this order was made for a different amount."),
     PAYLOAD_TOO_LARGE(413, "Payload too large", "The request body exceeds the size this service accepts."),
     UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type", "Send the body as application/json."),
@@ -74,7 +75,7 @@ public enum ErrorCode {
     public boolean recorded() {
         return switch (this) {
             case INSUFFICIENT_FUNDS, ORDER_NOT_FOUND, ACCOUNT_NOT_FOUND, ILLEGAL_TRANSITION, ORDER_SN_CONFLICT,
-                 CURRENCY_MISMATCH, REFUND_EXCEEDS_PAYMENT, REFUND_NO_CONFLICT -> true;
+                 CURRENCY_MISMATCH, REFUND_EXCEEDS_PAYMENT, REFUND_NO_CONFLICT, ALREADY_APPLIED -> true;
             default -> false;
         };
     }

@@ -62,31 +62,37 @@ class AutoCloseTest {
 
     @Test
     void aPaymentInTheSameInstantAsTheAutoCloseIsNeverClosed() throws Exception {
-        String bearer = Tokens.user(Tokens.newUserId());
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 1_000_000);
+        String bearer = Tokens.user(user);
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
             long id = Api.newOrder(bearer, 100);
             makeStale(id);
             ids.add(id);
         }
-        List<Callable<Boolean>> racers = new ArrayList<>();
+        List<Callable<Integer>> racers = new ArrayList<>();
         for (long id : ids) {
-            racers.add(() -> orders.compareAndSetStatus(id, OrderStatus.UNPAID, OrderStatus.PAID).await().indefinitely());
+            racers.add(() -> Api.pay(bearer, id, Api.newKey()).statusCode());
         }
-        racers.add(() -> autoClose.closeStaleOrders().await().indefinitely() >= 0);
+        racers.add(() -> autoClose.closeStaleOrders().await().indefinitely());
 
-        List<Boolean> won = Concurrently.run(racers);
+        List<Integer> answers = Concurrently.run(racers);
 
         int paid = 0;
         for (int i = 0; i < ids.size(); i++) {
             String status = db.orderStatus(ids.get(i));
-            if (won.get(i)) {
-                assertEquals("PAID", status, "a payment that won its CAS is never closed");
+            if (answers.get(i) == 201) {
+                assertEquals("PAID", status, "a payment that was acknowledged is never closed");
+                assertEquals(1, db.payments(ids.get(i)));
                 paid++;
             } else {
-                assertEquals("CLOSED", status, "a payment that lost its CAS lost it to the auto-close");
+                assertEquals(409, answers.get(i), "a payment that lost, lost to the auto-close");
+                assertEquals("CLOSED", status);
+                assertEquals(0, db.payments(ids.get(i)));
             }
         }
+        assertEquals(1_000_000 - 100L * paid, db.balance(user));
         System.out.printf("auto-close race: %d of %d orders paid, %d closed%n", paid, ids.size(), ids.size() - paid);
     }
 

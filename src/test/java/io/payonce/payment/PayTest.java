@@ -255,6 +255,24 @@ class PayTest {
     }
 
 
+    @Test
+    void metricsNameTheLayerThatCaughtEachDuplicate() {
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = Api.newOrder(buyer.bearer, 100);
+        String key = Api.newKey();
+        Api.pay(buyer.bearer, order, key);
+        Api.pay(buyer.bearer, order, key);
+        Api.pay(buyer.bearer, order, Api.newKey());
+
+        String metrics = io.restassured.RestAssured.get("/q/metrics").asString();
+
+        assertTrue(metrics.contains("payonce_duplicates_total{layer=\"idempotency_key\",operation=\"pay\"}"), "replay counted");
+        assertTrue(metrics.contains("payonce_duplicates_total{layer=\"state_cas\",operation=\"pay\"}"), "already paid counted");
+        assertTrue(metrics.contains("payonce_requests_total{operation=\"pay\",outcome=\"executed\"}"));
+        assertTrue(metrics.contains("payonce_requests_total{operation=\"pay\",outcome=\"replayed\"}"));
+        assertTrue(metrics.contains("payonce_operation_seconds_count{operation=\"pay\"}"));
+    }
+
     /** A client's loop: retry with the same key while the answer says that a twin is in flight. */
     static Response payUntilSettled(String bearer, long order, String key) throws InterruptedException {
         for (int attempt = 0; ; attempt++) {

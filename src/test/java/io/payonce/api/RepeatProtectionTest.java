@@ -1,0 +1,97 @@
+package io.payonce.api;
+
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.PATCH;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every write endpoint of the application declares what makes a repeat harmless. A new POST, PUT,
+ * PATCH or DELETE without {@link RepeatProtection} fails this test.
+ */
+class RepeatProtectionTest {
+
+    private static final List<Class<? extends Annotation>> WRITES = List.of(POST.class, PUT.class, PATCH.class, DELETE.class);
+
+    @Test
+    void everyWriteEndpointDeclaresItsRepeatProtection() throws Exception {
+        List<Method> writes = writeEndpoints(applicationClasses());
+
+        List<String> undeclared = writes.stream().filter(m -> !declared(m)).map(RepeatProtectionTest::name).toList();
+
+        System.out.printf("write endpoints checked: %d%n", writes.size());
+        assertTrue(writes.size() >= 9, "found the application's write endpoints: " + writes.stream().map(RepeatProtectionTest::name).toList());
+        assertEquals(List.of(), undeclared, "write endpoints without @RepeatProtection");
+    }
+
+    @Test
+    void theCheckNoticesAnUndeclaredEndpoint() {
+        List<Method> writes = writeEndpoints(List.of(UnprotectedResource.class));
+
+        assertEquals(List.of("UnprotectedResource.transfer"), writes.stream().filter(m -> !declared(m)).map(RepeatProtectionTest::name).toList());
+    }
+
+    private static List<Method> writeEndpoints(List<Class<?>> classes) {
+        List<Method> writes = new ArrayList<>();
+        for (Class<?> type : classes) {
+            if (!type.isAnnotationPresent(Path.class)) {
+                continue;
+            }
+            for (Method method : type.getDeclaredMethods()) {
+                if (WRITES.stream().anyMatch(method::isAnnotationPresent)) {
+                    writes.add(method);
+                }
+            }
+        }
+        return writes;
+    }
+
+    private static boolean declared(Method method) {
+        RepeatProtection protection = method.getAnnotation(RepeatProtection.class);
+        return protection != null && protection.value().length > 0;
+    }
+
+    /** Every class compiled from src/main/java, found where RepeatProtection itself was loaded from. */
+    private static List<Class<?>> applicationClasses() throws IOException, URISyntaxException, ClassNotFoundException {
+        java.nio.file.Path root = java.nio.file.Path.of(RepeatProtection.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        List<Class<?>> classes = new ArrayList<>();
+        try (Stream<java.nio.file.Path> files = Files.walk(root)) {
+            for (java.nio.file.Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
+                String name = root.relativize(file).toString().replace(java.io.File.separatorChar, '.').replaceAll("\\.class$", "");
+                classes.add(Class.forName(name, false, RepeatProtectionTest.class.getClassLoader()));
+            }
+        }
+        return classes;
+    }
+
+    private static String name(Method method) {
+        return method.getDeclaringClass().getSimpleName() + "." + method.getName();
+    }
+
+    @Path("/transfers")
+    static class UnprotectedResource {
+        @POST
+        public void transfer() {
+        }
+
+        @POST
+        @Path("/safe")
+        @RepeatProtection(RepeatProtection.Mechanism.IDEMPOTENCY_KEY)
+        public void safeTransfer() {
+        }
+    }
+}

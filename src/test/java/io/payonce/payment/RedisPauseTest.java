@@ -1,0 +1,96 @@
+package io.payonce.payment;
+
+import io.payonce.support.Api;
+import io.payonce.support.Concurrently;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Meters;
+import io.payonce.support.Tokens;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Redis stops answering (CLIENT PAUSE, longer than the lock TTL would allow a request to wait) in
+ * the middle of a burst of duplicate payments, then comes back.
+ */
+@QuarkusTest
+@ExtendWith(LedgerInvariants.class)
+class RedisPauseTest {
+
+    private static final int ORDERS = 5;
+    private static final long AMOUNT = 700;
+
+    @Inject
+    ReactiveRedisDataSource redis;
+
+    @Inject
+    Database db;
+
+    @Inject
+    Meters meters;
+
+    @Test
+    void aBurstOfDuplicatesDuringARedisPauseChargesEachOrderOnceAndLockingResumes() throws Exception {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 100_000);
+        String bearer = Tokens.user(user);
+        List<Long> orders = new ArrayList<>();
+        for (int i = 0; i < ORDERS + 1; i++) {
+            orders.add(Api.newOrder(bearer, AMOUNT));
+        }
+        long afterTheOutage = orders.remove(ORDERS);
+        double degradedBefore = meters.count("payonce.lock.degraded");
+        List<Callable<Response>> burst = new ArrayList<>();
+        for (long order : orders) {
+            String key = Api.newKey();
+            for (int copy = 0; copy < 6; copy++) {
+                burst.add(() -> PayTest.payUntilSettled(bearer, order, key));
+            }
+            for (int other = 0; other < 3; other++) {
+                String otherKey = Api.newKey();
+                burst.add(() -> PayTest.payUntilSettled(bearer, order, otherKey));
+            }
+        }
+
+        redis.execute("CLIENT", "PAUSE", "3000", "ALL").await().atMost(Duration.ofSeconds(5));
+        List<Response> answers = Concurrently.run(burst);
+
+        double degraded = meters.count("payonce.lock.degraded") - degradedBefore;
+        System.out.printf("Redis paused 3 s: %d pays of %d orders -> statuses %s, degraded=%.0f%n", burst.size(), ORDERS,
+                answers.stream().map(Response::statusCode).sorted().distinct().toList(), degraded);
+        answers.forEach(a -> assertTrue(a.statusCode() == 201 || a.statusCode() == 200, a.asString()));
+        for (long order : orders) {
+            assertEquals(1, db.payments(order), "order " + order + " charged once");
+        }
+        assertEquals(100_000 - ORDERS * AMOUNT, db.balance(user));
+        assertTrue(degraded > 0, "some pays went on without the lock");
+
+        assertTrue(payTakesTheLockAgain(bearer, afterTheOutage), "locking resumed once Redis answered again");
+    }
+
+    /** After the pause and the circuit breaker's delay, a pay goes through the lock without degrading. */
+    private boolean payTakesTheLockAgain(String bearer, long order) throws InterruptedException {
+        String key = Api.newKey();
+        for (int attempt = 0; attempt < 40; attempt++) {
+            double degradedBefore = meters.count("payonce.lock.degraded");
+            Response response = Api.pay(bearer, order, key);
+            if (meters.count("payonce.lock.degraded") == degradedBefore && response.statusCode() / 100 == 2) {
+                return true;
+            }
+            Thread.sleep(250);
+        }
+        return false;
+    }
+}
