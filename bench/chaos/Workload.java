@@ -1,0 +1,346 @@
+/*
+ * The bank workload for the chaos harness: many users, orders, pays, refunds and deposits sent the
+ * way real clients send them when things go wrong. Each logical operation has one Idempotency-Key
+ * and keeps it across all its retries; clients time out at random (a few ms to 2 s), retry with
+ * jitter, double-click, and send retries to the other instance. Every attempt is written to a
+ * history file for the checker.
+ *
+ * Run: java bench/chaos/Workload.java <gateway-url> <instance-a-url> <instance-b-url> <private-key.pem>
+ *                                     <seconds> <history.tsv> [seed]
+ * JDK only, no dependencies, loopback only.
+ */
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyFactory;
+import java.security.PrivateKey;
+import java.security.Signature;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+public class Workload {
+
+    static final int USERS = 12;
+    static final int WORKERS = 24;
+    static final long INITIAL_BALANCE = 2_000_000;
+    /** After the load stops, operations still in flight keep retrying this long before they give up as unknown. */
+    static final long SETTLE_MILLIS = 20_000;
+    /** After an answer that settled nothing, a client sometimes never retries (a closed tab, a crashed job): its outcome stays unknown. */
+    static final int ABANDON_PERCENT = 5;
+
+    final String[] targets;
+    final PrivateKey signingKey;
+    final History history;
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(1)).build();
+    final AtomicLong operationIds = new AtomicLong();
+    final List<User> users = new ArrayList<>();
+    final String opsToken;
+
+    Workload(String[] targets, PrivateKey signingKey, History history) throws Exception {
+        this.targets = targets;
+        this.signingKey = signingKey;
+        this.history = history;
+        this.opsToken = token("chaos-ops", "ops");
+    }
+
+    public static void main(String[] args) throws Exception {
+        String[] targets = {args[0], args[1], args[2]};
+        PrivateKey key = privateKey(Path.of(args[3]));
+        long seconds = Long.parseLong(args[4]);
+        try (History history = new History(Path.of(args[5]))) {
+            Workload workload = new Workload(targets, key, history);
+            workload.openAccounts();
+            workload.run(seconds);
+        }
+    }
+
+    void openAccounts() throws Exception {
+        String run = Long.toString(System.currentTimeMillis(), 36);
+        for (int i = 0; i < USERS; i++) {
+            User user = new User("chaos-" + run + "-" + i, token("chaos-" + run + "-" + i, "user"));
+            users.add(user);
+            Operation open = new Operation(this, "open", user, "open-" + user.id, "/accounts", opsToken,
+                    "{\"userId\":\"" + user.id + "\",\"currency\":\"EUR\"}", 0, user.id);
+            open.send(Long.MAX_VALUE, false);
+            deposit(user, INITIAL_BALANCE).send(Long.MAX_VALUE, false);
+        }
+    }
+
+    void run(long seconds) throws InterruptedException {
+        long stopAt = System.currentTimeMillis() + seconds * 1000;
+        long giveUpAt = stopAt + SETTLE_MILLIS;
+        ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
+        for (int i = 0; i < WORKERS; i++) {
+            workers.submit(() -> {
+                while (System.currentTimeMillis() < stopAt) {
+                    try {
+                        nextOperation().send(giveUpAt, true);
+                    } catch (Exception e) {
+                        System.err.println("workload: " + e);
+                    }
+                }
+                return null;
+            });
+        }
+        workers.shutdown();
+        workers.awaitTermination(seconds + SETTLE_MILLIS / 1000 + 60, TimeUnit.SECONDS);
+    }
+
+    Operation nextOperation() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        User user = users.get(random.nextInt(users.size()));
+        int dice = random.nextInt(100);
+        if (dice < 30 || user.orders.isEmpty()) {
+            long amount = 100 + random.nextInt(4900);
+            String sn = "sn-" + UUID.randomUUID();
+            return new Operation(this, "create", user, newKey(), "/orders", user.token,
+                    "{\"orderSn\":\"" + sn + "\",\"amount\":" + amount + ",\"currency\":\"EUR\"}", amount, sn);
+        }
+        Order order = user.orders.get(random.nextInt(user.orders.size()));
+        if (dice < 70) {
+            return new Operation(this, "pay", user, newKey(), "/orders/" + order.id + "/pay", user.token, null, order.amount,
+                    Long.toString(order.id));
+        }
+        if (dice < 85) {
+            long amount = 1 + random.nextLong(Math.max(1, order.amount / 3));
+            String refundNo = "r-" + UUID.randomUUID();
+            return new Operation(this, "refund", user, newKey(), "/orders/" + order.id + "/refunds", user.token,
+                    "{\"refundNo\":\"" + refundNo + "\",\"amount\":" + amount + "}", amount, order.id + "/" + refundNo);
+        }
+        return deposit(user, 100 + random.nextInt(9900));
+    }
+
+    Operation deposit(User user, long amount) {
+        return new Operation(this, "deposit", user, newKey(), "/accounts/" + user.id + "/deposits", opsToken,
+                "{\"amount\":" + amount + ",\"currency\":\"EUR\"}", amount, user.id);
+    }
+
+    static String newKey() {
+        return "chaos-" + UUID.randomUUID();
+    }
+
+    /** An RS256 bearer token as the gateway mints it. */
+    String token(String subject, String group) throws Exception {
+        long now = System.currentTimeMillis() / 1000;
+        String header = base64("{\"alg\":\"RS256\",\"typ\":\"JWT\"}");
+        String claims = base64("{\"iss\":\"payonce-gateway\",\"sub\":\"" + subject + "\",\"groups\":[\"" + group
+                + "\"],\"iat\":" + now + ",\"exp\":" + (now + 86_400) + "}");
+        Signature rsa = Signature.getInstance("SHA256withRSA");
+        rsa.initSign(signingKey);
+        rsa.update((header + "." + claims).getBytes(StandardCharsets.US_ASCII));
+        return header + "." + claims + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(rsa.sign());
+    }
+
+    static String base64(String json) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static PrivateKey privateKey(Path pem) throws Exception {
+        String base64 = Files.readString(pem).replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+        return KeyFactory.getInstance("RSA").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
+    }
+
+    record Order(long id, long amount) {
+    }
+
+    static final class User {
+        final String id;
+        final String token;
+        final List<Order> orders = new CopyOnWriteArrayList<>();
+
+        User(String id, String token) {
+            this.id = id;
+            this.token = token;
+        }
+    }
+
+    /**
+     * One logical operation: the same request, under the same key, until a definite answer arrives
+     * or the run gives up on it (then its outcome is unknown and the checker resolves it).
+     */
+    static final class Operation {
+        private static final Pattern ID = Pattern.compile("\"(?:id|paymentId|refundId)\":(\\d+)");
+        private static final Pattern CODE = Pattern.compile("\"code\":\"([A-Z_]+)\"");
+
+        final Workload workload;
+        final long id;
+        final String type;
+        final User user;
+        final String key;
+        final String path;
+        final String bearer;
+        final String body;
+        final long amount;
+        final String subject;
+        int attempts;
+
+        Operation(Workload workload, String type, User user, String key, String path, String bearer, String body,
+                  long amount, String subject) {
+            this.workload = workload;
+            this.id = workload.operationIds.incrementAndGet();
+            this.type = type;
+            this.user = user;
+            this.key = key;
+            this.path = path;
+            this.bearer = bearer;
+            this.body = body;
+            this.amount = amount;
+            this.subject = subject;
+        }
+
+        void send(long giveUpAt, boolean mayAbandon) throws InterruptedException {
+            Random random = ThreadLocalRandom.current();
+            int target = random.nextInt(10) < 6 ? 0 : 1 + random.nextInt(2);
+            String outcome = "unknown";
+            String detail = "";
+            int status = 0;
+            while (System.currentTimeMillis() < giveUpAt) {
+                boolean doubleClick = attempts == 0 && random.nextInt(100) < 15;
+                Attempt attempt = doubleClick ? doubleClick(target) : attempt(target, timeout(random));
+                if (attempt.definite()) {
+                    outcome = attempt.status / 100 == 2 ? "ok" : "fail";
+                    detail = attempt.detail;
+                    status = attempt.status;
+                    break;
+                }
+                if (mayAbandon && random.nextInt(100) < ABANDON_PERCENT) {
+                    break;
+                }
+                target = otherThan(target, random);
+                Thread.sleep(20 + random.nextInt(200));
+            }
+            if ("ok".equals(outcome) && "create".equals(type)) {
+                user.orders.add(new Order(Long.parseLong(detail), amount));
+            }
+            workload.history.operation(this, outcome, status, detail);
+        }
+
+        /** The same request twice, a few milliseconds apart: the first answer that is definite counts. */
+        private Attempt doubleClick(int target) throws InterruptedException {
+            CompletableFuture<Attempt> first = CompletableFuture.supplyAsync(() -> attemptQuietly(target, Duration.ofSeconds(2)));
+            Thread.sleep(2 + ThreadLocalRandom.current().nextInt(8));
+            Attempt second = attemptQuietly(target, Duration.ofSeconds(2));
+            Attempt firstAnswer = first.join();
+            return firstAnswer.definite() ? firstAnswer : second;
+        }
+
+        private Attempt attemptQuietly(int target, Duration timeout) {
+            try {
+                return attempt(target, timeout);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return new Attempt(0, "interrupted", false);
+            }
+        }
+
+        private Attempt attempt(int target, Duration timeout) throws InterruptedException {
+            int number;
+            synchronized (this) {
+                number = ++attempts;
+            }
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(workload.targets[target] + path))
+                    .timeout(timeout)
+                    .header("Authorization", "Bearer " + bearer)
+                    .header("Idempotency-Key", key);
+            if (body == null) {
+                request.POST(HttpRequest.BodyPublishers.noBody());
+            } else {
+                request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+            }
+            long start = System.currentTimeMillis();
+            Attempt attempt;
+            try {
+                HttpResponse<String> response = workload.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+                attempt = classify(response.statusCode(), response.body());
+            } catch (IOException e) {
+                attempt = new Attempt(0, e.getClass().getSimpleName(), false);
+            }
+            workload.history.attempt(this, number, target, start, System.currentTimeMillis(), attempt);
+            return attempt;
+        }
+
+        private static Attempt classify(int status, String body) {
+            String code = match(CODE, body);
+            if (status / 100 == 2) {
+                return new Attempt(status, match(ID, body), true);
+            }
+            boolean retryable = status >= 500 || "IDEMPOTENCY_KEY_IN_USE".equals(code) || "PAYMENT_IN_PROGRESS".equals(code)
+                    || "SUBMIT_TOKEN_IN_USE".equals(code) || status == 0;
+            return new Attempt(status, code, !retryable);
+        }
+
+        private static String match(Pattern pattern, String text) {
+            Matcher matcher = pattern.matcher(text);
+            return matcher.find() ? matcher.group(1) : "";
+        }
+
+        /** Clients give up anywhere between a few milliseconds and two seconds. */
+        private static Duration timeout(Random random) {
+            return Duration.ofMillis((long) Math.exp(Math.log(5) + random.nextDouble() * (Math.log(2000) - Math.log(5))));
+        }
+
+        private static int otherThan(int target, Random random) {
+            return target == 0 ? 1 + random.nextInt(2) : (target == 1 ? 2 : 1);
+        }
+    }
+
+    record Attempt(int status, String detail, boolean definite) {
+    }
+
+    /** One line per attempt and one per operation, tab-separated, in the order they end. */
+    static final class History implements AutoCloseable {
+        private final BufferedWriter out;
+
+        History(Path file) throws IOException {
+            this.out = Files.newBufferedWriter(file);
+        }
+
+        synchronized void attempt(Operation op, int number, int target, long start, long end, Attempt attempt) {
+            write(String.join("\t", "A", Long.toString(op.id), op.type, op.user.id, op.key, op.subject,
+                    Long.toString(op.amount), Integer.toString(number), Integer.toString(target), Long.toString(start),
+                    Long.toString(end), attempt.status == 0 ? "TIMEOUT" : Integer.toString(attempt.status), attempt.detail));
+        }
+
+        synchronized void operation(Operation op, String outcome, int status, String detail) {
+            write(String.join("\t", "O", Long.toString(op.id), op.type, op.user.id, op.key, op.subject,
+                    Long.toString(op.amount), Integer.toString(op.attempts), outcome, Integer.toString(status), detail));
+        }
+
+        private void write(String line) {
+            try {
+                out.write(line);
+                out.newLine();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public synchronized void close() throws IOException {
+            out.close();
+        }
+    }
+}

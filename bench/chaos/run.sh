@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# The chaos harness: two payonce instances behind a retrying nginx, a bank workload, a nemesis
+# that kills and pauses Redis, MariaDB and the instances, and a checker that proves from the
+# database and the history that every payment happened at most once and nothing acknowledged was
+# lost. Loopback only; stops by itself.
+#
+#   bench/chaos/run.sh short        about a minute of load (CI runs this)
+#   bench/chaos/run.sh full         five minutes, every fault twice; the report lands in bench/chaos/last-full-run/
+#   add --no-build to reuse target/quarkus-app
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+
+mode=${1:-short}
+build=1
+[ "${2:-}" = "--no-build" ] && build=0
+case "$mode" in
+    short) load_seconds=60 ;;
+    full) load_seconds=300 ;;
+    *) echo "usage: $0 short|full [--no-build]" >&2; exit 2 ;;
+esac
+
+out="$root/target/chaos/$mode"
+database=payonce_chaos
+gateway_port=18080
+port_a=18081
+port_b=18082
+public_key="$root/src/test/resources/jwt/publicKey.pem"
+private_key="$root/src/test/resources/jwt/privateKey.pem"
+mariadb_jar=$(ls "$HOME"/.m2/repository/org/mariadb/jdbc/mariadb-java-client/*/mariadb-java-client-*.jar | grep -v sources | sort -V | tail -n 1)
+
+log() { printf '%s chaos: %s\n' "$(date +%T)" "$*"; }
+now_ms() { date +%s%3N; }
+
+require_tools() {
+    local missing=()
+    command -v nginx >/dev/null || missing+=(nginx-light)
+    command -v gnuplot >/dev/null || missing+=(gnuplot-nox)
+    if [ ${#missing[@]} -gt 0 ]; then
+        log "installing ${missing[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 \
+            || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null; }
+    fi
+}
+
+start_redis() {
+    redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && return
+    redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no >/dev/null
+    for _ in $(seq 1 50); do redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && return; sleep 0.1; done
+}
+
+start_mariadb() {
+    mariadb-admin --protocol=socket -uroot ping >/dev/null 2>&1 && return
+    start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd
+    for _ in $(seq 1 120); do mariadb -h127.0.0.1 -uroot -e 'SELECT 1' >/dev/null 2>&1 && return; sleep 0.5; done
+    log "MariaDB did not come back"; return 1
+}
+
+start_instance() {
+    local name=$1 port=$2
+    PAYONCE_DB_NAME=$database PAYONCE_HTTP_PORT=$port PAYONCE_JWT_PUBLIC_KEY_LOCATION=$public_key \
+        java -Xmx384m -jar "$root/target/quarkus-app/quarkus-run.jar" >>"$out/instance-$name.log" 2>&1 &
+    echo $! >"$out/instance-$name.pid"
+}
+
+wait_ready() {
+    local port=$1
+    for _ in $(seq 1 120); do
+        curl -sf "http://127.0.0.1:$port/q/health/ready" >/dev/null 2>&1 && return
+        sleep 0.5
+    done
+    log "instance on $port not ready"; return 1
+}
+
+pid_of() { cat "$out/instance-$1.pid"; }
+
+cleanup() {
+    set +e
+    [ -n "${workload_pid:-}" ] && kill "$workload_pid" 2>/dev/null
+    for name in a b; do
+        if [ -f "$out/instance-$name.pid" ]; then
+            kill -CONT "$(pid_of $name)" 2>/dev/null
+            kill "$(pid_of $name)" 2>/dev/null
+        fi
+    done
+    [ -f "$out/nginx/nginx.pid" ] && nginx -p "$out/nginx" -c "$out/nginx/nginx.conf" -s stop 2>/dev/null
+    redis-cli -h 127.0.0.1 CLIENT UNPAUSE >/dev/null 2>&1
+    start_redis
+    start_mariadb
+}
+
+start_gateway() {
+    mkdir -p "$out/nginx/tmp"
+    cat >"$out/nginx/nginx.conf" <<CONF
+worker_processes 1;
+pid $out/nginx/nginx.pid;
+error_log $out/nginx/error.log warn;
+events { worker_connections 2048; }
+http {
+    access_log $out/nginx/access.log;
+    client_body_temp_path $out/nginx/tmp;
+    proxy_temp_path $out/nginx/tmp;
+    upstream payonce {
+        server 127.0.0.1:$port_a max_fails=0;
+        server 127.0.0.1:$port_b max_fails=0;
+        keepalive 64;
+    }
+    server {
+        listen 127.0.0.1:$gateway_port;
+        location / {
+            proxy_pass http://payonce;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            # The post-mortem's gateway: give up on a slow answer and send the same POST to the other instance.
+            proxy_connect_timeout 200ms;
+            proxy_read_timeout 400ms;
+            proxy_next_upstream error timeout http_502 http_503 non_idempotent;
+            proxy_next_upstream_tries 2;
+        }
+    }
+}
+CONF
+    nginx -p "$out/nginx" -c "$out/nginx/nginx.conf"
+}
+
+# One fault: name, then the commands that inject and heal it. Its window is written to faults.tsv.
+fault() {
+    local name=$1 inject=$2 heal=$3 start end
+    start=$(now_ms)
+    log "fault $name"
+    eval "$inject"
+    eval "$heal"
+    end=$(now_ms)
+    printf '%s\t%s\t%s\n' "$name" "$start" "$end" >>"$out/faults.tsv"
+}
+
+nemesis_cycle() {
+    sleep 8
+    fault redis-kill "pkill -9 -x redis-server; sleep 1" "start_redis"
+    sleep 6
+    fault redis-pause "redis-cli -h 127.0.0.1 CLIENT PAUSE 7000 ALL >/dev/null" "sleep 7"
+    sleep 4
+    fault sigstop-a "kill -STOP \$(pid_of a); sleep 7" "kill -CONT \$(pid_of a)"
+    sleep 4
+    fault sigkill-b "kill -9 \$(pid_of b); sleep 0.5" "start_instance b $port_b; wait_ready $port_b"
+    sleep 4
+    fault mariadb-kill "pkill -9 -x mariadbd; sleep 1" "start_mariadb"
+}
+
+main() {
+    rm -rf "$out"
+    mkdir -p "$out/metrics"
+    require_tools
+    start_redis
+    start_mariadb
+    if [ "$build" = 1 ] || [ ! -f target/quarkus-app/quarkus-run.jar ]; then
+        log "building the packaged application"
+        ./mvnw -B -q package -DskipTests
+    fi
+    mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
+    trap cleanup EXIT
+    start_instance a $port_a
+    wait_ready $port_a
+    start_instance b $port_b
+    wait_ready $port_b
+    start_gateway
+    log "load for $load_seconds s ($mode)"
+    timeout $((load_seconds + 120)) java bench/chaos/Workload.java "http://127.0.0.1:$gateway_port" \
+        "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$private_key" "$load_seconds" "$out/history.tsv" \
+        >"$out/workload.log" 2>&1 &
+    workload_pid=$!
+    nemesis_cycle
+    if [ "$mode" = full ]; then
+        sleep 60
+        nemesis_cycle
+    fi
+    wait "$workload_pid" || log "workload ended with $?"
+    workload_pid=
+    curl -sf "http://127.0.0.1:$port_a/q/metrics" >"$out/metrics/a.txt" || true
+    curl -sf "http://127.0.0.1:$port_b/q/metrics" >"$out/metrics/b.txt" || true
+    log "checking"
+    local verdict=0
+    java -cp "$mariadb_jar" bench/chaos/Checker.java "jdbc:mariadb://127.0.0.1:3306/$database" "$out/history.tsv" \
+        "$out/faults.tsv" "$out/metrics" "$out" "payonce chaos run ($mode, $(date -u +%Y-%m-%dT%H:%MZ))" || verdict=$?
+    (cd "$out" && gnuplot timeline.gp)
+    if [ "$mode" = full ]; then
+        mkdir -p bench/chaos/last-full-run
+        cp "$out/report.md" "$out/timeline.png" bench/chaos/last-full-run/
+    fi
+    log "report: $out/report.md"
+    return $verdict
+}
+
+main
