@@ -33,6 +33,7 @@ public enum ErrorCode {
     ALREADY_APPLIED(409, "Already applied", "This %s was applied to the account before; its key has outlived its stored answer."),
     REFUND_NO_CONFLICT(409, "Refund number already used", "Refund %s of this order was made for a different amount."),
     PAYLOAD_TOO_LARGE(413, "Payload too large", "The request body exceeds the size this service accepts."),
+    HEADERS_TOO_LARGE(431, "Request headers too large", "The request's headers exceed the size this service accepts."),
     UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type", "Send the body as application/json."),
     IDEMPOTENCY_KEY_REUSED(422, "Idempotency-Key reused", "This key was first used for a different request; these fields differ: %s."),
     DEPENDENCY_UNAVAILABLE(503, "Dependency unavailable", "A store this service needs is unreachable; retry later."),

@@ -35,6 +35,11 @@ public interface PayonceConfig {
     @Positive
     long maxAmount();
 
+    /** The most header bytes a request may carry; more is refused with 431 before anything reads them. */
+    @WithDefault("16384")
+    @Min(1024)
+    long maxHeaderBytes();
+
     interface Lock {
         /** How long a pay lock lives if its holder never releases it; must be positive. */
         @WithDefault("5s")

@@ -37,7 +37,7 @@ public class LedgerInvariants implements AfterAllCallback {
             assertEquals(0, count(statement, """
                     SELECT COUNT(*) FROM pay_record p
                     WHERE (SELECT COUNT(*) FROM account_entry e
-                           WHERE e.ref_type = 'PAYMENT' AND e.ref_id = CAST(p.id AS CHAR) AND e.delta = -p.amount) <> 1"""),
+                           WHERE e.ref_type = 'PAYMENT' AND e.ref_id = CAST(p.id AS CHAR CHARACTER SET ascii) AND e.delta = -p.amount) <> 1"""),
                     "payments without exactly one ledger line of their amount");
             assertEquals(0, count(statement, """
                     SELECT COUNT(*) FROM orders o

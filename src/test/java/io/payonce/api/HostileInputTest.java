@@ -1,0 +1,161 @@
+package io.payonce.api;
+
+import io.payonce.support.Api;
+import io.payonce.support.Database;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import io.smallrye.jwt.build.Jwt;
+import jakarta.inject.Inject;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.security.KeyPairGenerator;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/**
+ * Hostile requests against every money endpoint. Each one would move money if it got through; each
+ * must be a documented 4xx problem with its code, write no business row, and never be a 500.
+ */
+@QuarkusTest
+class HostileInputTest {
+
+    @Inject
+    Database db;
+
+    /** What each request is sent against: a funded user with an unpaid and a paid order, and a stranger. */
+    record Scene(String user, String bearer, String ops, long unpaidOrder, long paidOrder, String stranger) {
+
+        RequestSpecification deposit(String key) {
+            return Api.as(ops).header("Idempotency-Key", key).contentType("application/json");
+        }
+
+        String depositPath() {
+            return "/accounts/" + user + "/deposits";
+        }
+
+        RequestSpecification refund() {
+            return Api.as(bearer).header("Idempotency-Key", Api.newKey()).contentType("application/json");
+        }
+
+        String refundPath() {
+            return "/orders/" + paidOrder + "/refunds";
+        }
+    }
+
+    static Stream<Arguments> hostileRequests() {
+        return Stream.of(
+                hostile("key: quoted empty", s -> s.deposit("\"\"").body(amount("100")).post(s.depositPath()), 400, "IDEMPOTENCY_KEY_INVALID"),
+                hostile("key: 65 characters", s -> s.deposit("k".repeat(65)).body(amount("100")).post(s.depositPath()), 400, "IDEMPOTENCY_KEY_INVALID"),
+                hostile("key: not ASCII", s -> s.deposit("clé-ünïcode").body(amount("100")).post(s.depositPath()), 400, "IDEMPOTENCY_KEY_INVALID"),
+                hostile("key: control character", s -> s.deposit("tab\there").body(amount("100")).post(s.depositPath()), 400, "IDEMPOTENCY_KEY_INVALID"),
+                hostile("key: padded inside quotes", s -> s.deposit("\" padded \"").body(amount("100")).post(s.depositPath()), 400, "IDEMPOTENCY_KEY_INVALID"),
+                hostile("key: SQL text", s -> s.deposit("x'; DROP TABLE account; --").body(amount("100")).post(s.depositPath()), 400, "IDEMPOTENCY_KEY_INVALID"),
+                hostile("key: missing on pay", s -> Api.as(s.bearer).post("/orders/" + s.unpaidOrder + "/pay"), 400, "IDEMPOTENCY_KEY_MISSING"),
+                hostile("key: malformed on a transition", s -> Api.as(s.ops).header("Idempotency-Key", "k".repeat(70))
+                        .post("/orders/" + s.paidOrder + "/ship"), 400, "IDEMPOTENCY_KEY_INVALID"),
+                hostile("amount: zero", s -> s.deposit(Api.newKey()).body(amount("0")).post(s.depositPath()), 400, "VALIDATION_FAILED"),
+                hostile("amount: negative", s -> s.deposit(Api.newKey()).body(amount("-500")).post(s.depositPath()), 400, "VALIDATION_FAILED"),
+                hostile("amount: above the maximum", s -> s.deposit(Api.newKey()).body(amount("100000001")).post(s.depositPath()), 400, "VALIDATION_FAILED"),
+                hostile("amount: beyond 64 bits", s -> s.deposit(Api.newKey()).body(amount("18446744073709551617")).post(s.depositPath()), 400, "MALFORMED_REQUEST"),
+                hostile("amount: decimals", s -> s.deposit(Api.newKey()).body(amount("100.5")).post(s.depositPath()), 400, "MALFORMED_REQUEST"),
+                hostile("amount: exponent", s -> s.deposit(Api.newKey()).body(amount("1e9")).post(s.depositPath()), 400, "MALFORMED_REQUEST"),
+                hostile("amount: a string", s -> s.deposit(Api.newKey()).body(amount("\"100\"")).post(s.depositPath()), 400, "MALFORMED_REQUEST"),
+                hostile("amount: negative refund", s -> s.refund().body("{\"refundNo\":\"r-1\",\"amount\":-1}").post(s.refundPath()), 400, "VALIDATION_FAILED"),
+                hostile("refund: number with SQL", s -> s.refund().body("{\"refundNo\":\"1 OR 1=1\",\"amount\":1}").post(s.refundPath()), 400, "VALIDATION_FAILED"),
+                hostile("refund: number missing", s -> s.refund().body("{\"amount\":1}").post(s.refundPath()), 400, "VALIDATION_FAILED"),
+                hostile("JSON: duplicate field", s -> s.deposit(Api.newKey()).body("{\"amount\":1,\"amount\":99999,\"currency\":\"EUR\"}")
+                        .post(s.depositPath()), 400, "MALFORMED_REQUEST"),
+                hostile("JSON: truncated", s -> s.deposit(Api.newKey()).body("{\"amount\":100,\"curr").post(s.depositPath()), 400, "MALFORMED_REQUEST"),
+                hostile("JSON: 5,000 levels deep", s -> s.deposit(Api.newKey()).body("{\"amount\":" + "[".repeat(5000) + "]".repeat(5000) + "}")
+                        .post(s.depositPath()), 400, "MALFORMED_REQUEST"),
+                hostile("JSON: 1 MB body", s -> s.deposit(Api.newKey()).body("{\"currency\":\"" + "E".repeat(1 << 20) + "\"}")
+                        .post(s.depositPath()), 413, "PAYLOAD_TOO_LARGE"),
+                hostile("JSON: unknown field", s -> s.deposit(Api.newKey()).body("{\"amount\":100,\"currency\":\"EUR\",\"balance\":1}")
+                        .post(s.depositPath()), 400, "MALFORMED_REQUEST"),
+                hostile("content type: form", s -> Api.as(s.ops).header("Idempotency-Key", Api.newKey()).contentType("application/x-www-form-urlencoded")
+                        .body("amount=100&currency=EUR").post(s.depositPath()), 415, "UNSUPPORTED_MEDIA_TYPE"),
+                hostile("header: 20 KB", s -> s.deposit(Api.newKey()).header("X-Filler", "f".repeat(20_000)).body(amount("100"))
+                        .post(s.depositPath()), 431, "HEADERS_TOO_LARGE"),
+                hostile("JWT: missing", s -> RestAssured.given().header("Idempotency-Key", Api.newKey())
+                        .post("/orders/" + s.unpaidOrder + "/pay"), 401, "UNAUTHENTICATED"),
+                hostile("JWT: expired", s -> Api.as(Tokens.expired(s.user)).header("Idempotency-Key", Api.newKey())
+                        .post("/orders/" + s.unpaidOrder + "/pay"), 401, "UNAUTHENTICATED"),
+                hostile("JWT: forged ops token", s -> Api.as(forged()).header("Idempotency-Key", Api.newKey()).contentType("application/json")
+                        .body(amount("100")).post(s.depositPath()), 401, "UNAUTHENTICATED"),
+                hostile("JWT: a user calling an ops endpoint", s -> Api.as(s.bearer).header("Idempotency-Key", Api.newKey())
+                        .contentType("application/json").body(amount("100")).post(s.depositPath()), 403, "FORBIDDEN"),
+                hostile("another user's order: pay", s -> Api.pay(Tokens.user(s.stranger), s.unpaidOrder, Api.newKey()), 404, "ORDER_NOT_FOUND"),
+                hostile("another user's order: refund", s -> Api.refund(Tokens.user(s.stranger), s.paidOrder, Api.newKey(), "r-9", 1),
+                        404, "ORDER_NOT_FOUND"),
+                hostile("another user's order: cancel", s -> Api.transition(Tokens.user(s.stranger), s.unpaidOrder, "cancel"), 404, "ORDER_NOT_FOUND"),
+                hostile("another user's account: read", s -> Api.as(Tokens.user(s.stranger)).get("/accounts/" + s.user), 404, "ACCOUNT_NOT_FOUND"),
+                hostile("order id beyond 64 bits", s -> Api.as(s.bearer).header("Idempotency-Key", Api.newKey())
+                        .post("/orders/99999999999999999999/pay"), 404, "NOT_FOUND"),
+                hostile("coupon: activity not ASCII", s -> Api.as(s.bearer).post("/coupons/fête/grants"), 400, "VALIDATION_FAILED"),
+                hostile("route: unknown", s -> Api.as(s.bearer).post("/orders/" + s.unpaidOrder + "/pay-twice"), 404, "NOT_FOUND"),
+                hostile("method: DELETE an account", s -> Api.as(s.ops).delete("/accounts/" + s.user), 405, "METHOD_NOT_ALLOWED"),
+                hostile("method: PUT a payment", s -> Api.as(s.bearer).put("/orders/" + s.unpaidOrder + "/pay"), 405, "METHOD_NOT_ALLOWED"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("hostileRequests")
+    void isRefusedWithItsCodeAndMovesNoMoney(String description, Function<Scene, Response> request, int status, String code) {
+        Scene scene = scene();
+        long rowsBefore = businessRows(scene);
+
+        Response response = request.apply(scene);
+
+        assertEquals(status, response.statusCode(), description + ": " + response.asString());
+        assertEquals(Problem.MEDIA_TYPE, response.contentType(), description);
+        assertEquals(code, response.jsonPath().getString("code"), description);
+        String body = response.asString();
+        assertFalse(body.contains("Exception") || body.contains("\tat ") || body.contains("SQL"), body);
+        assertEquals(rowsBefore, businessRows(scene), description + " wrote nothing");
+        assertEquals(1_000, db.balance(scene.user), description + " moved no money");
+        assertEquals("UNPAID", db.orderStatus(scene.unpaidOrder), description + " paid nothing");
+    }
+
+    private Scene scene() {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 2_000);
+        String bearer = Tokens.user(user);
+        long unpaid = Api.newOrder(bearer, 400);
+        long paid = Api.newOrder(bearer, 1_000);
+        assertEquals(201, Api.pay(bearer, paid, Api.newKey()).statusCode());
+        return new Scene(user, bearer, Tokens.ops(), unpaid, paid, Tokens.newUserId());
+    }
+
+    private long businessRows(Scene scene) {
+        return db.rowsOwnedBy(scene.user) + db.rowsOwnedBy(scene.stranger)
+                + db.count("SELECT COUNT(*) FROM pay_record WHERE user_id IN (?, ?)", scene.user, scene.stranger)
+                + db.count("SELECT COUNT(*) FROM refund_record WHERE user_id IN (?, ?)", scene.user, scene.stranger)
+                + db.count("SELECT COUNT(*) FROM coupon_grant WHERE user_id IN (?, ?)", scene.user, scene.stranger);
+    }
+
+    private static String amount(String value) {
+        return "{\"amount\":" + value + ",\"currency\":\"EUR\"}";
+    }
+
+    private static String forged() {
+        try {
+            var generator = KeyPairGenerator.getInstance("RSA");
+            generator.initialize(2048);
+            return Jwt.issuer(Tokens.ISSUER).subject("mallory").groups(Set.of("user", "ops")).sign(generator.generateKeyPair().getPrivate());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Arguments hostile(String description, Function<Scene, Response> request, int status, String code) {
+        return Arguments.of(description, request, status, code);
+    }
+}
