@@ -7,8 +7,8 @@
  *   - every balance equals the sum of its entries; money is conserved;
  *   - no answer was a 500.
  *
- * Run: java -cp <mariadb-java-client.jar> bench/chaos/Checker.java <jdbc-url> <history.tsv> <faults.tsv>
- *                                         <metrics-dir> <out-dir> <title>
+ * Run (compiled by run.sh): java -cp <classes>:<mariadb-java-client.jar> Checker <jdbc-url> <history.tsv>
+ *     <faults.tsv> <metrics-dir> <out-dir> <title>
  */
 
 import java.io.IOException;

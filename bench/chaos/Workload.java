@@ -5,8 +5,8 @@
  * jitter, double-click, and send retries to the other instance. Every attempt is written to a
  * history file for the checker.
  *
- * Run: java bench/chaos/Workload.java <gateway-url> <instance-a-url> <instance-b-url> <private-key.pem>
- *                                     <seconds> <history.tsv> [seed]
+ * Run (compiled with bench/common by run.sh): java Workload <gateway-url> <instance-a-url> <instance-b-url>
+ *     <private-key.pem> <seconds> <history.tsv>
  * JDK only, no dependencies, loopback only.
  */
 
@@ -16,21 +16,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyFactory;
-import java.security.PrivateKey;
-import java.security.Signature;
-import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -51,7 +44,7 @@ public class Workload {
     static final int ABANDON_PERCENT = 5;
 
     final String[] targets;
-    final PrivateKey signingKey;
+    final GatewayTokens tokens;
     final History history;
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(1)).build();
@@ -59,19 +52,19 @@ public class Workload {
     final List<User> users = new ArrayList<>();
     final String opsToken;
 
-    Workload(String[] targets, PrivateKey signingKey, History history) throws Exception {
+    Workload(String[] targets, GatewayTokens tokens, History history) throws Exception {
         this.targets = targets;
-        this.signingKey = signingKey;
+        this.tokens = tokens;
         this.history = history;
         this.opsToken = token("chaos-ops", "ops");
     }
 
     public static void main(String[] args) throws Exception {
         String[] targets = {args[0], args[1], args[2]};
-        PrivateKey key = privateKey(Path.of(args[3]));
+        GatewayTokens tokens = new GatewayTokens(Path.of(args[3]));
         long seconds = Long.parseLong(args[4]);
         try (History history = new History(Path.of(args[5]))) {
-            Workload workload = new Workload(targets, key, history);
+            Workload workload = new Workload(targets, tokens, history);
             workload.openAccounts();
             workload.run(seconds);
         }
@@ -142,25 +135,8 @@ public class Workload {
         return "chaos-" + UUID.randomUUID();
     }
 
-    /** An RS256 bearer token as the gateway mints it. */
     String token(String subject, String group) throws Exception {
-        long now = System.currentTimeMillis() / 1000;
-        String header = base64("{\"alg\":\"RS256\",\"typ\":\"JWT\"}");
-        String claims = base64("{\"iss\":\"payonce-gateway\",\"sub\":\"" + subject + "\",\"groups\":[\"" + group
-                + "\"],\"iat\":" + now + ",\"exp\":" + (now + 86_400) + "}");
-        Signature rsa = Signature.getInstance("SHA256withRSA");
-        rsa.initSign(signingKey);
-        rsa.update((header + "." + claims).getBytes(StandardCharsets.US_ASCII));
-        return header + "." + claims + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(rsa.sign());
-    }
-
-    static String base64(String json) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(json.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static PrivateKey privateKey(Path pem) throws Exception {
-        String base64 = Files.readString(pem).replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-        return KeyFactory.getInstance("RSA").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
+        return tokens.mint(subject, group);
     }
 
     record Order(long id, long amount) {

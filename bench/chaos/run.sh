@@ -164,8 +164,11 @@ main() {
     start_instance b $port_b
     wait_ready $port_b
     start_gateway
+    classes="$root/target/bench/classes"
+    mkdir -p "$classes"
+    javac -d "$classes" -cp "$mariadb_jar" bench/common/*.java bench/chaos/*.java
     log "load for $load_seconds s ($mode)"
-    timeout $((load_seconds + 120)) java bench/chaos/Workload.java "http://127.0.0.1:$gateway_port" \
+    timeout $((load_seconds + 120)) java -cp "$classes" Workload "http://127.0.0.1:$gateway_port" \
         "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$private_key" "$load_seconds" "$out/history.tsv" \
         >"$out/workload.log" 2>&1 &
     workload_pid=$!
@@ -180,7 +183,7 @@ main() {
     curl -sf "http://127.0.0.1:$port_b/q/metrics" >"$out/metrics/b.txt" || true
     log "checking"
     local verdict=0
-    java -cp "$mariadb_jar" bench/chaos/Checker.java "jdbc:mariadb://127.0.0.1:3306/$database" "$out/history.tsv" \
+    java -cp "$classes:$mariadb_jar" Checker "jdbc:mariadb://127.0.0.1:3306/$database" "$out/history.tsv" \
         "$out/faults.tsv" "$out/metrics" "$out" "payonce chaos run ($mode, $(date -u +%Y-%m-%dT%H:%MZ))" || verdict=$?
     (cd "$out" && gnuplot timeline.gp)
     if [ "$mode" = full ]; then

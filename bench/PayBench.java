@@ -1,0 +1,378 @@
+/*
+ * The load program of bench/run.sh. It drives the pay transaction's own SQL straight at MariaDB
+ * (the ceiling) and POST /orders/{id}/pay at payonce, on the same database, and prints one result
+ * line per measurement. Orders and accounts are seeded directly, so that only the pay is measured.
+ *
+ *   seed      <jdbc> <users>                                   accounts with room for every benchmark payment
+ *   ceiling   <jdbc> <concurrency> <payments>                  the pay transaction's SQL over JDBC
+ *   pay       <jdbc> <url> <key.pem> <concurrency> <payments> <keys-out>
+ *   prepare   <jdbc> <key.pem> <payments> <pays-out>           fresh orders and keys as lines for bench/pay.lua (wrk)
+ *   replay    <url> <key.pem> <concurrency> <keys-in>
+ *   storm     <jdbc> <url> <key.pem> <copies>                  that many identical pays at once
+ *   rate      <jdbc> <url> <key.pem> <per-second> <seconds>    open loop: latency from the intended send time
+ */
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+public class PayBench {
+
+    static final int USERS = 2000;
+    static final long AMOUNT = 100;
+
+    record Order(long id, String user) {
+    }
+
+    record Pay(String user, long order, String key) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "seed" -> seedAccounts(args[1]);
+            case "ceiling" -> ceiling(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+            case "pay" -> pay(args[1], args[2], Path.of(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
+            case "prepare" -> prepare(args[1], Path.of(args[2]), Integer.parseInt(args[3]), Path.of(args[4]));
+            case "replay" -> replay(args[1], Path.of(args[2]), Integer.parseInt(args[3]), Path.of(args[4]));
+            case "storm" -> storm(args[1], args[2], Path.of(args[3]), Integer.parseInt(args[4]));
+            case "rate" -> rate(args[1], args[2], Path.of(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+            default -> throw new IllegalArgumentException(args[0]);
+        }
+    }
+
+    static Connection connect(String jdbc) throws SQLException {
+        return DriverManager.getConnection(jdbc + "?useServerPrepStmts=true&cachePrepStmts=true&rewriteBatchedStatements=true",
+                "root", "");
+    }
+
+    static void seedAccounts(String jdbc) throws SQLException {
+        try (Connection db = connect(jdbc); PreparedStatement insert = db.prepareStatement(
+                "INSERT INTO account (user_id, balance, currency) VALUES (?, 1000000000000, 'EUR')")) {
+            for (int i = 0; i < USERS; i++) {
+                insert.setString(1, "bench-" + i);
+                insert.addBatch();
+            }
+            insert.executeBatch();
+        }
+    }
+
+    /** Fresh UNPAID orders spread over the users, so that payments do not queue on one account row. */
+    static List<Order> seedOrders(String jdbc, int count) throws SQLException {
+        String tag = UUID.randomUUID().toString().substring(0, 8);
+        try (Connection db = connect(jdbc)) {
+            try (PreparedStatement insert = db.prepareStatement(
+                    "INSERT INTO orders (order_sn, user_id, amount, currency, status) VALUES (?, ?, ?, 'EUR', 'UNPAID')")) {
+                for (int i = 0; i < count; i++) {
+                    insert.setString(1, "bench-" + tag + "-" + i);
+                    insert.setString(2, "bench-" + (i % USERS));
+                    insert.setLong(3, AMOUNT);
+                    insert.addBatch();
+                }
+                insert.executeBatch();
+            }
+            List<Order> orders = new ArrayList<>(count);
+            try (PreparedStatement select = db.prepareStatement("SELECT id, user_id FROM orders WHERE order_sn LIKE ? ORDER BY id")) {
+                select.setString(1, "bench-" + tag + "-%");
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        orders.add(new Order(rows.getLong(1), rows.getString(2)));
+                    }
+                }
+            }
+            return orders;
+        }
+    }
+
+    /** The pay transaction's statements, exactly as payonce sends them, one connection per worker. */
+    static void ceiling(String jdbc, int concurrency, int payments) throws Exception {
+        List<Order> orders = seedOrders(jdbc, payments);
+        AtomicInteger next = new AtomicInteger();
+        long[] latencies = new long[payments];
+        long started = System.nanoTime();
+        runWorkers(concurrency, () -> {
+            try (Connection db = connect(jdbc)) {
+                db.setAutoCommit(false);
+                db.createStatement().execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+                PreparedStatement claim = db.prepareStatement("""
+                        INSERT INTO idempotency_record (scope, idem_key, operation, target, fingerprint, request_body, status)
+                        VALUES (?, ?, 'pay', ?, ?, '{}', 'PROCESSING')""");
+                PreparedStatement markPaid = db.prepareStatement("UPDATE orders SET status = 'PAID' WHERE id = ? AND status = 'UNPAID'");
+                PreparedStatement record = db.prepareStatement(
+                        "INSERT INTO pay_record (order_id, user_id, amount, currency, idem_key) VALUES (?, ?, ?, 'EUR', ?)",
+                        Statement.RETURN_GENERATED_KEYS);
+                PreparedStatement debit = db.prepareStatement(
+                        "UPDATE account SET balance = balance - ? WHERE user_id = ? AND currency = 'EUR' AND balance >= ?");
+                PreparedStatement entry = db.prepareStatement("""
+                        INSERT INTO account_entry (user_id, delta, balance_after, ref_type, ref_id)
+                        SELECT user_id, ?, balance, 'PAYMENT', ? FROM account WHERE user_id = ?""");
+                PreparedStatement store = db.prepareStatement(
+                        "UPDATE idempotency_record SET status = 'DONE', http_status = 201, response_body = ? WHERE scope = ? AND idem_key = ?");
+                for (int i = next.getAndIncrement(); i < payments; i = next.getAndIncrement()) {
+                    Order order = orders.get(i);
+                    String key = UUID.randomUUID().toString();
+                    long start = System.nanoTime();
+                    claim.setString(1, order.user);
+                    claim.setString(2, key);
+                    claim.setString(3, "order:" + order.id);
+                    claim.setString(4, "0".repeat(64));
+                    claim.executeUpdate();
+                    markPaid.setLong(1, order.id);
+                    markPaid.executeUpdate();
+                    record.setLong(1, order.id);
+                    record.setString(2, order.user);
+                    record.setLong(3, AMOUNT);
+                    record.setString(4, key);
+                    record.executeUpdate();
+                    long paymentId;
+                    try (ResultSet keys = record.getGeneratedKeys()) {
+                        keys.next();
+                        paymentId = keys.getLong(1);
+                    }
+                    debit.setLong(1, AMOUNT);
+                    debit.setString(2, order.user);
+                    debit.setLong(3, AMOUNT);
+                    debit.executeUpdate();
+                    entry.setLong(1, -AMOUNT);
+                    entry.setString(2, Long.toString(paymentId));
+                    entry.setString(3, order.user);
+                    entry.executeUpdate();
+                    store.setString(1, "{\"paymentId\":" + paymentId + "}");
+                    store.setString(2, order.user);
+                    store.setString(3, key);
+                    store.executeUpdate();
+                    db.commit();
+                    latencies[i] = System.nanoTime() - start;
+                }
+            }
+            return null;
+        });
+        report("ceiling", concurrency, latencies, System.nanoTime() - started, Map.of());
+    }
+
+    static void pay(String jdbc, String url, Path keyPem, int concurrency, int payments, Path keysOut) throws Exception {
+        List<Order> orders = seedOrders(jdbc, payments);
+        List<Pay> pays = new ArrayList<>(payments);
+        for (Order order : orders) {
+            pays.add(new Pay(order.user, order.id, UUID.randomUUID().toString()));
+        }
+        Files.write(keysOut, pays.stream().map(p -> p.user + "\t" + p.order + "\t" + p.key).toList());
+        send("pay", url, keyPem, concurrency, pays);
+    }
+
+    /** Path, bearer token and key per line: the same pays as {@code pay} sends, for a lighter load generator. */
+    static void prepare(String jdbc, Path keyPem, int payments, Path paysOut) throws Exception {
+        GatewayTokens tokens = new GatewayTokens(keyPem);
+        Map<String, String> bearers = new java.util.HashMap<>();
+        List<String> lines = new ArrayList<>(payments);
+        for (Order order : seedOrders(jdbc, payments)) {
+            String bearer = bearers.computeIfAbsent(order.user, user -> {
+                try {
+                    return tokens.mint(user, "user");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            lines.add("/orders/" + order.id + "/pay\t" + bearer + "\t" + UUID.randomUUID());
+        }
+        Files.write(paysOut, lines);
+    }
+
+    static void replay(String url, Path keyPem, int concurrency, Path keysIn) throws Exception {
+        List<Pay> pays = Files.readAllLines(keysIn).stream().map(line -> line.split("\t"))
+                .map(f -> new Pay(f[0], Long.parseLong(f[1]), f[2])).toList();
+        send("replay", url, keyPem, concurrency, pays);
+    }
+
+    /** Closed loop: each worker sends its next pay when the previous one answered. */
+    static void send(String mode, String url, Path keyPem, int concurrency, List<Pay> pays) throws Exception {
+        Client client = new Client(url, keyPem);
+        AtomicInteger next = new AtomicInteger();
+        long[] latencies = new long[pays.size()];
+        Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+        long started = System.nanoTime();
+        runWorkers(concurrency, () -> {
+            for (int i = next.getAndIncrement(); i < pays.size(); i = next.getAndIncrement()) {
+                long start = System.nanoTime();
+                int status = client.pay(pays.get(i));
+                latencies[i] = System.nanoTime() - start;
+                statuses.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
+            }
+            return null;
+        });
+        report(mode, concurrency, latencies, System.nanoTime() - started, statuses);
+    }
+
+    /** Identical pays of one order under one key, all at once; counts what the database executed for them. */
+    static void storm(String jdbc, String url, Path keyPem, int copies) throws Exception {
+        Client client = new Client(url, keyPem);
+        Order single = seedOrders(jdbc, 2).get(0);
+        Order stormed = seedOrders(jdbc, 1).get(0);
+        long[] before = statementCounts(jdbc);
+        client.pay(new Pay(single.user, single.id, UUID.randomUUID().toString()));
+        long[] afterOne = statementCounts(jdbc);
+        Pay pay = new Pay(stormed.user, stormed.id, UUID.randomUUID().toString());
+        Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+        long[] latencies = new long[copies];
+        ExecutorService threads = Executors.newFixedThreadPool(copies);
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
+        for (int i = 0; i < copies; i++) {
+            int index = i;
+            futures.add(threads.submit(() -> {
+                gate.await();
+                long start = System.nanoTime();
+                int status = client.pay(pay);
+                latencies[index] = System.nanoTime() - start;
+                statuses.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
+                return null;
+            }));
+        }
+        long started = System.nanoTime();
+        gate.countDown();
+        for (var future : futures) {
+            future.get();
+        }
+        long wall = System.nanoTime() - started;
+        threads.shutdown();
+        long[] afterStorm = statementCounts(jdbc);
+        long oneStatements = afterOne[0] - before[0] - 1;
+        long stormStatements = afterStorm[0] - afterOne[0] - 1;
+        report("storm", copies, latencies, wall, statuses, Map.of("statements_one_pay", oneStatements,
+                "statements_storm", stormStatements, "debits", count(jdbc, "SELECT COUNT(*) FROM pay_record WHERE order_id = " + stormed.id)));
+    }
+
+    /** Open loop at a fixed rate: latency counts from when a request was due, not from when it could be sent. */
+    static void rate(String jdbc, String url, Path keyPem, int perSecond, int seconds) throws Exception {
+        Client client = new Client(url, keyPem);
+        int total = perSecond * seconds;
+        List<Order> orders = seedOrders(jdbc, total);
+        long[] latencies = new long[total];
+        Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+        ExecutorService senders = Executors.newFixedThreadPool(256);
+        long interval = 1_000_000_000L / perSecond;
+        long started = System.nanoTime() + 50_000_000L;
+        for (int i = 0; i < total; i++) {
+            int index = i;
+            long due = started + i * interval;
+            senders.submit(() -> {
+                LockSupport.parkNanos(due - System.nanoTime());
+                Order order = orders.get(index);
+                int status = client.pay(new Pay(order.user, order.id, UUID.randomUUID().toString()));
+                latencies[index] = System.nanoTime() - due;
+                statuses.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
+                return null;
+            });
+        }
+        senders.shutdown();
+        senders.awaitTermination(seconds + 120, TimeUnit.SECONDS);
+        report("rate-" + perSecond, perSecond, latencies, System.nanoTime() - started, statuses);
+    }
+
+    /** Questions (every statement the server ran) and commits, server-wide. */
+    static long[] statementCounts(String jdbc) throws SQLException {
+        try (Connection db = connect(jdbc); ResultSet rows = db.createStatement().executeQuery(
+                "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_commit')")) {
+            long[] counts = new long[2];
+            while (rows.next()) {
+                counts[rows.getString(1).equals("Questions") ? 0 : 1] = rows.getLong(2);
+            }
+            return counts;
+        }
+    }
+
+    static long count(String jdbc, String sql) throws SQLException {
+        try (Connection db = connect(jdbc); ResultSet rows = db.createStatement().executeQuery(sql)) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
+    interface Work {
+        Void run() throws Exception;
+    }
+
+    static void runWorkers(int concurrency, Work work) throws Exception {
+        ExecutorService workers = Executors.newFixedThreadPool(concurrency);
+        List<java.util.concurrent.Future<Void>> futures = new ArrayList<>();
+        for (int i = 0; i < concurrency; i++) {
+            futures.add(workers.submit(work::run));
+        }
+        for (var future : futures) {
+            future.get();
+        }
+        workers.shutdown();
+    }
+
+    static void report(String mode, int concurrency, long[] latencies, long wallNanos, Map<Integer, AtomicInteger> statuses) {
+        report(mode, concurrency, latencies, wallNanos, statuses, Map.of());
+    }
+
+    /** One tab-separated line: mode, concurrency, count, seconds, per second, p50, p99, p99.9 (ms), statuses, extras. */
+    static void report(String mode, int concurrency, long[] latencies, long wallNanos, Map<Integer, AtomicInteger> statuses,
+                       Map<String, Long> extras) {
+        long[] sorted = latencies.clone();
+        Arrays.sort(sorted);
+        double seconds = wallNanos / 1e9;
+        Map<Integer, Integer> byStatus = new TreeMap<>();
+        statuses.forEach((status, n) -> byStatus.put(status, n.get()));
+        System.out.printf("%s\t%d\t%d\t%.2f\t%.0f\t%.1f\t%.1f\t%.1f\t%s\t%s%n", mode, concurrency, latencies.length, seconds,
+                latencies.length / seconds, ms(sorted, 0.50), ms(sorted, 0.99), ms(sorted, 0.999), byStatus, new TreeMap<>(extras));
+    }
+
+    static double ms(long[] sorted, double quantile) {
+        return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) Math.ceil(quantile * sorted.length) - 1)] / 1e6;
+    }
+
+    /** One HTTP/1.1 client shared by all workers; a token per benchmark user, minted once. */
+    static final class Client {
+        final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        final String url;
+        final GatewayTokens tokens;
+        final Map<String, String> bearers = new ConcurrentHashMap<>();
+
+        Client(String url, Path keyPem) throws Exception {
+            this.url = url;
+            this.tokens = new GatewayTokens(keyPem);
+        }
+
+        int pay(Pay pay) throws IOException, InterruptedException {
+            String bearer = bearers.computeIfAbsent(pay.user, user -> {
+                try {
+                    return tokens.mint(user, "user");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/orders/" + pay.order + "/pay"))
+                    .timeout(Duration.ofSeconds(30))
+                    .header("Authorization", "Bearer " + bearer)
+                    .header("Idempotency-Key", pay.key)
+                    .POST(HttpRequest.BodyPublishers.noBody())
+                    .build();
+            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+        }
+    }
+}
