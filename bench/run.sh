@@ -76,7 +76,7 @@ trap cleanup EXIT
 rm -rf "$out" && mkdir -p "$classes"
 if [ "${1:-}" != "--no-build" ] || [ ! -f target/quarkus-app/quarkus-run.jar ]; then
     log "building the packaged application"
-    ./mvnw -B -q package -DskipTests
+    ./mvnw -B -q package -DskipTests -DskipNative
 fi
 javac -d "$classes" -cp "$mariadb_jar" bench/common/*.java bench/PayBench.java
 mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
@@ -208,6 +208,12 @@ gnuplot "$out/throughput.gp"
     echo
     echo "Time from \`java -jar\` to the first successful readiness answer: ${startup_ms} ms. RSS after 1,000 pays: $((rss_kb / 1024)) MiB."
     echo
+    if [ -f bench/native-vs-jvm.md ]; then
+        echo "## Native executable beside the JVM"
+        echo
+        tail -n +3 bench/native-vs-jvm.md
+        echo
+    fi
     echo "## Raw results"
     echo
     echo '```'

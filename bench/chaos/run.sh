@@ -155,7 +155,7 @@ main() {
     start_mariadb
     if [ "$build" = 1 ] || [ ! -f target/quarkus-app/quarkus-run.jar ]; then
         log "building the packaged application"
-        ./mvnw -B -q package -DskipTests
+        ./mvnw -B -q package -DskipTests -DskipNative
     fi
     mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
     trap cleanup EXIT

@@ -1,7 +1,9 @@
 package io.payonce.account;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.LocalDateTime;
 
 /** A user's money account; {@code balance} is in minor units of {@code currency}. */
+@RegisterForReflection
 public record Account(String userId, long balance, String currency, LocalDateTime createdAt) {
 }

@@ -1,5 +1,6 @@
 package io.payonce.account;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.payonce.api.Identifiers;
 import io.payonce.api.MaxAmount;
 import jakarta.validation.constraints.NotNull;
@@ -7,6 +8,7 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Positive;
 
 /** The body of {@code POST /accounts/{userId}/deposits}; the currency must be the account's. */
+@RegisterForReflection
 public record DepositRequest(
         @NotNull @Positive @MaxAmount Long amount,
         @NotNull @Pattern(regexp = Identifiers.CURRENCY) String currency) {

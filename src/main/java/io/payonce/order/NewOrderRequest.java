@@ -1,5 +1,6 @@
 package io.payonce.order;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.payonce.api.Identifiers;
 import io.payonce.api.MaxAmount;
 import jakarta.validation.constraints.NotNull;
@@ -7,6 +8,7 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Positive;
 
 /** The body of {@code POST /orders}. The owner comes from the caller's token, not from here. */
+@RegisterForReflection
 public record NewOrderRequest(
         @NotNull @Pattern(regexp = Identifiers.BUSINESS_NUMBER) String orderSn,
         @NotNull @Positive @MaxAmount Long amount,

@@ -1,8 +1,10 @@
 package io.payonce.order;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.LocalDateTime;
 
 /** An order as the API shows it; the submit token stays private. Times are the database's clock. */
+@RegisterForReflection
 public record OrderView(
         long id,
         String orderSn,

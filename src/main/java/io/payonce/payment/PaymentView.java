@@ -1,8 +1,10 @@
 package io.payonce.payment;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.payonce.order.Order;
 
 /** The answer to a pay request; {@code alreadyPaid} says that an earlier request made this payment. */
+@RegisterForReflection
 public record PaymentView(long paymentId, long orderId, long amount, String currency, boolean alreadyPaid) {
 
     static PaymentView charged(long paymentId, Order order) {

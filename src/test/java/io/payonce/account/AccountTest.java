@@ -5,7 +5,6 @@ import io.payonce.support.Database;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -17,8 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 @QuarkusTest
 class AccountTest {
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     private final String ops = Tokens.ops();
 

@@ -8,7 +8,6 @@ import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import io.smallrye.jwt.build.Jwt;
-import jakarta.inject.Inject;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -28,8 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 @QuarkusTest
 class HostileInputTest {
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     /** What each request is sent against: a funded user with an unpaid and a paid order, and a stranger. */
     record Scene(String user, String bearer, String ops, long unpaidOrder, long paidOrder, String stranger) {

@@ -6,7 +6,6 @@ import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -28,8 +27,7 @@ class MalformedInputTest {
 
     private static final String VALID_SN = "\"orderSn\":\"sn-valid\"";
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     static Stream<Arguments> badOrderBodies() {
         return Stream.of(

@@ -6,7 +6,6 @@ import io.payonce.support.Database;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -16,8 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @QuarkusTest
 class CouponTest {
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     @Test
     void aUserGetsOneCouponPerActivityHoweverOftenTheyAsk() throws Exception {

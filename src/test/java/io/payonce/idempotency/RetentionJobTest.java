@@ -17,8 +17,7 @@ class RetentionJobTest {
     @Inject
     RetentionJob retention;
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     @Inject
     Meters meters;

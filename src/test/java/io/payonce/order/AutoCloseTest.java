@@ -18,8 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTest
 class AutoCloseTest {
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     @Inject
     OrderRepository orders;

@@ -7,7 +7,6 @@ import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -22,8 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTest
 class IdempotentOrderWritesTest {
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     @Test
     void concurrentCreatesWithOneKeyMakeOneOrderAndReplayIt() throws Exception {

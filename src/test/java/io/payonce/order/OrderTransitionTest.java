@@ -6,7 +6,6 @@ import io.payonce.support.Database;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -19,8 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTest
 class OrderTransitionTest {
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     private final String ops = Tokens.ops();
 

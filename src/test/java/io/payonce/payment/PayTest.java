@@ -7,7 +7,6 @@ import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -25,8 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(LedgerInvariants.class)
 class PayTest {
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     @Test
     void paysOnceAndAnswersARetryWithTheFirstAnswer() {

@@ -27,8 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestProfile(UnreachableStores.Redis.class)
 class PayWithoutRedisTest {
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     @Inject
     Meters meters;

@@ -35,8 +35,7 @@ class RedisPauseTest {
     @Inject
     ReactiveRedisDataSource redis;
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     @Inject
     Meters meters;

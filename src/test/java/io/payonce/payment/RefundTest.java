@@ -7,7 +7,6 @@ import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -22,8 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(LedgerInvariants.class)
 class RefundTest {
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     @Test
     void partialRefundsAddUpAndTheFullAmountRefundsTheOrder() {

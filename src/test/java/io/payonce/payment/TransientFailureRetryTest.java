@@ -36,8 +36,7 @@ class TransientFailureRetryTest {
     @Inject
     Pool pool;
 
-    @Inject
-    Database db;
+    private final Database db = Database.forTests();
 
     @Inject
     Meters meters;

@@ -1,35 +1,51 @@
 package io.payonce.support;
 
-import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.Tuple;
-import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 
-import java.time.Duration;
+/**
+ * Direct SQL for tests, over plain JDBC so that it works the same beside an in-process app
+ * ({@code @QuarkusTest}) and beside the packaged jar or native executable ({@code *IT}): to set up
+ * states the API cannot reach and to check what was written.
+ */
+public final class Database {
 
-/** Direct SQL for tests: to set up states the API cannot reach yet and to check what was written. */
-@ApplicationScoped
-public class Database {
+    private final String url;
 
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private Database(String url) {
+        this.url = url;
+    }
 
-    private final Pool pool;
+    /** The test database: {@code payonce_test} on the local MariaDB unless the environment says otherwise. */
+    public static Database forTests() {
+        String host = System.getenv().getOrDefault("PAYONCE_DB_HOST", "127.0.0.1");
+        String port = System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306");
+        String name = System.getenv().getOrDefault("PAYONCE_TEST_DB_NAME", "payonce_test");
+        return new Database("jdbc:mariadb://" + host + ":" + port + "/" + name);
+    }
 
-    public Database(Pool pool) {
-        this.pool = pool;
+    public Connection connect() throws SQLException {
+        return DriverManager.getConnection(url, System.getenv().getOrDefault("PAYONCE_DB_USER", "root"),
+                System.getenv().getOrDefault("PAYONCE_DB_PASSWORD", ""));
     }
 
     public long count(String sql, Object... args) {
-        Row row = pool.preparedQuery(sql).execute(Tuple.from(args)).await().atMost(WAIT).iterator().next();
-        return row.getLong(0);
+        return query(sql, args, rows -> rows.getLong(1));
     }
 
     public String string(String sql, Object... args) {
-        return pool.preparedQuery(sql).execute(Tuple.from(args)).await().atMost(WAIT).iterator().next().getString(0);
+        return query(sql, args, rows -> rows.getString(1));
     }
 
     public int update(String sql, Object... args) {
-        return pool.preparedQuery(sql).execute(Tuple.from(args)).await().atMost(WAIT).rowCount();
+        try (Connection connection = connect(); PreparedStatement statement = bind(connection.prepareStatement(sql), args)) {
+            return statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public long balance(String userId) {
@@ -54,5 +70,28 @@ public class Database {
                 SELECT (SELECT COUNT(*) FROM orders WHERE user_id = ?)
                      + (SELECT COUNT(*) FROM account WHERE user_id = ?)
                      + (SELECT COUNT(*) FROM account_entry WHERE user_id = ?)""", userId, userId, userId);
+    }
+
+    private interface Reader<T> {
+        T read(ResultSet rows) throws SQLException;
+    }
+
+    private <T> T query(String sql, Object[] args, Reader<T> reader) {
+        try (Connection connection = connect(); PreparedStatement statement = bind(connection.prepareStatement(sql), args);
+             ResultSet rows = statement.executeQuery()) {
+            if (!rows.next()) {
+                throw new IllegalStateException("No row for " + sql);
+            }
+            return reader.read(rows);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static PreparedStatement bind(PreparedStatement statement, Object[] args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            statement.setObject(i + 1, args[i]);
+        }
+        return statement;
     }
 }

@@ -1,11 +1,9 @@
 package io.payonce.support;
 
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -22,10 +20,7 @@ public class LedgerInvariants implements AfterAllCallback {
 
     @Override
     public void afterAll(ExtensionContext context) throws SQLException {
-        String url = ConfigProvider.getConfig().getValue("quarkus.datasource.jdbc.url", String.class);
-        String user = ConfigProvider.getConfig().getValue("quarkus.datasource.username", String.class);
-        String password = ConfigProvider.getConfig().getOptionalValue("quarkus.datasource.password", String.class).orElse("");
-        try (Connection connection = DriverManager.getConnection(url, user, password);
+        try (Connection connection = Database.forTests().connect();
              Statement statement = connection.createStatement()) {
             assertEquals(0, count(statement, """
                     SELECT COUNT(*) FROM account a

@@ -1,7 +1,10 @@
 package io.payonce.support;
 
 import io.smallrye.jwt.build.Jwt;
+import io.smallrye.jwt.build.JwtClaimsBuilder;
+import io.smallrye.jwt.util.KeyUtils;
 
+import java.security.PrivateKey;
 import java.time.Instant;
 import java.util.Set;
 import java.util.UUID;
@@ -11,24 +14,39 @@ public final class Tokens {
 
     public static final String ISSUER = "payonce-gateway";
 
+    /** Read from the test classpath rather than from config, so that tests beside a packaged app sign the same way. */
+    private static final PrivateKey SIGNING_KEY = signingKey();
+
     private Tokens() {
     }
 
     public static String user(String userId) {
-        return Jwt.issuer(ISSUER).subject(userId).groups(Set.of("user")).sign();
+        return sign(Jwt.issuer(ISSUER).subject(userId).groups(Set.of("user")));
     }
 
     public static String ops() {
-        return Jwt.issuer(ISSUER).subject("ops-" + UUID.randomUUID()).groups(Set.of("ops")).sign();
+        return sign(Jwt.issuer(ISSUER).subject("ops-" + UUID.randomUUID()).groups(Set.of("ops")));
     }
 
     public static String expired(String userId) {
         Instant past = Instant.now().minusSeconds(3600);
-        return Jwt.issuer(ISSUER).subject(userId).groups(Set.of("user")).issuedAt(past.minusSeconds(60)).expiresAt(past).sign();
+        return sign(Jwt.issuer(ISSUER).subject(userId).groups(Set.of("user")).issuedAt(past.minusSeconds(60)).expiresAt(past));
     }
 
     public static String fromIssuer(String issuer, String userId) {
-        return Jwt.issuer(issuer).subject(userId).groups(Set.of("user")).sign();
+        return sign(Jwt.issuer(issuer).subject(userId).groups(Set.of("user")));
+    }
+
+    private static String sign(JwtClaimsBuilder claims) {
+        return claims.jws().sign(SIGNING_KEY);
+    }
+
+    private static PrivateKey signingKey() {
+        try {
+            return KeyUtils.readPrivateKey("jwt/privateKey.pem");
+        } catch (Exception e) {
+            throw new IllegalStateException("The test signing key is missing from the test classpath", e);
+        }
     }
 
     /** A fresh user id, so that every test owns its rows and never needs to truncate shared tables. */
