@@ -40,35 +40,6 @@ with_cpu() {
 log() { printf '%s bench: %s\n' "$(date +%T)" "$*" >&2; }
 bench() { java -Xmx1g -cp "$classes:$mariadb_jar" PayBench "$@"; }
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-questions() { mariadb -h127.0.0.1 -uroot -N -e "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{print $2}'; }
-
-# Runs one measurement (a command that prints one result line whose third field is the number of
-# payments) and records the CPU milliseconds per payment spent by payonce, MariaDB and the load
-# generator, and the statements per payment: where the time goes when the cores are shared.
-with_cpu() {
-    local label=$1 app0 db0 q0 app1 db1 q1 line payments; shift
-    app0=$(ticks "$app_pid"); db0=$(ticks "$(pgrep -x mariadbd)"); q0=$(questions)
-    line=$(/usr/bin/time -f "%U %S" -o "$out/time.txt" "$@" | tail -n 1)
-    app1=$(ticks "$app_pid"); db1=$(ticks "$(pgrep -x mariadbd)"); q1=$(questions)
-    payments=$(echo "$line" | cut -f3)
-    awk -v label="$label" -v app=$((app1 - app0)) -v db=$((db1 - db0)) -v q=$((q1 - q0)) -v n="$payments" \
-        '{printf "%s\t%.2f\t%.2f\t%.2f\t%.1f\n", label, app * 10 / n, db * 10 / n, ($1 + $2) * 1000 / n, q / n}' \
-        "$out/time.txt" >>"$out/cpu.tsv"
-    echo "$line"
-}
-
-log() { printf '%s bench: %s\n' "$(date +%T)" "$*" >&2; }
-bench() { java -Xmx1g -cp "$classes:$mariadb_jar" PayBench "$@"; }
-
-# POST /orders/{id}/pay through wrk, far lighter on the shared cores than a Java client: fresh
-# orders and keys prepared beforehand, each sent once (mode pay); the same file again replays them.
-wrk_pays() {
-    local mode=$1 clients=$2 pays=$3 threads
-    threads=$(( clients < 2 ? 1 : 2 ))
-    MODE=$mode CLIENTS=$clients PAYS=$pays THREADS=$threads \
-        wrk -t"$threads" -c"$clients" -d"$wrk_seconds"s -s bench/pay.lua "$url" | tail -n 1
-}
 
 cleanup() { [ -n "${app_pid:-}" ] && kill "$app_pid" 2>/dev/null; true; }
 trap cleanup EXIT
