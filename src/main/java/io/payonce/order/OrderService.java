@@ -76,12 +76,12 @@ public class OrderService {
 
     /** The order if the caller may see it; another user's order is as missing as a missing one. */
     public Uni<Order> find(SqlClient client, Caller caller, long id) {
-        return orders.findById(client, id).map(order -> {
-            if (order == null || !caller.maySee(order.userId())) {
-                throw new ApiException(ErrorCode.ORDER_NOT_FOUND, id);
-            }
-            return order;
-        });
+        return orders.findById(client, id).map(order -> visibleTo(caller, id, order));
+    }
+
+    /** Like {@link #find}, taking the order's row lock for the rest of the caller's transaction. */
+    public Uni<Order> lock(SqlClient tx, Caller caller, long id) {
+        return orders.lockById(tx, id).map(order -> visibleTo(caller, id, order));
     }
 
     /**
@@ -174,6 +174,13 @@ public class OrderService {
     private OrderCreation replayed(Order order, DuplicateLayer layer) {
         metrics.duplicateCaught(CREATE, layer);
         return new OrderCreation(order, true);
+    }
+
+    private static Order visibleTo(Caller caller, long id, Order order) {
+        if (order == null || !caller.maySee(order.userId())) {
+            throw new ApiException(ErrorCode.ORDER_NOT_FOUND, id);
+        }
+        return order;
     }
 
     /** Signals, only inside {@link #awaitTwin}, that the twin's order is not visible yet. */

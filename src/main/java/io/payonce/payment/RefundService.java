@@ -14,6 +14,7 @@ import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.PayonceMetrics;
 import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
+import io.payonce.order.OrderService;
 import io.payonce.order.OrderStatus;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -33,14 +34,16 @@ public class RefundService {
     private static final Logger LOG = Logger.getLogger(RefundService.class);
 
     private final IdempotencyGuard guard;
+    private final OrderService orderService;
     private final OrderRepository orders;
     private final PaymentRepository payments;
     private final Ledger ledger;
     private final PayonceMetrics metrics;
 
-    public RefundService(IdempotencyGuard guard, OrderRepository orders, PaymentRepository payments, Ledger ledger,
-                         PayonceMetrics metrics) {
+    public RefundService(IdempotencyGuard guard, OrderService orderService, OrderRepository orders, PaymentRepository payments,
+                         Ledger ledger, PayonceMetrics metrics) {
         this.guard = guard;
+        this.orderService = orderService;
         this.orders = orders;
         this.payments = payments;
         this.ledger = ledger;
@@ -55,13 +58,7 @@ public class RefundService {
     }
 
     private Uni<Result> refundOnce(SqlConnection tx, Caller caller, long orderId, RefundRequest request) {
-        return orders.lockById(tx, orderId)
-                .map(order -> {
-                    if (order == null || !caller.maySee(order.userId())) {
-                        throw new ApiException(ErrorCode.ORDER_NOT_FOUND, orderId);
-                    }
-                    return order;
-                })
+        return orderService.lock(tx, caller, orderId)
                 .flatMap(order -> payments.insertRefund(tx, order, request.refundNo(), request.amount())
                         .flatMap(refund -> addWithinCap(tx, order, refund))
                         .onFailure(DuplicateKey::is).recoverWithUni(() -> existingRefund(tx, order, request)));
