@@ -16,6 +16,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,7 @@ import java.util.function.Function;
 @ApplicationScoped
 public class IdempotencyGuard {
 
+    private static final Logger LOG = Logger.getLogger(IdempotencyGuard.class);
     private static final String SAVEPOINT = "SAVEPOINT before_work";
     private static final String ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT before_work";
 
@@ -72,6 +74,7 @@ public class IdempotencyGuard {
                     if (!answer.replayed()) {
                         metrics.outcome(command.operation(), Outcome.EXECUTED);
                     }
+                    log(command, answer);
                 });
     }
 
@@ -105,7 +108,14 @@ public class IdempotencyGuard {
      * repeat that arrives while a twin holds the pay lock replay instead of being told to wait.
      */
     public Uni<Answer> storedAnswer(IdempotentCommand command) {
-        return records.find(pool, command).map(record -> record == null || !record.done() ? null : replayOf(record, command));
+        return records.find(pool, command).map(record -> {
+            if (record == null || !record.done()) {
+                return null;
+            }
+            Answer answer = replayOf(record, command);
+            log(command, answer);
+            return answer;
+        });
     }
 
     private Uni<Answer> replay(SqlConnection tx, IdempotentCommand command) {
@@ -138,6 +148,12 @@ public class IdempotencyGuard {
         }
         fields.addAll(canonicalJson.differingFields(record.requestBody(), now.canonicalRequest()));
         return fields;
+    }
+
+    /** One line per answered request: operation, target, key and outcome; never a token or a body. */
+    private static void log(IdempotentCommand command, Answer answer) {
+        LOG.infof("%s %s key %s: %d%s", command.operation(), command.fingerprint().target(), command.key().value(),
+                answer.status(), answer.replayed() ? " (replayed)" : "");
     }
 
     private ApiException inUse(IdempotentCommand command) {

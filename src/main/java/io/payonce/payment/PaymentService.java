@@ -21,7 +21,6 @@ import io.payonce.order.OrderStatus;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.jboss.logging.Logger;
 
 
 /**
@@ -33,8 +32,6 @@ import org.jboss.logging.Logger;
 public class PaymentService {
 
     static final String PAY = "pay";
-
-    private static final Logger LOG = Logger.getLogger(PaymentService.class);
 
     private final PayLock lock;
     private final IdempotencyGuard guard;
@@ -61,9 +58,7 @@ public class PaymentService {
         return lock.acquire(orderId)
                 .flatMap(handle -> handle.heldByAnother()
                         ? replayOrWait(command)
-                        : guard.run(command, tx -> payOnce(tx, caller, orderId, key)).eventually(() -> lock.release(handle)))
-                .invoke(answer -> LOG.infof("Pay order %d key %s: %d%s", orderId, key.value(), answer.status(),
-                        answer.replayed() ? " (replayed)" : ""));
+                        : guard.run(command, tx -> payOnce(tx, caller, orderId, key)).eventually(() -> lock.release(handle)));
     }
 
     /** A twin holds the lock: a key that already has its answer replays it, any other request is told to retry. */

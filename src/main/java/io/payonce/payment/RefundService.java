@@ -19,7 +19,6 @@ import io.payonce.order.OrderStatus;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.jboss.logging.Logger;
 
 /**
  * Partial and full refunds, in one transaction under the request's Idempotency-Key: lock the order
@@ -30,8 +29,6 @@ import org.jboss.logging.Logger;
 public class RefundService {
 
     static final String REFUND = "refund";
-
-    private static final Logger LOG = Logger.getLogger(RefundService.class);
 
     private final IdempotencyGuard guard;
     private final OrderService orderService;
@@ -52,9 +49,7 @@ public class RefundService {
 
     public Uni<Answer> refund(Caller caller, long orderId, IdempotencyKey key, RefundRequest request, String instance) {
         var command = guard.command(caller.userId(), key, REFUND, "order:" + orderId, request, instance);
-        return guard.run(command, tx -> refundOnce(tx, caller, orderId, request))
-                .invoke(answer -> LOG.infof("Refund %s of order %d key %s: %d%s", request.refundNo(), orderId, key.value(),
-                        answer.status(), answer.replayed() ? " (replayed)" : ""));
+        return guard.run(command, tx -> refundOnce(tx, caller, orderId, request));
     }
 
     private Uni<Result> refundOnce(SqlConnection tx, Caller caller, long orderId, RefundRequest request) {
