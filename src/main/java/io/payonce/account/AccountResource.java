@@ -4,7 +4,6 @@ import io.payonce.api.Answer;
 import io.payonce.api.Caller;
 import io.payonce.api.CallerIdentity;
 import io.payonce.api.Identifiers;
-import io.payonce.api.Problem;
 import io.payonce.api.RepeatProtection;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
@@ -45,12 +44,6 @@ import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
 @Path("/accounts")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "accounts")
-@APIResponse(responseCode = "401", description = "UNAUTHENTICATED: no valid bearer token",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-@APIResponse(responseCode = "403", description = "FORBIDDEN: the caller's role may not do this",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-@APIResponse(responseCode = "503", description = "DEPENDENCY_UNAVAILABLE: MariaDB or Redis unreachable; retry after Retry-After",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 public class AccountResource {
 
     private final AccountService accounts;
@@ -71,8 +64,7 @@ public class AccountResource {
             description = "Opening it again in the same currency answers 200 with the existing account.")
     @APIResponse(responseCode = "201", description = "Opened; Location names the account")
     @APIResponse(responseCode = "200", description = "It already existed in this currency")
-    @APIResponse(responseCode = "409", description = "ACCOUNT_EXISTS in another currency",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "409", description = "ACCOUNT_EXISTS in another currency")
     public Uni<RestResponse<Account>> open(@Valid @NotNull NewAccountRequest request) {
         return accounts.open(request.userId(), request.currency()).map(opening -> opening.existed()
                 ? RestResponse.ok(opening.account())
@@ -90,14 +82,10 @@ public class AccountResource {
             description = "Requires an Idempotency-Key; a retry with the same key replays the first answer and deposits nothing.")
     @APIResponse(responseCode = "201", description = "Deposited; the balance after it",
             content = @Content(schema = @Schema(implementation = DepositView.class)))
-    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND (recorded under the key)",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "409", description = "CURRENCY_MISMATCH (recorded), IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: names the fields that differ",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST")
+    @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND (recorded under the key)")
+    @APIResponse(responseCode = "409", description = "CURRENCY_MISMATCH (recorded), IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
+    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: names the fields that differ")
     public Uni<Response> deposit(
             @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,
             @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,
@@ -113,8 +101,7 @@ public class AccountResource {
     @RolesAllowed({Caller.USER, Caller.OPS})
     @Operation(summary = "Read an account (its owner or ops)")
     @APIResponse(responseCode = "200", description = "The account and its balance")
-    @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND, also for another user's account",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND, also for another user's account")
     public Uni<Account> get(@PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId) {
         return accounts.find(callers.current(), userId);
     }
@@ -124,8 +111,7 @@ public class AccountResource {
     @RolesAllowed({Caller.USER, Caller.OPS})
     @Operation(summary = "Read an account's ledger, newest first (its owner or ops)")
     @APIResponse(responseCode = "200", description = "A page of entries")
-    @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND, also for another user's account",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND, also for another user's account")
     public Uni<EntryPage> entries(
             @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,
             @QueryParam("beforeId") @DefaultValue("9223372036854775807") @Pattern(regexp = "[0-9]{1,19}") @Min(1) @Max(Long.MAX_VALUE) String beforeId,

@@ -5,7 +5,6 @@ import io.payonce.api.Caller;
 import io.payonce.api.CallerIdentity;
 import io.payonce.api.DuplicateKey;
 import io.payonce.api.Identifiers;
-import io.payonce.api.Problem;
 import io.payonce.api.RepeatProtection;
 import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.PayonceMetrics;
@@ -19,8 +18,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -51,10 +48,7 @@ public class CouponResource {
     @Operation(summary = "Grant the caller the coupon of an activity", description = "A repeat answers with the existing grant.")
     @APIResponse(responseCode = "201", description = "Granted by this request")
     @APIResponse(responseCode = "200", description = "Granted earlier; Idempotent-Replayed: true")
-    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED: the activity id is malformed",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "401", description = "UNAUTHENTICATED",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED: the activity id is malformed")
     public Uni<Response> grant(@PathParam("activityId") @Pattern(regexp = Identifiers.BUSINESS_NUMBER) String activityId) {
         Caller caller = callers.current();
         return grants.insert(caller.userId(), activityId)

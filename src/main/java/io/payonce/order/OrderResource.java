@@ -3,7 +3,6 @@ package io.payonce.order;
 import io.payonce.api.Answer;
 import io.payonce.api.Caller;
 import io.payonce.api.CallerIdentity;
-import io.payonce.api.Problem;
 import io.payonce.api.RepeatProtection;
 import io.payonce.config.PayonceConfig;
 import io.payonce.idempotency.IdempotencyGuard;
@@ -29,7 +28,6 @@ import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -47,12 +45,6 @@ import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "orders")
-@APIResponse(responseCode = "401", description = "UNAUTHENTICATED: no valid bearer token",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-@APIResponse(responseCode = "403", description = "FORBIDDEN: the caller's role may not do this",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-@APIResponse(responseCode = "503", description = "DEPENDENCY_UNAVAILABLE: MariaDB or Redis unreachable; retry after Retry-After",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
 public class OrderResource {
 
     static final String SUBMIT_TOKEN_HEADER = "Submit-Token";
@@ -98,15 +90,11 @@ public class OrderResource {
             headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
                     schema = @Schema(type = SchemaType.BOOLEAN)))
     @APIResponse(responseCode = "400", description = "VALIDATION_FAILED, MALFORMED_REQUEST, SUBMIT_TOKEN_MISSING, SUBMIT_TOKEN_MALFORMED "
-            + "or IDEMPOTENCY_KEY_INVALID",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+            + "or IDEMPOTENCY_KEY_INVALID")
     @APIResponse(responseCode = "409", description = "SUBMIT_TOKEN_INVALID (reload the form), SUBMIT_TOKEN_IN_USE or "
-            + "IDEMPOTENCY_KEY_IN_USE (retry shortly), ORDER_SN_CONFLICT",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "415", description = "UNSUPPORTED_MEDIA_TYPE",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another order",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+            + "IDEMPOTENCY_KEY_IN_USE (retry shortly), ORDER_SN_CONFLICT")
+    @APIResponse(responseCode = "415", description = "UNSUPPORTED_MEDIA_TYPE")
+    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another order")
     public Uni<Response> create(
             @Parameter(description = "The one-time token from GET /orders/token") @HeaderParam(SUBMIT_TOKEN_HEADER) String submitToken,
             @Parameter(description = "Instead of a submit token: 1-64 visible ASCII characters") @HeaderParam(IdempotencyKey.HEADER) String key,
@@ -129,8 +117,7 @@ public class OrderResource {
     @RolesAllowed({Caller.USER, Caller.OPS})
     @Operation(summary = "Read an order (its owner or ops)")
     @APIResponse(responseCode = "200", description = "The order")
-    @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND, also for another user's order",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND, also for another user's order")
     public Uni<OrderView> get(@PathParam("id") long id) {
         return orders.find(callers.current(), id).map(OrderView::of);
     }
@@ -141,8 +128,7 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "PAID → SHIPPED (ops)", description = "Repeating it on a SHIPPED order is a no-op with changed: false.")
     @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
-    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus")
     public Uni<Response> ship(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
         return apply(id, Transition.SHIP, key, uri);
     }
@@ -153,8 +139,7 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "SHIPPED → COMPLETED (ops)", description = "Repeating it on a COMPLETED order is a no-op with changed: false.")
     @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
-    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus")
     public Uni<Response> complete(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
         return apply(id, Transition.COMPLETE, key, uri);
     }
@@ -165,10 +150,8 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order is a no-op with changed: false.")
     @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
-    @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND")
+    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus")
     public Uni<Response> cancel(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
         return apply(id, Transition.CANCEL, key, uri);
     }

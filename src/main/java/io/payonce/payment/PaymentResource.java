@@ -3,7 +3,6 @@ package io.payonce.payment;
 import io.payonce.api.Answer;
 import io.payonce.api.Caller;
 import io.payonce.api.CallerIdentity;
-import io.payonce.api.Problem;
 import io.payonce.api.RepeatProtection;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
@@ -39,18 +38,9 @@ import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "payments")
-@APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST; nothing is recorded",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-@APIResponse(responseCode = "401", description = "UNAUTHENTICATED: no valid bearer token",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-@APIResponse(responseCode = "403", description = "FORBIDDEN: the caller's role may not do this",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-@APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key), also for another user's order",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-@APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-@APIResponse(responseCode = "503", description = "DEPENDENCY_UNAVAILABLE after bounded retries; retry with the same key after Retry-After",
-        content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+@APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST; nothing is recorded")
+@APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key), also for another user's order")
+@APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
 public class PaymentResource {
 
     private final PaymentService payments;
@@ -78,11 +68,9 @@ public class PaymentResource {
             content = @Content(schema = @Schema(implementation = PaymentView.class)))
     @APIResponse(responseCode = "200", description = "Already paid by an earlier request: alreadyPaid is true",
             content = @Content(schema = @Schema(implementation = PaymentView.class)))
-    @APIResponse(responseCode = "402", description = "INSUFFICIENT_FUNDS (recorded under the key; pay again with a new key after a deposit)",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "402", description = "INSUFFICIENT_FUNDS (recorded under the key; pay again with a new key after a deposit)")
     @APIResponse(responseCode = "409", description = "PAYMENT_IN_PROGRESS or IDEMPOTENCY_KEY_IN_USE (retry after Retry-After with the same key); "
-            + "ILLEGAL_TRANSITION or CURRENCY_MISMATCH (recorded)",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+            + "ILLEGAL_TRANSITION or CURRENCY_MISMATCH (recorded)")
     public Uni<Response> pay(
             @PathParam("id") long id,
             @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,
@@ -104,8 +92,7 @@ public class PaymentResource {
     @APIResponse(responseCode = "200", description = "This refund number was already refunded: the existing refund",
             content = @Content(schema = @Schema(implementation = RefundView.class)))
     @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT, REFUND_NO_CONFLICT or ILLEGAL_TRANSITION (recorded); "
-            + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)",
-            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+            + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
     public Uni<Response> refund(
             @PathParam("id") long id,
             @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,

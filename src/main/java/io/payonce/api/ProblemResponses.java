@@ -1,0 +1,61 @@
+package io.payonce.api;
+
+import io.quarkus.smallrye.openapi.OpenApiFilter;
+import org.eclipse.microprofile.openapi.OASFactory;
+import org.eclipse.microprofile.openapi.OASFilter;
+import org.eclipse.microprofile.openapi.models.OpenAPI;
+import org.eclipse.microprofile.openapi.models.Operation;
+import org.eclipse.microprofile.openapi.models.responses.APIResponses;
+
+import java.util.Map;
+
+/**
+ * Documents the error answers every payonce endpoint shares, so that resources declare only their
+ * own: each operation gets 401, 403 and 503, and every 4xx or 5xx answer is described as
+ * {@code application/problem+json} with the {@link Problem} schema, which {@link PayonceApi}
+ * registers once for all of them.
+ */
+@OpenApiFilter(OpenApiFilter.RunStage.BUILD)
+public class ProblemResponses implements OASFilter {
+
+    private static final String PROBLEM_SCHEMA = "#/components/schemas/Problem";
+
+    private static final Map<String, String> SHARED = Map.of(
+            "401", "UNAUTHENTICATED: no valid bearer token",
+            "403", "FORBIDDEN: the caller's role may not do this",
+            "503", "DEPENDENCY_UNAVAILABLE: MariaDB or Redis unreachable; retry with the same key after Retry-After");
+
+    @Override
+    public void filterOpenAPI(OpenAPI openAPI) {
+        if (openAPI.getPaths() == null || openAPI.getPaths().getPathItems() == null) {
+            return;
+        }
+        openAPI.getPaths().getPathItems().forEach((path, item) -> {
+            if (!path.startsWith("/q/")) {
+                item.getOperations().values().forEach(ProblemResponses::describeErrors);
+            }
+        });
+    }
+
+    private static void describeErrors(Operation operation) {
+        APIResponses responses = operation.getResponses();
+        if (responses == null) {
+            return;
+        }
+        SHARED.forEach((status, description) -> {
+            if (!responses.hasAPIResponse(status)) {
+                responses.addAPIResponse(status, OASFactory.createAPIResponse().description(description));
+            }
+        });
+        responses.getAPIResponses().forEach((status, response) -> {
+            if (status.charAt(0) >= '4' && response.getContent() == null) {
+                response.setContent(problemContent());
+            }
+        });
+    }
+
+    private static org.eclipse.microprofile.openapi.models.media.Content problemContent() {
+        return OASFactory.createContent().addMediaType(Problem.MEDIA_TYPE,
+                OASFactory.createMediaType().schema(OASFactory.createSchema().ref(PROBLEM_SCHEMA)));
+    }
+}
