@@ -16,6 +16,7 @@ mariadb_jar=$(ls "$HOME"/.m2/repository/org/mariadb/jdbc/mariadb-java-client/*/m
 classes="$out/classes"
 runner=$(ls target/*-runner | head -n 1)
 
+source "$root/bench/app-env.sh"
 cleanup() { [ -n "${app_pid:-}" ] && kill "$app_pid" 2>/dev/null; true; }
 trap cleanup EXIT
 rm -rf "$out" && mkdir -p "$classes"
@@ -27,10 +28,10 @@ measure() {
     mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
     local start_ms first_ms rss_kb line
     start_ms=$(date +%s%3N)
-    PAYONCE_DB_NAME=$database PAYONCE_HTTP_PORT=$port PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
-        "$@" >"$out/$kind.log" 2>&1 &
+    (payonce_env $database $port && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
+        exec "$@") >"$out/$kind.log" 2>&1 &
     app_pid=$!
-    until curl -sf "$url/q/health/ready" >/dev/null 2>&1; do sleep 0.01; done
+    until curl -sf "$(management_url $port)/q/health/ready" >/dev/null 2>&1; do sleep 0.01; done
     first_ms=$(( $(date +%s%3N) - start_ms ))
     bench seed "$jdbc"
     bench pay "$jdbc" "$url" "$private_key" 8 1000 "$out/$kind-1000.keys" >/dev/null

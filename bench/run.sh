@@ -37,6 +37,7 @@ with_cpu() {
     echo "$line"
 }
 
+source "$root/bench/app-env.sh"
 log() { printf '%s bench: %s\n' "$(date +%T)" "$*" >&2; }
 bench() { java -Xmx1g -cp "$classes:$mariadb_jar" PayBench "$@"; }
 
@@ -54,10 +55,10 @@ mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
 
 log "starting payonce (JVM)"
 start_ms=$(date +%s%3N)
-PAYONCE_DB_NAME=$database PAYONCE_HTTP_PORT=$port PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
-    PAYONCE_DB_POOL_SIZE=${PAYONCE_DB_POOL_SIZE:-20} java -jar target/quarkus-app/quarkus-run.jar >"$out/app.log" 2>&1 &
+(payonce_env $database $port && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
+    PAYONCE_DB_POOL_SIZE=${PAYONCE_DB_POOL_SIZE:-20} exec java -jar target/quarkus-app/quarkus-run.jar) >"$out/app.log" 2>&1 &
 app_pid=$!
-until curl -sf "$url/q/health/ready" >/dev/null 2>&1; do sleep 0.02; done
+until curl -sf "$(management_url $port)/q/health/ready" >/dev/null 2>&1; do sleep 0.02; done
 startup_ms=$(( $(date +%s%3N) - start_ms ))
 bench seed "$jdbc"
 bench pay "$jdbc" "$url" "$private_key" 8 1000 "$out/first-1000.keys" >"$out/first-1000.tsv"

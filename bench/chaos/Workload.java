@@ -120,15 +120,17 @@ public class Workload {
         if (dice < 85) {
             long amount = 1 + random.nextLong(Math.max(1, order.amount / 3));
             String refundNo = "r-" + UUID.randomUUID();
-            return new Operation(this, "refund", user, newKey(), "/orders/" + order.id + "/refunds", user.token,
+            return new Operation(this, "refund", user, newKey(), "/orders/" + order.id + "/refunds", opsToken,
                     "{\"refundNo\":\"" + refundNo + "\",\"amount\":" + amount + "}", amount, order.id + "/" + refundNo);
         }
         return deposit(user, 100 + random.nextInt(9900));
     }
 
+    /** The deposit's external reference is its key: one settlement, one key, kept across retries. */
     Operation deposit(User user, long amount) {
-        return new Operation(this, "deposit", user, newKey(), "/accounts/" + user.id + "/deposits", opsToken,
-                "{\"amount\":" + amount + ",\"currency\":\"EUR\"}", amount, user.id);
+        String key = newKey();
+        return new Operation(this, "deposit", user, key, "/accounts/" + user.id + "/deposits", opsToken,
+                "{\"amount\":" + amount + ",\"currency\":\"EUR\",\"reference\":\"" + key + "\"}", amount, user.id);
     }
 
     static String newKey() {

@@ -29,6 +29,8 @@ public_key="$root/src/test/resources/jwt/publicKey.pem"
 private_key="$root/src/test/resources/jwt/privateKey.pem"
 mariadb_jar=$(ls "$HOME"/.m2/repository/org/mariadb/jdbc/mariadb-java-client/*/mariadb-java-client-*.jar | grep -v sources | sort -V | tail -n 1)
 
+source "$root/bench/app-env.sh"
+
 log() { printf '%s chaos: %s\n' "$(date +%T)" "$*"; }
 now_ms() { date +%s%3N; }
 
@@ -58,15 +60,15 @@ start_mariadb() {
 
 start_instance() {
     local name=$1 port=$2
-    PAYONCE_DB_NAME=$database PAYONCE_HTTP_PORT=$port PAYONCE_JWT_PUBLIC_KEY_LOCATION=$public_key \
-        java -Xmx384m -jar "$root/target/quarkus-app/quarkus-run.jar" >>"$out/instance-$name.log" 2>&1 &
+    (payonce_env $database "$port" && PAYONCE_JWT_PUBLIC_KEY_LOCATION=$public_key \
+        exec java -Xmx384m -jar "$root/target/quarkus-app/quarkus-run.jar") >>"$out/instance-$name.log" 2>&1 &
     echo $! >"$out/instance-$name.pid"
 }
 
 wait_ready() {
     local port=$1
     for _ in $(seq 1 120); do
-        curl -sf "http://127.0.0.1:$port/q/health/ready" >/dev/null 2>&1 && return
+        curl -sf "$(management_url "$port")/q/health/ready" >/dev/null 2>&1 && return
         sleep 0.5
     done
     log "instance on $port not ready"; return 1
@@ -179,8 +181,8 @@ main() {
     fi
     wait "$workload_pid" || log "workload ended with $?"
     workload_pid=
-    curl -sf "http://127.0.0.1:$port_a/q/metrics" >"$out/metrics/a.txt" || true
-    curl -sf "http://127.0.0.1:$port_b/q/metrics" >"$out/metrics/b.txt" || true
+    curl -sf "$(management_url $port_a)/q/metrics" >"$out/metrics/a.txt" || true
+    curl -sf "$(management_url $port_b)/q/metrics" >"$out/metrics/b.txt" || true
     log "checking"
     local verdict=0
     java -cp "$classes:$mariadb_jar" Checker "jdbc:mariadb://127.0.0.1:3306/$database" "$out/history.tsv" \

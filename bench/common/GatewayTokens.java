@@ -8,7 +8,7 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
 
 /**
- * Bearer tokens as payonce's gateway mints them (RS256, issuer payonce-gateway), signed with the
+ * Bearer tokens as payonce's gateway mints them (RS256, issuer payonce-gateway, audience payonce), signed with the
  * test key under src/test: for the load programs in bench/, which run on loopback only.
  */
 public final class GatewayTokens {
@@ -23,8 +23,8 @@ public final class GatewayTokens {
     public String mint(String subject, String group) throws Exception {
         long now = System.currentTimeMillis() / 1000;
         String header = base64("{\"alg\":\"RS256\",\"typ\":\"JWT\"}");
-        String claims = base64("{\"iss\":\"payonce-gateway\",\"sub\":\"" + subject + "\",\"groups\":[\"" + group
-                + "\"],\"iat\":" + now + ",\"exp\":" + (now + 86_400) + "}");
+        String claims = base64("{\"iss\":\"payonce-gateway\",\"aud\":\"payonce\",\"sub\":\"" + subject + "\",\"groups\":[\"" + group
+                + "\"],\"iat\":" + now + ",\"exp\":" + (now + 3_600) + "}");
         Signature rsa = Signature.getInstance("SHA256withRSA");
         rsa.initSign(key);
         rsa.update((header + "." + claims).getBytes(StandardCharsets.US_ASCII));

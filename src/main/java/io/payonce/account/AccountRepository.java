@@ -38,8 +38,8 @@ public class AccountRepository {
             WHERE user_id = ? AND currency = ?""";
 
     /**
-     * The ledger line, with the balance this transaction just wrote. UNIQUE(ref_type, ref_id) refuses
-     * a second entry for one payment, refund or deposit.
+     * The ledger line, with the balance this transaction just wrote. UNIQUE(user_id, ref_type, ref_id)
+     * refuses a second entry for one payment, refund or deposit reference.
      */
     private static final String APPEND_ENTRY = """
             INSERT INTO account_entry (user_id, delta, balance_after, ref_type, ref_id)

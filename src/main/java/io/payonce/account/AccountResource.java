@@ -79,12 +79,15 @@ public class AccountResource {
     @RolesAllowed(Caller.OPS)
     @RepeatProtection({IDEMPOTENCY_KEY, UNIQUE_INDEX})
     @Operation(summary = "Deposit money into an account (ops)",
-            description = "Requires an Idempotency-Key; a retry with the same key replays the first answer and deposits nothing.")
+            description = "Requires an Idempotency-Key; a retry with the same key replays the first answer and deposits nothing. "
+                    + "The body names the external settlement it books (reference): an account is credited once per reference, "
+                    + "whoever sends it and under whatever key.")
     @APIResponse(responseCode = "201", description = "Deposited; the balance after it",
             content = @Content(schema = @Schema(implementation = DepositView.class)))
     @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST")
     @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND (recorded under the key)")
-    @APIResponse(responseCode = "409", description = "CURRENCY_MISMATCH (recorded), IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
+    @APIResponse(responseCode = "409", description = "CURRENCY_MISMATCH or ALREADY_APPLIED (this reference was credited before), both recorded; "
+            + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: names the fields that differ")
     public Uni<Response> deposit(
             @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,

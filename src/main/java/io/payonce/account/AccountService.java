@@ -20,7 +20,6 @@ import java.util.List;
 @ApplicationScoped
 public class AccountService {
 
-
     static final String DEPOSIT = "deposit";
 
     private final AccountRepository accounts;
@@ -50,12 +49,13 @@ public class AccountService {
     }
 
     /**
-     * Adds money to an account under the caller's Idempotency-Key. The ledger reference is derived
-     * from the key, so the same deposit cannot be credited twice even after its record expired.
+     * Adds money to an account under the caller's Idempotency-Key. The ledger line carries the
+     * deposit's external reference, unique per account, so one settlement is credited once even when
+     * two ops identities send it under two keys, or after its key's record expired (409 ALREADY_APPLIED).
      */
     public Uni<Answer> deposit(Caller caller, String userId, IdempotencyKey key, DepositRequest request, String instance) {
         IdempotentCommand command = guard.command(caller.userId(), key, DEPOSIT, "account:" + userId, request, instance);
-        return guard.run(command, tx -> ledger.credit(tx, userId, request.currency(), request.amount(), EntryType.DEPOSIT, command.reference())
+        return guard.run(command, tx -> ledger.credit(tx, userId, request.currency(), request.amount(), EntryType.DEPOSIT, request.reference())
                 .flatMap(credited -> accounts.find(tx, userId))
                 .map(account -> Result.created(new DepositView(userId, request.amount(), account.currency(), account.balance()))));
     }

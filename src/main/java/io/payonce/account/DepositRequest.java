@@ -7,9 +7,14 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Positive;
 
-/** The body of {@code POST /accounts/{userId}/deposits}; the currency must be the account's. */
+/**
+ * The body of {@code POST /accounts/{userId}/deposits}; the currency must be the account's. The
+ * reference names the external settlement (bank transfer, top-up) this deposit books: an account
+ * is credited once per reference, whoever sends it and under whatever key.
+ */
 @RegisterForReflection
 public record DepositRequest(
         @NotNull @Positive @MaxAmount Long amount,
-        @NotNull @Pattern(regexp = Identifiers.CURRENCY) String currency) {
+        @NotNull @Pattern(regexp = Identifiers.CURRENCY) String currency,
+        @NotNull @Pattern(regexp = Identifiers.BUSINESS_NUMBER) String reference) {
 }

@@ -37,13 +37,13 @@ public class Ledger {
     }
 
     /**
-     * UNIQUE(ref_type, ref_id) refusing the line means this very movement was booked before; the
+     * UNIQUE(user_id, ref_type, ref_id) refusing the line means this very movement was booked before; the
      * failure is a recorded answer, so the caller's savepoint undoes the balance change with it.
      */
     private Uni<Void> append(SqlClient tx, String userId, long delta, EntryType type, String refId) {
         return accounts.appendEntry(tx, userId, delta, type, refId)
                 .onFailure(DuplicateKey::is).transform(e -> new ApiException(ErrorCode.ALREADY_APPLIED,
-                        type.name().toLowerCase(Locale.ROOT)));
+                        type.name().toLowerCase(Locale.ROOT), refId));
     }
 
     private Uni<Void> explainRefusal(SqlClient tx, String userId, String currency, long amount) {

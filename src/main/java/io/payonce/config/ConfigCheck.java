@@ -29,6 +29,10 @@ public class ConfigCheck {
         requirePositive(problems, "payonce.lock.ttl", config.lock().ttl());
         requirePositive(problems, "payonce.submit-token.ttl", config.submitToken().ttl());
         requirePositive(problems, "payonce.auto-close.delay", config.autoClose().delay());
+        if (config.database().statementTimeoutSeconds() <= config.database().lockWaitTimeoutSeconds()) {
+            problems.add("payonce.database.statement-timeout-seconds must exceed payonce.database.lock-wait-timeout-seconds, "
+                    + "so that a busy row times out as a lock wait");
+        }
         return problems;
     }
 

@@ -30,6 +30,14 @@ public interface PayonceConfig {
     /** Session settings of every database connection. */
     Database database();
 
+    /**
+     * The store settings production must name, each from its environment variable: checked when the
+     * configuration is read, before anything connects, so that a missing one stops the start with the
+     * variable's name instead of falling back to root, an empty password or loopback. Dev mode and
+     * tests give local defaults. The datasource and Redis client read the values from here.
+     */
+    RequiredInProduction requiredInProduction();
+
     /** The largest amount, in minor units, that one order may carry. */
     @WithDefault("100000000")
     @Positive
@@ -84,6 +92,20 @@ public interface PayonceConfig {
         int batchSize();
     }
 
+    interface RequiredInProduction {
+        /** PAYONCE_DB_HOST. */
+        String dbHost();
+
+        /** PAYONCE_DB_USER. */
+        String dbUser();
+
+        /** PAYONCE_DB_PASSWORD: present in production; the datasource reads the password itself. */
+        String dbPassword();
+
+        /** PAYONCE_REDIS_HOST. */
+        String redisHost();
+    }
+
     interface Database {
         /**
          * Seconds a statement waits for a row lock before failing with 1205; the transaction is then
@@ -93,5 +115,24 @@ public interface PayonceConfig {
         @Min(1)
         @Max(60)
         int lockWaitTimeoutSeconds();
+
+        /**
+         * Seconds any one statement may run, lock waits included, before the server stops it; longer
+         * than the lock wait, so that a row lock still times out as a lock wait first.
+         */
+        @WithDefault("5")
+        @Min(2)
+        @Max(600)
+        int statementTimeoutSeconds();
+
+        /**
+         * Seconds a transaction may sit idle before the server closes its connection and rolls it
+         * back: the bound on how long a stalled instance (paused, frozen, cut off) can hold a claim
+         * and an order row, during which its key answers 409 and other keys on that order wait.
+         */
+        @WithDefault("5")
+        @Min(1)
+        @Max(600)
+        int idleTransactionTimeoutSeconds();
     }
 }

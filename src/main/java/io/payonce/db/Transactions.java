@@ -42,7 +42,7 @@ public class Transactions {
     public static final class Transient implements Predicate<Throwable> {
         @Override
         public boolean test(Throwable failure) {
-            return DependencyFailure.isTransient(failure);
+            return DependencyFailure.isWorthRetrying(failure);
         }
     }
 }

@@ -29,9 +29,12 @@ public class DevTokenResource {
     private static final Duration LIFETIME = Duration.ofHours(8);
 
     private final String issuer;
+    private final String audience;
 
-    public DevTokenResource(@ConfigProperty(name = "mp.jwt.verify.issuer") String issuer) {
+    public DevTokenResource(@ConfigProperty(name = "mp.jwt.verify.issuer") String issuer,
+                            @ConfigProperty(name = "mp.jwt.verify.audiences") String audience) {
         this.issuer = issuer;
+        this.audience = audience;
     }
 
     @GET
@@ -41,6 +44,6 @@ public class DevTokenResource {
             @QueryParam("sub") @DefaultValue("alice") @Pattern(regexp = Identifiers.USER_ID) String subject,
             @QueryParam("ops") @DefaultValue("false") boolean ops) {
         Set<String> groups = ops ? Set.of(Caller.USER, Caller.OPS) : Set.of(Caller.USER);
-        return Jwt.issuer(issuer).subject(subject).groups(groups).expiresIn(LIFETIME).sign();
+        return Jwt.issuer(issuer).audience(audience).subject(subject).groups(groups).expiresIn(LIFETIME).sign();
     }
 }

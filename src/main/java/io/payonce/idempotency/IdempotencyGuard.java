@@ -68,14 +68,15 @@ public class IdempotencyGuard {
         }
     }
 
+    /** Runs to the end of the transaction even if the client goes away, so the answer is always logged. */
     public Uni<Answer> run(IdempotentCommand command, Function<SqlConnection, Uni<Result>> work) {
-        return metrics.timed(command.operation(), transactions.inTransaction(tx -> claimOrReplay(tx, command, work)))
+        return Detached.toTheEnd(metrics.timed(command.operation(), transactions.inTransaction(tx -> claimOrReplay(tx, command, work)))
                 .invoke(answer -> {
                     if (!answer.replayed()) {
                         metrics.outcome(command.operation(), Outcome.EXECUTED);
                     }
                     log(command, answer);
-                });
+                }));
     }
 
     private Uni<Answer> claimOrReplay(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Result>> work) {
@@ -100,7 +101,8 @@ public class IdempotencyGuard {
 
     private Uni<Answer> store(SqlConnection tx, IdempotentCommand command, Result result) {
         String body = toJson(result.body());
-        return records.complete(tx, command, result.status(), body).replaceWith(new Answer(result.status(), body, false));
+        return records.complete(tx, command, result.status(), body, result.location())
+                .replaceWith(new Answer(result.status(), body, result.location(), false));
     }
 
     /**
@@ -134,7 +136,7 @@ public class IdempotencyGuard {
         }
         metrics.duplicateCaught(command.operation(), DuplicateLayer.IDEMPOTENCY_KEY);
         metrics.outcome(command.operation(), Outcome.REPLAYED);
-        return new Answer(record.httpStatus(), record.responseBody(), true);
+        return new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), true);
     }
 
     private List<String> differences(IdempotencyRecord record, IdempotentCommand command) {
@@ -163,7 +165,7 @@ public class IdempotencyGuard {
     }
 
     private static Result problemResult(ApiException failure, IdempotentCommand command) {
-        return new Result(failure.code().status(), Problem.of(failure, command.instance()));
+        return new Result(failure.code().status(), Problem.of(failure, command.instance()), null);
     }
 
     private static boolean isRecorded(Throwable failure) {

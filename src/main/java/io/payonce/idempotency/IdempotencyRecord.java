@@ -8,5 +8,6 @@ record IdempotencyRecord(
         String requestBody,
         boolean done,
         Integer httpStatus,
-        String responseBody) {
+        String responseBody,
+        String responseLocation) {
 }

@@ -23,12 +23,12 @@ class IdempotencyRepository {
             VALUES (?, ?, ?, ?, ?, ?, 'PROCESSING')""";
 
     private static final String SELECT = """
-            SELECT operation, target, fingerprint, request_body, status, http_status, response_body
+            SELECT operation, target, fingerprint, request_body, status, http_status, response_body, response_location
             FROM idempotency_record
             WHERE scope = ? AND idem_key = ?""";
 
     private static final String COMPLETE = """
-            UPDATE idempotency_record SET status = 'DONE', http_status = ?, response_body = ?
+            UPDATE idempotency_record SET status = 'DONE', http_status = ?, response_body = ?, response_location = ?
             WHERE scope = ? AND idem_key = ?""";
 
     /** One short batch; the retention job repeats it rather than holding locks with one long delete. */
@@ -57,9 +57,9 @@ class IdempotencyRepository {
                 .map(IdempotencyRepository::single);
     }
 
-    Uni<Void> complete(SqlClient tx, IdempotentCommand command, int httpStatus, String responseBody) {
+    Uni<Void> complete(SqlClient tx, IdempotentCommand command, int httpStatus, String responseBody, String location) {
         return tx.preparedQuery(COMPLETE)
-                .execute(Tuple.of(httpStatus, responseBody, command.scope(), command.key().value()))
+                .execute(Tuple.of(httpStatus, responseBody, location, command.scope(), command.key().value()))
                 .replaceWithVoid();
     }
 
@@ -80,6 +80,7 @@ class IdempotencyRepository {
                 row.getString("request_body"),
                 "DONE".equals(row.getString("status")),
                 row.getInteger("http_status"),
-                row.getString("response_body"));
+                row.getString("response_body"),
+                row.getString("response_location"));
     }
 }

@@ -9,13 +9,4 @@ public record IdempotentCommand(String scope, IdempotencyKey key, Fingerprint fi
     public String operation() {
         return fingerprint.operation();
     }
-
-    /**
-     * A 64-character reference unique to this caller's key, for ledger lines that have no row of
-     * their own to point at: UNIQUE(ref_type, ref_id) then refuses a second effect of the same key
-     * even after its idempotency record has expired.
-     */
-    public String reference() {
-        return Fingerprint.of("reference", scope, key.value()).sha256();
-    }
 }

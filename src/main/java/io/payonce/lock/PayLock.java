@@ -33,10 +33,11 @@ public class PayLock {
         String owner = UUID.randomUUID().toString();
         return commands.setIfAbsent(key, owner, config.lock().ttl())
                 .map(acquired -> acquired ? LockHandle.held(key, owner) : LockHandle.busy())
-                .onFailure().recoverWithItem(failure -> {
+                .onFailure().recoverWithUni(failure -> {
                     metrics.lockDegraded();
                     LOG.warnf("Pay lock for order %d unavailable, relying on the database: %s", orderId, failure.toString());
-                    return LockHandle.unavailable();
+                    // A SET that timed out here may still run in Redis later; its owner is this request, so give it back.
+                    return release(LockHandle.held(key, owner)).replaceWith(LockHandle.unavailable());
                 });
     }
 

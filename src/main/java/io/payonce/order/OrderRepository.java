@@ -18,7 +18,7 @@ public class OrderRepository {
     private static final String COLUMNS = """
             id, order_sn, user_id, amount, currency, status, submit_token, refunded_amount, created_at, updated_at""";
 
-    /** UNIQUE(order_sn) and UNIQUE(submit_token) refuse a second row for one business order or one form. */
+    /** UNIQUE(user_id, order_sn) and UNIQUE(submit_token) refuse a second row for one business order or one form. */
     private static final String INSERT = """
             INSERT INTO orders (order_sn, user_id, amount, currency, status, submit_token)
             VALUES (?, ?, ?, ?, 'UNPAID', ?)""";
@@ -28,9 +28,8 @@ public class OrderRepository {
     /** Takes the order's row lock first, so that a transaction's later locks always come in the same order. */
     private static final String LOCK_BY_ID = SELECT_BY_ID + " FOR UPDATE";
 
-    private static final String SELECT_BY_SN = "SELECT " + COLUMNS + " FROM orders WHERE order_sn = ?";
-
-    private static final String SELECT_BY_SUBMIT_TOKEN = "SELECT " + COLUMNS + " FROM orders WHERE submit_token = ?";
+    /** Order numbers are the user's own: UNIQUE(user_id, order_sn). */
+    private static final String SELECT_BY_SN = "SELECT " + COLUMNS + " FROM orders WHERE user_id = ? AND order_sn = ?";
 
     /** rowCount == 1 means this statement moved the order; InnoDB's row lock serializes racing writers. */
     private static final String COMPARE_AND_SET_STATUS = """
@@ -63,10 +62,6 @@ public class OrderRepository {
         this.pool = pool;
     }
 
-    public Uni<Long> insert(NewOrder order, String submitToken) {
-        return insert(pool, order, submitToken);
-    }
-
     public Uni<Long> insert(SqlClient client, NewOrder order, String submitToken) {
         return client.preparedQuery(INSERT)
                 .execute(Tuple.of(order.orderSn(), order.userId(), order.amount(), order.currency(), submitToken))
@@ -86,16 +81,8 @@ public class OrderRepository {
         return tx.preparedQuery(LOCK_BY_ID).execute(Tuple.of(id)).map(OrderRepository::single);
     }
 
-    public Uni<Order> findBySn(String orderSn) {
-        return findBySn(pool, orderSn);
-    }
-
-    public Uni<Order> findBySn(SqlClient client, String orderSn) {
-        return client.preparedQuery(SELECT_BY_SN).execute(Tuple.of(orderSn)).map(OrderRepository::single);
-    }
-
-    public Uni<Order> findBySubmitToken(String submitToken) {
-        return pool.preparedQuery(SELECT_BY_SUBMIT_TOKEN).execute(Tuple.of(submitToken)).map(OrderRepository::single);
+    public Uni<Order> findBySn(SqlClient client, String userId, String orderSn) {
+        return client.preparedQuery(SELECT_BY_SN).execute(Tuple.of(userId, orderSn)).map(OrderRepository::single);
     }
 
     public Uni<Boolean> compareAndSetStatus(long id, OrderStatus expected, OrderStatus next) {

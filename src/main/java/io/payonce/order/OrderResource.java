@@ -34,8 +34,6 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestResponse;
 
-import java.net.URI;
-
 import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
 import static io.payonce.api.RepeatProtection.Mechanism.STATE_CAS;
 import static io.payonce.api.RepeatProtection.Mechanism.SUBMIT_TOKEN;
@@ -84,15 +82,17 @@ public class OrderResource {
     @RolesAllowed(Caller.USER)
     @RepeatProtection({SUBMIT_TOKEN, IDEMPOTENCY_KEY, UNIQUE_INDEX})
     @Operation(summary = "Create an order from a submitted form",
-            description = "Send either the Submit-Token of the form or an Idempotency-Key. A repeat answers with the "
-                    + "same order and Idempotent-Replayed: true; the same orderSn with the same content answers with its order.")
+            description = "Send either the Submit-Token of the form or an Idempotency-Key. A repeat of the same submission answers with "
+                    + "the first answer, byte for byte, and Idempotent-Replayed: true; the caller's own orderSn with the same content "
+                    + "answers with its order. Order numbers belong to their user. An order in a currency the caller's account does "
+                    + "not hold is refused.")
     @APIResponse(responseCode = "201", description = "Created, or the replay of the first answer; Location names the order",
             headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
                     schema = @Schema(type = SchemaType.BOOLEAN)))
     @APIResponse(responseCode = "400", description = "VALIDATION_FAILED, MALFORMED_REQUEST, SUBMIT_TOKEN_MISSING, SUBMIT_TOKEN_MALFORMED "
             + "or IDEMPOTENCY_KEY_INVALID")
     @APIResponse(responseCode = "409", description = "SUBMIT_TOKEN_INVALID (reload the form), SUBMIT_TOKEN_IN_USE or "
-            + "IDEMPOTENCY_KEY_IN_USE (retry shortly), ORDER_SN_CONFLICT")
+            + "IDEMPOTENCY_KEY_IN_USE (retry shortly), ORDER_SN_CONFLICT or CURRENCY_MISMATCH (recorded)")
     @APIResponse(responseCode = "415", description = "UNSUPPORTED_MEDIA_TYPE")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another order")
     public Uni<Response> create(
@@ -101,15 +101,12 @@ public class OrderResource {
             @Valid @NotNull NewOrderRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();
-        NewOrder order = request.forUser(caller.userId());
         if (submitToken == null && key != null) {
-            IdempotencyKey idempotencyKey = guard.requiredKey(OrderService.CREATE, key);
-            return guard.run(guard.command(caller.userId(), idempotencyKey, OrderService.CREATE, "orders", request, uri.getPath()),
-                            tx -> orders.createInTransaction(tx, order))
+            return orders.createWithKey(caller.userId(), guard.requiredKey(OrderService.CREATE, key), request, uri.getPath())
                     .map(Answer::toResponse);
         }
         SubmitTokens.requireWellFormed(submitToken);
-        return orders.create(submitToken, order).map(OrderResource::created);
+        return orders.createWithToken(caller.userId(), submitToken, request, uri.getPath()).map(Answer::toResponse);
     }
 
     @GET
@@ -166,17 +163,5 @@ public class OrderResource {
         return guard.run(guard.command(caller.userId(), key, transition.operation(), "order:" + id, null, uri.getPath()),
                         tx -> orders.apply(tx, caller, id, transition).map(change -> Result.ok(StatusChangeView.of(change))))
                 .map(Answer::toResponse);
-    }
-
-
-    /** A replay repeats the first answer, 201 and all, and says that it is one. */
-    private static Response created(OrderCreation creation) {
-        OrderView view = OrderView.of(creation.order());
-        Response.ResponseBuilder response = Response.status(Response.Status.CREATED).entity(view)
-                .location(URI.create("/orders/" + view.id()));
-        if (creation.replayed()) {
-            response.header(Answer.IDEMPOTENT_REPLAYED, "true");
-        }
-        return response.build();
     }
 }

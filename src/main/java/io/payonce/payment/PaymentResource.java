@@ -1,8 +1,10 @@
 package io.payonce.payment;
 
 import io.payonce.api.Answer;
+import io.payonce.api.ApiException;
 import io.payonce.api.Caller;
 import io.payonce.api.CallerIdentity;
+import io.payonce.api.ErrorCode;
 import io.payonce.api.RepeatProtection;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
@@ -26,6 +28,7 @@ import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -38,7 +41,8 @@ import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "payments")
-@APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST; nothing is recorded")
+@APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED, MALFORMED_REQUEST or "
+        + "BODY_NOT_ALLOWED (a body sent to pay); nothing is recorded")
 @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key), also for another user's order")
 @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
 public class PaymentResource {
@@ -59,8 +63,9 @@ public class PaymentResource {
     @Path("/{id}/pay")
     @RolesAllowed(Caller.USER)
     @RepeatProtection({IDEMPOTENCY_KEY, REDIS_LOCK, STATE_CAS, UNIQUE_INDEX})
-    @Operation(summary = "Pay an order from the owner's account, once",
-            description = "Charges the order's amount; the request has no body. Retries must reuse the Idempotency-Key: they get the first answer "
+    @Operation(summary = "Pay an order from the owner's account, once (the owner only)",
+            description = "Charges the order's amount; the request has no body. Only the order's owner may pay it, whatever other "
+                    + "roles the caller holds: for anyone else the order does not exist (404). Retries must reuse the Idempotency-Key: they get the first answer "
                     + "back with Idempotent-Replayed: true. Another key for a paid order answers 200 with alreadyPaid: true.")
     @APIResponse(responseCode = "201", description = "Paid by this request",
             headers = @Header(name = "Idempotent-Replayed", description = "true when this answer repeats an earlier one",
@@ -74,24 +79,30 @@ public class PaymentResource {
     public Uni<Response> pay(
             @PathParam("id") long id,
             @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,
+            @RequestBody(description = "None: the amount is the order's, and a body is refused with 400 BODY_NOT_ALLOWED") byte[] body,
             @Context UriInfo uri) {
         Caller caller = callers.current();
-        return payments.pay(caller, id, guard.requiredKey(PaymentService.PAY, key), uri.getPath()).map(Answer::toResponse);
+        IdempotencyKey idempotencyKey = guard.requiredKey(PaymentService.PAY, key);
+        if (body != null && body.length > 0) {
+            throw new ApiException(ErrorCode.BODY_NOT_ALLOWED);
+        }
+        return payments.pay(caller, id, idempotencyKey, uri.getPath()).map(Answer::toResponse);
     }
 
     @POST
     @Path("/{id}/refunds")
     @Consumes(MediaType.APPLICATION_JSON)
-    @RolesAllowed({Caller.USER, Caller.OPS})
+    @RolesAllowed(Caller.OPS)
     @RepeatProtection({IDEMPOTENCY_KEY, UNIQUE_INDEX, STATE_CAS})
-    @Operation(summary = "Refund part or all of a paid order (owner or ops)",
-            description = "The sum of refunds never exceeds the payment; the order becomes REFUNDED at the full amount. "
+    @Operation(summary = "Refund part or all of a paid order (ops)",
+            description = "A refund is an act of support or of the merchant's after-sales service: a caller with the user role alone "
+                    + "gets 403. The sum of refunds never exceeds the payment; the order becomes REFUNDED at the full amount. "
                     + "A refund number refunds once: repeating it answers with the first refund.")
     @APIResponse(responseCode = "201", description = "Refunded by this request",
             content = @Content(schema = @Schema(implementation = RefundView.class)))
     @APIResponse(responseCode = "200", description = "This refund number was already refunded: the existing refund",
             content = @Content(schema = @Schema(implementation = RefundView.class)))
-    @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT, REFUND_NO_CONFLICT or ILLEGAL_TRANSITION (recorded); "
+    @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT (with refundable, the amount left), REFUND_NO_CONFLICT or ILLEGAL_TRANSITION (recorded); "
             + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
     public Uni<Response> refund(
             @PathParam("id") long id,
@@ -101,5 +112,4 @@ public class PaymentResource {
         Caller caller = callers.current();
         return refunds.refund(caller, id, guard.requiredKey(RefundService.REFUND, key), request, uri.getPath()).map(Answer::toResponse);
     }
-
 }

@@ -7,6 +7,7 @@ import io.payonce.api.ApiException;
 import io.payonce.api.Caller;
 import io.payonce.api.DuplicateKey;
 import io.payonce.api.ErrorCode;
+import io.payonce.idempotency.Detached;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.idempotency.IdempotentCommand;
@@ -19,6 +20,7 @@ import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderService;
 import io.payonce.order.OrderStatus;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -33,6 +35,7 @@ public class PaymentService {
 
     static final String PAY = "pay";
 
+    private final Pool pool;
     private final PayLock lock;
     private final IdempotencyGuard guard;
     private final OrderService orderService;
@@ -41,8 +44,9 @@ public class PaymentService {
     private final Ledger ledger;
     private final PayonceMetrics metrics;
 
-    public PaymentService(PayLock lock, IdempotencyGuard guard, OrderService orderService, OrderRepository orders,
+    public PaymentService(Pool pool, PayLock lock, IdempotencyGuard guard, OrderService orderService, OrderRepository orders,
                           PaymentRepository payments, Ledger ledger, PayonceMetrics metrics) {
+        this.pool = pool;
         this.lock = lock;
         this.guard = guard;
         this.orderService = orderService;
@@ -52,13 +56,20 @@ public class PaymentService {
         this.metrics = metrics;
     }
 
-    /** Pays the order's own amount: a pay request carries no body, so nothing in it can disagree with the order. */
+    /**
+     * Pays the order's own amount: a pay request carries no body, so nothing in it can disagree with
+     * the order. Only the owner may pay, checked before the lock is taken, so that a stranger looping
+     * on someone's order id neither holds the owner's lock nor stores anything under that order.
+     * Once the lock is taken, the pipeline runs to its end even if the client disconnects: the lock
+     * is released only after the transaction has committed or rolled back.
+     */
     public Uni<Answer> pay(Caller caller, long orderId, IdempotencyKey key, String instance) {
         IdempotentCommand command = guard.command(caller.userId(), key, PAY, "order:" + orderId, null, instance);
-        return lock.acquire(orderId)
-                .flatMap(handle -> handle.heldByAnother()
-                        ? replayOrWait(command)
-                        : guard.run(command, tx -> payOnce(tx, caller, orderId, key)).eventually(() -> lock.release(handle)));
+        return orderService.findOwn(pool, caller, orderId)
+                .flatMap(owned -> Detached.toTheEnd(lock.acquire(orderId)
+                        .flatMap(handle -> handle.heldByAnother()
+                                ? replayOrWait(command)
+                                : guard.run(command, tx -> payOnce(tx, caller, orderId, key)).eventually(() -> lock.release(handle)))));
     }
 
     /** A twin holds the lock: a key that already has its answer replays it, any other request is told to retry. */
@@ -73,7 +84,7 @@ public class PaymentService {
     }
 
     private Uni<Result> payOnce(SqlConnection tx, Caller caller, long orderId, IdempotencyKey key) {
-        return orderService.find(tx, caller, orderId).flatMap(order -> markPaid(tx, order, key));
+        return orderService.findOwn(tx, caller, orderId).flatMap(order -> markPaid(tx, order, key));
     }
 
     private Uni<Result> markPaid(SqlConnection tx, Order order, IdempotencyKey key) {
@@ -107,5 +118,4 @@ public class PaymentService {
             return Uni.createFrom().item(Result.ok(PaymentView.existing(payment)));
         });
     }
-
 }

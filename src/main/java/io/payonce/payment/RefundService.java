@@ -20,6 +20,8 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.Map;
+
 /**
  * Partial and full refunds, in one transaction under the request's Idempotency-Key: lock the order
  * row, record the refund under its refund number, add it to the order's refunded total within the
@@ -81,9 +83,13 @@ public class RefundService {
         });
     }
 
+    /** A refund past the cap is told how much remains refundable, 0 once the order is fully refunded. */
     private static ApiException beyondCap(Order order, long amount) {
-        return order.status().canBecome(OrderStatus.REFUNDED)
-                ? new ApiException(ErrorCode.REFUND_EXCEEDS_PAYMENT, amount, order.id(), order.amount())
-                : order.illegalTransitionTo(OrderStatus.REFUNDED);
+        if (order.status() != OrderStatus.REFUNDED && !order.status().canBecome(OrderStatus.REFUNDED)) {
+            return order.illegalTransitionTo(OrderStatus.REFUNDED);
+        }
+        long refundable = order.amount() - order.refundedAmount();
+        return new ApiException(ErrorCode.REFUND_EXCEEDS_PAYMENT, Map.of("refundable", refundable),
+                amount, order.id(), order.amount(), refundable);
     }
 }

@@ -4,7 +4,7 @@ package io.payonce.token;
 public enum Consumption {
     /** This request consumed the token and must create the order. */
     CONSUMED,
-    /** The same caller consumed it earlier: the order exists or is being created. */
+    /** The same caller consumed it earlier: the order exists, is being written, or was never written. */
     CONSUMED_BEFORE,
     /** Unknown, expired or issued to someone else. */
     UNKNOWN

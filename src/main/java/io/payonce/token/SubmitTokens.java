@@ -8,6 +8,7 @@ import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.value.ReactiveValueCommands;
 import io.quarkus.redis.datasource.value.SetArgs;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.ConnectionPoolTooBusyException;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Timeout;
@@ -22,7 +23,8 @@ import java.util.regex.Pattern;
  * One-time submit tokens: {@code GET /orders/token} issues one per form, {@code POST /orders}
  * consumes it. Consuming is one Lua script (owner check and delete together), never a read
  * followed by a delete, so that a double-click cannot create two orders. Redis calls have a short
- * timeout and a circuit breaker: without Redis, order forms answer 503 quickly.
+ * timeout and a circuit breaker: without Redis, order forms answer 503 quickly. A busy local
+ * connection pool is this instance's own queue, not Redis failing, so it never opens the breaker.
  */
 @ApplicationScoped
 public class SubmitTokens {
@@ -35,7 +37,6 @@ public class SubmitTokens {
     private final PayonceConfig config;
     private final SecureRandom random = new SecureRandom();
     private final LuaScript consumeScript = LuaScript.load("consume-submit-token.lua");
-    private final LuaScript restoreScript = LuaScript.load("restore-submit-token.lua");
 
     public SubmitTokens(ReactiveRedisDataSource redis, PayonceConfig config) {
         this.redis = redis;
@@ -44,7 +45,8 @@ public class SubmitTokens {
     }
 
     @Timeout(value = 500, unit = ChronoUnit.MILLIS)
-    @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2)
+    @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2,
+            skipOn = ConnectionPoolTooBusyException.class)
     public Uni<String> issue(String userId) {
         byte[] bytes = new byte[TOKEN_BYTES];
         random.nextBytes(bytes);
@@ -54,7 +56,8 @@ public class SubmitTokens {
     }
 
     @Timeout(value = 500, unit = ChronoUnit.MILLIS)
-    @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2)
+    @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2,
+            skipOn = ConnectionPoolTooBusyException.class)
     public Uni<Consumption> consume(String token, String userId) {
         return consumeScript.run(redis, keys(token), userId, ttlMillis())
                 .map(answer -> switch (answer.toInteger()) {
@@ -62,11 +65,6 @@ public class SubmitTokens {
                     case 2 -> Consumption.CONSUMED_BEFORE;
                     default -> Consumption.UNKNOWN;
                 });
-    }
-
-    /** Makes the token usable again after the order it was consumed for could not be written. */
-    public Uni<Void> restore(String token, String userId) {
-        return restoreScript.run(redis, keys(token), userId, ttlMillis()).replaceWithVoid();
     }
 
     /** Rejects a header value that cannot be a token before it reaches Redis. */

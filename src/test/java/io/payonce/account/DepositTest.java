@@ -10,9 +10,13 @@ import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @QuarkusTest
@@ -61,7 +65,7 @@ class DepositTest {
         Api.fundedAccount(user, 0);
         String key = Api.newKey();
 
-        Response missing = Api.as(ops).contentType("application/json").body("{\"amount\":100,\"currency\":\"EUR\"}")
+        Response missing = Api.as(ops).contentType("application/json").body("{\"amount\":100,\"currency\":\"EUR\",\"reference\":\"d-1\"}")
                 .post("/accounts/" + user + "/deposits");
         Response invalidBody = Api.as(ops).header("Idempotency-Key", key).contentType("application/json")
                 .body("{\"amount\":-100,\"currency\":\"EUR\"}").post("/accounts/" + user + "/deposits");
@@ -104,10 +108,79 @@ class DepositTest {
         Api.fundedAccount(user, 0);
 
         Response response = Api.as(ops).header("Idempotency-Key", Api.newKey()).contentType("application/json")
-                .body("{\"amount\":100,\"currency\":\"USD\"}").post("/accounts/" + user + "/deposits");
+                .body("{\"amount\":100,\"currency\":\"USD\",\"reference\":\"d-1\"}").post("/accounts/" + user + "/deposits");
 
         assertEquals(409, response.statusCode());
         assertEquals("CURRENCY_MISMATCH", response.jsonPath().getString("code"));
         assertEquals(0, db.balance(user));
+    }
+
+    @Test
+    void oneSettlementSentByTwoOpsIdentitiesIsCreditedOnce() {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 0);
+        String reference = newReference();
+        String firstSender = Tokens.ops();
+        String secondSender = Tokens.ops();
+        String secondKey = Api.newKey();
+
+        Response first = Api.deposit(firstSender, user, Api.newKey(), 700, reference);
+        Response second = Api.deposit(secondSender, user, secondKey, 700, reference);
+        Response secondRetried = Api.deposit(secondSender, user, secondKey, 700, reference);
+
+        assertEquals(201, first.statusCode(), first.asString());
+        assertEquals(409, second.statusCode(), second.asString());
+        assertEquals("ALREADY_APPLIED", second.jsonPath().getString("code"));
+        assertNull(second.header("Idempotent-Replayed"));
+        assertEquals(409, secondRetried.statusCode(), secondRetried.asString());
+        assertEquals("true", secondRetried.header("Idempotent-Replayed"), "the refusal is recorded under its key");
+        assertEquals(second.asString(), secondRetried.asString());
+        assertEquals(700, db.balance(user));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'DEPOSIT'", user));
+    }
+
+    @Test
+    void tenOpsIdentitiesRacingOneSettlementCreditItOnce() throws Exception {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 0);
+        String reference = newReference();
+        List<Callable<Response>> senders = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            String sender = Tokens.ops();
+            String key = Api.newKey();
+            senders.add(() -> Api.deposit(sender, user, key, 1200, reference));
+        }
+
+        List<Response> answers = Concurrently.run(senders);
+
+        assertEquals(1, answers.stream().filter(a -> a.statusCode() == 201).count(),
+                "statuses: " + answers.stream().map(Response::statusCode).toList());
+        answers.stream().filter(a -> a.statusCode() != 201).forEach(refused -> {
+            assertEquals(409, refused.statusCode(), refused.asString());
+            assertEquals("ALREADY_APPLIED", refused.jsonPath().getString("code"), refused.asString());
+        });
+        assertEquals(1200, db.balance(user));
+        assertEquals(1, db.entries(user));
+    }
+
+    @Test
+    void theSameReferenceOnAnotherAccountIsAnotherDeposit() {
+        String alice = Tokens.newUserId();
+        String bob = Tokens.newUserId();
+        Api.fundedAccount(alice, 0);
+        Api.fundedAccount(bob, 0);
+        String reference = newReference();
+
+        Response toAlice = Api.deposit(ops, alice, Api.newKey(), 300, reference);
+        Response toBob = Api.deposit(ops, bob, Api.newKey(), 500, reference);
+
+        assertEquals(201, toAlice.statusCode(), toAlice.asString());
+        assertEquals(201, toBob.statusCode(), toBob.asString());
+        assertEquals(300, db.balance(alice));
+        assertEquals(500, db.balance(bob));
+    }
+
+    private static String newReference() {
+        return "settlement-" + UUID.randomUUID();
     }
 }

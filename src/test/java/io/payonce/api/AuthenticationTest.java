@@ -8,6 +8,7 @@ import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
 import java.security.KeyPairGenerator;
+import java.time.Duration;
 import java.util.Set;
 
 import io.smallrye.jwt.build.Jwt;
@@ -33,7 +34,7 @@ class AuthenticationTest {
     void aTokenSignedWithAnotherKeyIsUnauthenticated() throws Exception {
         var generator = KeyPairGenerator.getInstance("RSA");
         generator.initialize(2048);
-        String forged = Jwt.issuer(Tokens.ISSUER).subject("mallory").groups(Set.of("user", "ops"))
+        String forged = Jwt.issuer(Tokens.ISSUER).audience(Tokens.AUDIENCE).subject("mallory").groups(Set.of("user", "ops"))
                 .sign(generator.generateKeyPair().getPrivate());
 
         assertUnauthenticated(Api.as(forged).get("/orders/token"));
@@ -42,6 +43,24 @@ class AuthenticationTest {
     @Test
     void aTokenFromAnotherIssuerIsUnauthenticated() {
         assertUnauthenticated(Api.as(Tokens.fromIssuer("someone-else", Tokens.newUserId())).get("/orders/token"));
+    }
+
+    @Test
+    void aTokenTheGatewaySignedForAnotherServiceIsUnauthenticated() {
+        assertUnauthenticated(Api.as(Tokens.forAudience("ledger-service", Tokens.newUserId())).get("/orders/token"));
+    }
+
+    @Test
+    void aTokenWithoutAnAudienceIsUnauthenticated() {
+        assertUnauthenticated(Api.as(Tokens.withoutAudience(Tokens.newUserId())).get("/orders/token"));
+    }
+
+    @Test
+    void anUnexpiredTokenOlderThanTheMaximumAgeIsUnauthenticated() {
+        String userId = Tokens.newUserId();
+
+        assertUnauthenticated(Api.as(Tokens.issuedAgo(Duration.ofHours(2), userId)).get("/orders/token"));
+        assertEquals(200, Api.as(Tokens.issuedAgo(Duration.ofMinutes(50), userId)).get("/orders/token").statusCode());
     }
 
     @Test

@@ -41,7 +41,7 @@ class HostileInputTest {
         }
 
         RequestSpecification refund() {
-            return Api.as(bearer).header("Idempotency-Key", Api.newKey()).contentType("application/json");
+            return Api.as(ops).header("Idempotency-Key", Api.newKey()).contentType("application/json");
         }
 
         String refundPath() {
@@ -70,14 +70,14 @@ class HostileInputTest {
                 hostile("amount: negative refund", s -> s.refund().body("{\"refundNo\":\"r-1\",\"amount\":-1}").post(s.refundPath()), 400, "VALIDATION_FAILED"),
                 hostile("refund: number with SQL", s -> s.refund().body("{\"refundNo\":\"1 OR 1=1\",\"amount\":1}").post(s.refundPath()), 400, "VALIDATION_FAILED"),
                 hostile("refund: number missing", s -> s.refund().body("{\"amount\":1}").post(s.refundPath()), 400, "VALIDATION_FAILED"),
-                hostile("JSON: duplicate field", s -> s.deposit(Api.newKey()).body("{\"amount\":1,\"amount\":99999,\"currency\":\"EUR\"}")
+                hostile("JSON: duplicate field", s -> s.deposit(Api.newKey()).body("{\"amount\":1,\"amount\":99999,\"currency\":\"EUR\",\"reference\":\"d-1\"}")
                         .post(s.depositPath()), 400, "MALFORMED_REQUEST"),
                 hostile("JSON: truncated", s -> s.deposit(Api.newKey()).body("{\"amount\":100,\"curr").post(s.depositPath()), 400, "MALFORMED_REQUEST"),
                 hostile("JSON: 5,000 levels deep", s -> s.deposit(Api.newKey()).body("{\"amount\":" + "[".repeat(5000) + "]".repeat(5000) + "}")
                         .post(s.depositPath()), 400, "MALFORMED_REQUEST"),
                 hostile("JSON: 1 MB body", s -> s.deposit(Api.newKey()).body("{\"currency\":\"" + "E".repeat(1 << 20) + "\"}")
                         .post(s.depositPath()), 413, "PAYLOAD_TOO_LARGE"),
-                hostile("JSON: unknown field", s -> s.deposit(Api.newKey()).body("{\"amount\":100,\"currency\":\"EUR\",\"balance\":1}")
+                hostile("JSON: unknown field", s -> s.deposit(Api.newKey()).body("{\"amount\":100,\"currency\":\"EUR\",\"reference\":\"d-1\",\"balance\":1}")
                         .post(s.depositPath()), 400, "MALFORMED_REQUEST"),
                 hostile("content type: form", s -> Api.as(s.ops).header("Idempotency-Key", Api.newKey()).contentType("application/x-www-form-urlencoded")
                         .body("amount=100&currency=EUR").post(s.depositPath()), 415, "UNSUPPORTED_MEDIA_TYPE"),
@@ -92,8 +92,15 @@ class HostileInputTest {
                 hostile("JWT: a user calling an ops endpoint", s -> Api.as(s.bearer).header("Idempotency-Key", Api.newKey())
                         .contentType("application/json").body(amount("100")).post(s.depositPath()), 403, "FORBIDDEN"),
                 hostile("another user's order: pay", s -> Api.pay(Tokens.user(s.stranger), s.unpaidOrder, Api.newKey()), 404, "ORDER_NOT_FOUND"),
-                hostile("another user's order: refund", s -> Api.refund(Tokens.user(s.stranger), s.paidOrder, Api.newKey(), "r-9", 1),
-                        404, "ORDER_NOT_FOUND"),
+                hostile("a user refunding their own order", s -> Api.refund(s.bearer, s.paidOrder, Api.newKey(), "r-9", 1), 403, "FORBIDDEN"),
+                hostile("staff who are also users paying a customer's order", s -> Api.pay(Tokens.userAndOps(s.stranger), s.unpaidOrder,
+                        Api.newKey()), 404, "ORDER_NOT_FOUND"),
+                hostile("pay: a body naming an amount", s -> Api.as(s.bearer).header("Idempotency-Key", Api.newKey()).contentType("application/json")
+                        .body("{\"amount\":1}").post("/orders/" + s.unpaidOrder + "/pay"), 400, "BODY_NOT_ALLOWED"),
+                hostile("pay: an empty JSON object", s -> Api.as(s.bearer).header("Idempotency-Key", Api.newKey()).contentType("application/json")
+                        .body("{}").post("/orders/" + s.unpaidOrder + "/pay"), 400, "BODY_NOT_ALLOWED"),
+                hostile("deposit: reference missing", s -> s.deposit(Api.newKey()).body("{\"amount\":100,\"currency\":\"EUR\"}")
+                        .post(s.depositPath()), 400, "VALIDATION_FAILED"),
                 hostile("another user's order: cancel", s -> Api.transition(Tokens.user(s.stranger), s.unpaidOrder, "cancel"), 404, "ORDER_NOT_FOUND"),
                 hostile("another user's account: read", s -> Api.as(Tokens.user(s.stranger)).get("/accounts/" + s.user), 404, "ACCOUNT_NOT_FOUND"),
                 hostile("order id beyond 64 bits", s -> Api.as(s.bearer).header("Idempotency-Key", Api.newKey())
@@ -140,7 +147,7 @@ class HostileInputTest {
     }
 
     private static String amount(String value) {
-        return "{\"amount\":" + value + ",\"currency\":\"EUR\"}";
+        return "{\"amount\":" + value + ",\"currency\":\"EUR\",\"reference\":\"" + Api.newKey() + "\"}";
     }
 
     private static String forged() {

@@ -51,6 +51,11 @@ class ConfigCheckTest {
         SmallRyeConfig config = new SmallRyeConfigBuilder()
                 .withMapping(PayonceConfig.class)
                 .withConverter(Duration.class, 100, new DurationConverter())
+                .withDefaultValues(Map.of(
+                        "payonce.required-in-production.db-host", "db.example",
+                        "payonce.required-in-production.db-user", "payonce",
+                        "payonce.required-in-production.db-password", "secret",
+                        "payonce.required-in-production.redis-host", "redis.example"))
                 .withDefaultValues(values)
                 .build();
         return config.getConfigMapping(PayonceConfig.class);

@@ -4,6 +4,8 @@ import io.restassured.response.Response;
 
 final class Checks {
 
+    static final String REDIS = "Redis (pay lock and submit tokens)";
+
     private Checks() {
     }
 

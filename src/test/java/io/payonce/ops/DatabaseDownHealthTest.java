@@ -1,10 +1,10 @@
 package io.payonce.ops;
 
 import io.payonce.support.Api;
+import io.payonce.support.Management;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
@@ -16,12 +16,11 @@ class DatabaseDownHealthTest {
 
     @Test
     void readinessIsDownWhenMariaDbIsUnreachable() {
-        Response response = RestAssured.get("/q/health/ready");
+        Response response = Management.get("/q/health/ready");
 
         assertEquals(503, response.statusCode(), response.asString());
         assertEquals("DOWN", response.jsonPath().getString("status"));
         assertEquals("DOWN", Checks.status(response, "Reactive MySQL connections health check"));
-        assertEquals("UP", Checks.status(response, "Redis connection health check"));
     }
 
     @Test

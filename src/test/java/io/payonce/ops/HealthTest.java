@@ -1,29 +1,49 @@
 package io.payonce.ops;
 
+import io.payonce.support.Management;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @QuarkusTest
 class HealthTest {
 
     @Test
-    void readinessIsUpWhenMariaDbAndRedisAnswer() {
-        Response response = RestAssured.get("/q/health/ready");
+    void readinessIsUpWhenMariaDbAnswersAndRedisIsReportedBeside() {
+        Response ready = Management.get("/q/health/ready");
+        Response all = Management.get("/q/health");
 
-        assertEquals(200, response.statusCode(), response.asString());
-        assertEquals("UP", response.jsonPath().getString("status"));
-        assertEquals("UP", Checks.status(response, "Reactive MySQL connections health check"));
-        assertEquals("UP", Checks.status(response, "Redis connection health check"));
+        assertEquals(200, ready.statusCode(), ready.asString());
+        assertEquals("UP", ready.jsonPath().getString("status"));
+        assertEquals("UP", Checks.status(ready, "Reactive MySQL connections health check"));
+        assertNull(Checks.status(ready, Checks.REDIS), "Redis is not a readiness check");
+        assertEquals("UP", Checks.status(all, Checks.REDIS));
+        assertTrue(Management.metrics().contains("payonce_redis_reachable 1.0"));
+    }
+
+    @Test
+    void healthAndMetricsAnswerOnTheManagementPortOnly() {
+        assertEquals(404, RestAssured.get("/q/health/ready").statusCode());
+        assertEquals(404, RestAssured.get("/q/metrics").statusCode());
+        assertEquals(200, Management.get("/q/health/live").statusCode());
+    }
+
+    @Test
+    void swaggerUiExistsOnlyInDevMode() {
+        assertEquals(404, RestAssured.get("/q/swagger-ui").statusCode());
+        assertEquals(404, RestAssured.get("/q/swagger-ui/index.html").statusCode());
     }
 
     @Test
     void openApiDocumentsEveryEndpointAndTheSubmitTokenHeader() {
-        String document = RestAssured.get("/q/openapi?format=json").asString();
+        Response response = Management.get("/q/openapi?format=json");
+        assertEquals(200, response.statusCode(), response.asString());
+        String document = response.asString();
 
         for (String path : new String[] {"/orders", "/orders/token", "/orders/{id}", "/orders/{id}/ship",
                 "/orders/{id}/complete", "/orders/{id}/cancel", "/accounts", "/accounts/{userId}", "/accounts/{userId}/entries"}) {
@@ -43,7 +63,7 @@ class HealthTest {
 
     @Test
     void metricsAreExposedForPrometheus() {
-        Response response = RestAssured.get("/q/metrics");
+        Response response = Management.get("/q/metrics");
 
         assertEquals(200, response.statusCode());
         assertTrue(response.asString().contains("payonce_orders_auto_closed_total"));

@@ -3,6 +3,7 @@ package io.payonce.order;
 import io.payonce.support.Api;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.RedisCli;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -108,33 +109,115 @@ class SubmitTokenTest {
     }
 
     @Test
-    void theSameOrderNumberWithTheSameContentAnswersWithTheExistingOrder() {
-        String bearer = Tokens.user(Tokens.newUserId());
+    void aNewTokenForTheSameContentAnswersWithTheExistingOrderAndItsRepeatReplaysThatAnswer() {
+        String user = Tokens.newUserId();
+        String bearer = Tokens.user(user);
         String sn = "sn-" + UUID.randomUUID();
         Response first = Api.createOrder(bearer, Api.submitToken(bearer), sn, 1200);
+        String secondToken = Api.submitToken(bearer);
 
-        Response second = Api.createOrder(bearer, Api.submitToken(bearer), sn, 1200);
+        Response second = Api.createOrder(bearer, secondToken, sn, 1200);
+        Response repeat = Api.createOrder(bearer, secondToken, sn, 1200);
 
-        assertEquals(201, second.statusCode());
-        assertEquals("true", second.header("Idempotent-Replayed"));
+        assertEquals(201, second.statusCode(), second.asString());
         assertEquals(first.jsonPath().getLong("id"), second.jsonPath().getLong("id"));
+        assertEquals(201, repeat.statusCode(), repeat.asString());
+        assertEquals("true", repeat.header("Idempotent-Replayed"));
+        assertEquals(second.asString(), repeat.asString());
+        assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", user));
     }
 
     @Test
-    void theSameOrderNumberWithOtherContentIsAConflict() {
+    void theSameOrderNumberWithOtherContentIsAConflictAndItsRepeatGetsTheConflictAgain() {
         String user = Tokens.newUserId();
         String bearer = Tokens.user(user);
         String sn = "sn-" + UUID.randomUUID();
         Api.createOrder(bearer, Api.submitToken(bearer), sn, 1200);
+        String token = Api.submitToken(bearer);
 
-        Response otherAmount = Api.createOrder(bearer, Api.submitToken(bearer), sn, 1300);
-        String otherBearer = Tokens.user(Tokens.newUserId());
-        Response otherUser = Api.createOrder(otherBearer, Api.submitToken(otherBearer), sn, 1200);
+        Response otherAmount = Api.createOrder(bearer, token, sn, 1300);
+        Response repeat = Api.createOrder(bearer, token, sn, 1300);
 
         assertEquals(409, otherAmount.statusCode());
         assertEquals("ORDER_SN_CONFLICT", otherAmount.jsonPath().getString("code"));
-        assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE order_sn = ?", sn));
-        assertEquals(409, otherUser.statusCode());
-        assertEquals("ORDER_SN_CONFLICT", otherUser.jsonPath().getString("code"));
+        assertEquals(409, repeat.statusCode(), repeat.asString());
+        assertEquals("ORDER_SN_CONFLICT", repeat.jsonPath().getString("code"));
+        assertEquals("true", repeat.header("Idempotent-Replayed"));
+        assertEquals(otherAmount.asString(), repeat.asString());
+        assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", user));
+    }
+
+    /**
+     * An instance killed between consuming the token and writing the order, or a consume whose Redis
+     * call timed out after Redis ran it, leaves the token consumed and no order: the repeat completes
+     * the submission, and its own repeat replays it.
+     */
+    @Test
+    void aSubmissionWhoseFirstAttemptDiedAfterConsumingTheTokenIsCompletedByItsRepeat() {
+        String user = Tokens.newUserId();
+        String bearer = Tokens.user(user);
+        String token = Api.submitToken(bearer);
+        consumeAsADyingInstanceWould(token, user);
+        String sn = "sn-" + UUID.randomUUID();
+
+        Response repeat = Api.createOrder(bearer, token, sn, 800);
+        Response again = Api.createOrder(bearer, token, sn, 800);
+
+        assertEquals(201, repeat.statusCode(), repeat.asString());
+        assertEquals("true", again.header("Idempotent-Replayed"));
+        assertEquals(repeat.asString(), again.asString());
+        assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", user));
+    }
+
+    @Test
+    void aRepeatAfterPaymentReplaysTheStoredAnswerByteForByte() {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 1000);
+        String bearer = Tokens.user(user);
+        String token = Api.submitToken(bearer);
+        String sn = "sn-" + UUID.randomUUID();
+        Response first = Api.createOrder(bearer, token, sn, 600);
+        assertEquals(201, Api.pay(bearer, first.jsonPath().getLong("id"), Api.newKey()).statusCode());
+
+        Response repeat = Api.createOrder(bearer, token, sn, 600);
+
+        assertEquals(first.asString(), repeat.asString());
+        assertEquals("UNPAID", repeat.jsonPath().getString("status"));
+        assertEquals("true", repeat.header("Idempotent-Replayed"));
+    }
+
+    @Test
+    void tenClicksOnOneFormMakeOneOrderAndAllGetItsAnswer() throws Exception {
+        String user = Tokens.newUserId();
+        String bearer = Tokens.user(user);
+        String token = Api.submitToken(bearer);
+        String sn = "sn-" + UUID.randomUUID();
+
+        List<Response> answers = Concurrently.run(10, () -> Api.createOrder(bearer, token, sn, 1500));
+
+        answers.forEach(a -> assertEquals(201, a.statusCode(), a.asString()));
+        answers.forEach(a -> assertEquals(answers.get(0).asString(), a.asString()));
+        assertEquals(9, answers.stream().filter(a -> "true".equals(a.header("Idempotent-Replayed"))).count());
+        assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", user));
+    }
+
+    @Test
+    void aTokenSentAgainWithOtherContentIsAFormAlreadySubmitted() {
+        String user = Tokens.newUserId();
+        String bearer = Tokens.user(user);
+        String token = Api.submitToken(bearer);
+        assertEquals(201, Api.createOrder(bearer, token, "sn-" + UUID.randomUUID(), 500).statusCode());
+
+        Response edited = Api.createOrder(bearer, token, "sn-" + UUID.randomUUID(), 700);
+
+        assertEquals(409, edited.statusCode(), edited.asString());
+        assertEquals("SUBMIT_TOKEN_INVALID", edited.jsonPath().getString("code"));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", user));
+    }
+
+    /** What the consume script leaves behind: the token gone, its consumed marker naming the caller. */
+    private static void consumeAsADyingInstanceWould(String token, String user) {
+        assertEquals("1", RedisCli.run("DEL", "payonce:token:{" + token + "}"));
+        assertEquals("OK", RedisCli.run("SET", "payonce:token:{" + token + "}:consumed", user, "PX", "600000"));
     }
 }

@@ -4,6 +4,7 @@ import io.payonce.support.Api;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Management;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -252,7 +253,6 @@ class PayTest {
         assertEquals("UNPAID", db.orderStatus(order));
     }
 
-
     @Test
     void metricsNameTheLayerThatCaughtEachDuplicate() {
         Buyer buyer = Buyer.withBalance(1000);
@@ -262,7 +262,7 @@ class PayTest {
         Api.pay(buyer.bearer, order, key);
         Api.pay(buyer.bearer, order, Api.newKey());
 
-        String metrics = io.restassured.RestAssured.get("/q/metrics").asString();
+        String metrics = Management.metrics();
 
         assertTrue(metrics.contains("payonce_duplicates_total{layer=\"idempotency_key\",operation=\"pay\"}"), "replay counted");
         assertTrue(metrics.contains("payonce_duplicates_total{layer=\"state_cas\",operation=\"pay\"}"), "already paid counted");

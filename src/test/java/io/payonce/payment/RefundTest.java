@@ -21,14 +21,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(LedgerInvariants.class)
 class RefundTest {
 
+    private static final String OPS = Tokens.ops();
+
     private final Database db = Database.forTests();
 
     @Test
     void partialRefundsAddUpAndTheFullAmountRefundsTheOrder() {
         PaidOrder paid = PaidOrder.of(1000, 5000);
 
-        Response part = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-1", 300);
-        Response rest = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-2", 700);
+        Response part = Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 300);
+        Response rest = Api.refund(OPS, paid.orderId, Api.newKey(), "r-2", 700);
 
         assertEquals(201, part.statusCode(), part.asString());
         assertEquals(300, part.jsonPath().getLong("refundedTotal"));
@@ -46,7 +48,7 @@ class RefundTest {
         List<Callable<Response>> refunds = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             String refundNo = "r-" + i;
-            refunds.add(() -> Api.refund(paid.bearer, paid.orderId, Api.newKey(), refundNo, 300));
+            refunds.add(() -> Api.refund(OPS, paid.orderId, Api.newKey(), refundNo, 300));
         }
 
         List<Response> answers = Concurrently.run(refunds);
@@ -68,8 +70,8 @@ class RefundTest {
         PaidOrder paid = PaidOrder.of(1000, 1000);
         String key = Api.newKey();
 
-        Response first = Api.refund(paid.bearer, paid.orderId, key, "r-1", 400);
-        Response retry = Api.refund(paid.bearer, paid.orderId, key, "r-1", 400);
+        Response first = Api.refund(OPS, paid.orderId, key, "r-1", 400);
+        Response retry = Api.refund(OPS, paid.orderId, key, "r-1", 400);
 
         assertEquals(201, first.statusCode());
         assertEquals("true", retry.header("Idempotent-Replayed"));
@@ -80,10 +82,10 @@ class RefundTest {
     @Test
     void aRefundNumberRefundsOnceWhateverTheKey() {
         PaidOrder paid = PaidOrder.of(1000, 1000);
-        Response first = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-1", 400);
+        Response first = Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 400);
 
-        Response sameRefund = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-1", 400);
-        Response otherAmount = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-1", 500);
+        Response sameRefund = Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 400);
+        Response otherAmount = Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 500);
 
         assertEquals(200, sameRefund.statusCode(), sameRefund.asString());
         assertEquals(first.jsonPath().getLong("refundId"), sameRefund.jsonPath().getLong("refundId"));
@@ -96,9 +98,9 @@ class RefundTest {
     void reusingARefundKeyForAnotherRefundNamesTheFields() {
         PaidOrder paid = PaidOrder.of(1000, 1000);
         String key = Api.newKey();
-        Api.refund(paid.bearer, paid.orderId, key, "r-1", 100);
+        Api.refund(OPS, paid.orderId, key, "r-1", 100);
 
-        Response reused = Api.refund(paid.bearer, paid.orderId, key, "r-2", 200);
+        Response reused = Api.refund(OPS, paid.orderId, key, "r-2", 200);
 
         assertEquals(422, reused.statusCode());
         assertEquals("IDEMPOTENCY_KEY_REUSED", reused.jsonPath().getString("code"));
@@ -112,7 +114,7 @@ class RefundTest {
         String bearer = Tokens.user(user);
         long order = Api.newOrder(bearer, 500);
 
-        Response response = Api.refund(bearer, order, Api.newKey(), "r-1", 100);
+        Response response = Api.refund(OPS, order, Api.newKey(), "r-1", 100);
 
         assertEquals(409, response.statusCode(), response.asString());
         assertEquals("ILLEGAL_TRANSITION", response.jsonPath().getString("code"));
@@ -121,15 +123,44 @@ class RefundTest {
     }
 
     @Test
-    void opsMayRefundAndAnotherUserMayNot() {
+    void refundsAreAnOpsActNotTheBuyers() {
         PaidOrder paid = PaidOrder.of(1000, 1000);
 
+        Response buyer = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-1", 100);
         Response stranger = Api.refund(Tokens.user(Tokens.newUserId()), paid.orderId, Api.newKey(), "r-1", 100);
-        Response ops = Api.refund(Tokens.ops(), paid.orderId, Api.newKey(), "r-1", 100);
+        Response ops = Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 100);
 
-        assertEquals(404, stranger.statusCode());
+        assertEquals(403, buyer.statusCode(), buyer.asString());
+        assertEquals("FORBIDDEN", buyer.jsonPath().getString("code"));
+        assertEquals(403, stranger.statusCode(), stranger.asString());
         assertEquals(201, ops.statusCode(), ops.asString());
         assertEquals(100, db.balance(paid.userId));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", paid.orderId));
+    }
+
+    @Test
+    void refundingAFullyRefundedOrderSaysNothingRemainsRefundable() {
+        PaidOrder paid = PaidOrder.of(1000, 1000);
+        assertEquals(201, Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 1000).statusCode());
+
+        Response again = Api.refund(OPS, paid.orderId, Api.newKey(), "r-2", 1);
+
+        assertEquals(409, again.statusCode(), again.asString());
+        assertEquals("REFUND_EXCEEDS_PAYMENT", again.jsonPath().getString("code"));
+        assertEquals(0, again.jsonPath().getLong("refundable"));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", paid.orderId));
+        assertEquals(1000, db.balance(paid.userId));
+    }
+
+    @Test
+    void aRefundBeyondTheCapSaysHowMuchRemains() {
+        PaidOrder paid = PaidOrder.of(1000, 1000);
+        assertEquals(201, Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 700).statusCode());
+
+        Response beyond = Api.refund(OPS, paid.orderId, Api.newKey(), "r-2", 400);
+
+        assertEquals(409, beyond.statusCode(), beyond.asString());
+        assertEquals(300, beyond.jsonPath().getLong("refundable"));
     }
 
     /** An order of {@code amount} paid from an account that held {@code balance}. */

@@ -54,9 +54,14 @@ public final class Api {
                 .post("/orders/" + orderId + "/refunds");
     }
 
+    /** A deposit whose external reference is its key, as a settlement system that keys by its own reference would send. */
     public static Response deposit(String opsBearer, String userId, String key, long amount) {
+        return deposit(opsBearer, userId, key, amount, key);
+    }
+
+    public static Response deposit(String opsBearer, String userId, String key, long amount, String reference) {
         return as(opsBearer).header("Idempotency-Key", key).contentType(ContentType.JSON)
-                .body(Map.of("amount", amount, "currency", "EUR"))
+                .body(Map.of("amount", amount, "currency", "EUR", "reference", reference))
                 .post("/accounts/" + userId + "/deposits");
     }
 

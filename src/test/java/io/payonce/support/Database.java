@@ -21,9 +21,13 @@ public final class Database {
 
     /** The test database: {@code payonce_test} on the local MariaDB unless the environment says otherwise. */
     public static Database forTests() {
+        return named(System.getenv().getOrDefault("PAYONCE_TEST_DB_NAME", "payonce_test"));
+    }
+
+    /** Another database on the same server, for a test that starts instances of its own. */
+    public static Database named(String name) {
         String host = System.getenv().getOrDefault("PAYONCE_DB_HOST", "127.0.0.1");
         String port = System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306");
-        String name = System.getenv().getOrDefault("PAYONCE_TEST_DB_NAME", "payonce_test");
         return new Database("jdbc:mariadb://" + host + ":" + port + "/" + name);
     }
 

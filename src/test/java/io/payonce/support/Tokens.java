@@ -13,6 +13,7 @@ import java.util.UUID;
 public final class Tokens {
 
     public static final String ISSUER = "payonce-gateway";
+    public static final String AUDIENCE = "payonce";
 
     /** Read from the test classpath rather than from config, so that tests beside a packaged app sign the same way. */
     private static final PrivateKey SIGNING_KEY = signingKey();
@@ -21,20 +22,43 @@ public final class Tokens {
     }
 
     public static String user(String userId) {
-        return sign(Jwt.issuer(ISSUER).subject(userId).groups(Set.of("user")));
+        return sign(claims(userId, "user"));
     }
 
     public static String ops() {
-        return sign(Jwt.issuer(ISSUER).subject("ops-" + UUID.randomUUID()).groups(Set.of("ops")));
+        return sign(claims("ops-" + UUID.randomUUID(), "ops"));
+    }
+
+    /** A staff member who is also a customer: exactly what dev mode mints for ops. */
+    public static String userAndOps(String userId) {
+        return sign(Jwt.issuer(ISSUER).audience(AUDIENCE).subject(userId).groups(Set.of("user", "ops")));
     }
 
     public static String expired(String userId) {
         Instant past = Instant.now().minusSeconds(3600);
-        return sign(Jwt.issuer(ISSUER).subject(userId).groups(Set.of("user")).issuedAt(past.minusSeconds(60)).expiresAt(past));
+        return sign(claims(userId, "user").issuedAt(past.minusSeconds(60)).expiresAt(past));
     }
 
     public static String fromIssuer(String issuer, String userId) {
-        return sign(Jwt.issuer(issuer).subject(userId).groups(Set.of("user")));
+        return sign(Jwt.issuer(issuer).audience(AUDIENCE).subject(userId).groups(Set.of("user")));
+    }
+
+    public static String forAudience(String audience, String userId) {
+        return sign(Jwt.issuer(ISSUER).audience(audience).subject(userId).groups(Set.of("user")));
+    }
+
+    public static String withoutAudience(String userId) {
+        return sign(Jwt.issuer(ISSUER).subject(userId).groups(Set.of("user")));
+    }
+
+    /** Issued {@code age} ago and still unexpired: only the maximum token age can refuse it. */
+    public static String issuedAgo(java.time.Duration age, String userId) {
+        Instant issued = Instant.now().minus(age);
+        return sign(claims(userId, "user").issuedAt(issued).expiresAt(Instant.now().plusSeconds(600)));
+    }
+
+    private static JwtClaimsBuilder claims(String subject, String group) {
+        return Jwt.issuer(ISSUER).audience(AUDIENCE).subject(subject).groups(Set.of(group));
     }
 
     private static String sign(JwtClaimsBuilder claims) {

@@ -1,0 +1,48 @@
+package io.payonce.db;
+
+import io.payonce.config.PayonceConfig;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.SqlConnection;
+
+import java.util.List;
+
+/**
+ * The statements every connection runs before it may serve a request:
+ * <ul>
+ * <li>READ COMMITTED, so that compare-and-set updates lock only the rows they match (no gap
+ * locks, fewer deadlocks) and a claim that lost to a twin reads the twin's committed answer;</li>
+ * <li>a short lock wait, so that a request queued behind a busy row fails fast into a retry or a
+ * 409 instead of holding the client for InnoDB's default 50 seconds;</li>
+ * <li>a bound on every statement and on a transaction left idle, so that a holder that stalls
+ * (a paused instance, a frozen VM, a half-open connection) is cut off by the server and its locks
+ * released, instead of blocking its key and its order until {@code wait_timeout}, 8 hours later.</li>
+ * </ul>
+ * MariaDB bounds an idle transaction itself ({@code idle_transaction_timeout}). MySQL 8 has no such
+ * setting; there the bound is {@code wait_timeout}, which also closes idle pooled connections, so
+ * the pool's idle timeout ({@code quarkus.datasource.reactive.idle-timeout}) must be shorter.
+ */
+public record SessionSettings(List<String> mariaDb, List<String> mySql) {
+
+    private static final String READ_COMMITTED = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED";
+
+    public static SessionSettings of(PayonceConfig.Database config) {
+        String lockWait = "SET SESSION innodb_lock_wait_timeout = " + config.lockWaitTimeoutSeconds();
+        return new SessionSettings(
+                List.of(READ_COMMITTED, lockWait,
+                        "SET SESSION max_statement_time = " + config.statementTimeoutSeconds(),
+                        "SET SESSION idle_transaction_timeout = " + config.idleTransactionTimeoutSeconds()),
+                List.of(READ_COMMITTED, lockWait,
+                        "SET SESSION max_execution_time = " + config.statementTimeoutSeconds() * 1000,
+                        "SET SESSION wait_timeout = " + config.idleTransactionTimeoutSeconds()));
+    }
+
+    /** Runs the statements for the server behind {@code connection}, one after the other; fails at the first that fails. */
+    Future<Void> applyTo(SqlConnection connection) {
+        List<String> statements = connection.databaseMetadata().fullVersion().contains("MariaDB") ? mariaDb : mySql;
+        Future<Void> applied = Future.succeededFuture();
+        for (String statement : statements) {
+            applied = applied.compose(done -> connection.query(statement).execute().mapEmpty());
+        }
+        return applied;
+    }
+}

@@ -1,0 +1,61 @@
+package io.payonce.api;
+
+import com.fasterxml.jackson.core.JsonParseException;
+import io.vertx.core.http.ConnectionPoolTooBusyException;
+import io.vertx.core.impl.NoStackTraceThrowable;
+import io.vertx.mysqlclient.MySQLException;
+import io.vertx.redis.client.impl.types.ErrorType;
+import io.vertx.sqlclient.ClosedConnectionException;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Only a store that failed for now is "retry later"; a bug must surface as a bug, not as 503 forever. */
+class DependencyFailureTest {
+
+    @Test
+    void deadlocksLockWaitsAndTimeBoundsAreTransient() {
+        assertTrue(DependencyFailure.isTransient(mysql(1213)));
+        assertTrue(DependencyFailure.isTransient(mysql(1205)));
+        assertTrue(DependencyFailure.isTransient(mysql(1969)));
+        assertTrue(DependencyFailure.isTransient(new IllegalStateException("wrapped", mysql(1205))));
+    }
+
+    @Test
+    void otherDatabaseErrorsAreNot() {
+        assertFalse(DependencyFailure.isTransient(mysql(1062)));
+        assertFalse(DependencyFailure.isTransient(mysql(1406)));
+        assertFalse(DependencyFailure.isTransient(mysql(1064)));
+    }
+
+    @Test
+    void connectionFailuresOfTheDatabaseAndRedisAreTransient() {
+        assertTrue(DependencyFailure.isTransient(new ConnectException("refused")));
+        assertTrue(DependencyFailure.isTransient(ClosedConnectionException.INSTANCE));
+        assertTrue(DependencyFailure.isTransient(new ConnectionPoolTooBusyException("queue full")));
+        assertTrue(DependencyFailure.isTransient(ErrorType.create("CONNECTION_CLOSED")));
+        assertTrue(DependencyFailure.isTransient(new NoStackTraceThrowable("Connection is closed")));
+        assertTrue(DependencyFailure.isTransient(new TimeoutException("Timeout on SubmitTokens#consume")));
+        assertTrue(DependencyFailure.isTransient(new CircuitBreakerOpenException("open")));
+    }
+
+    @Test
+    void aJsonOrOtherInputOutputBugIsNotTransient() {
+        assertFalse(DependencyFailure.isTransient(new JsonParseException(null, "bad")));
+        assertFalse(DependencyFailure.isTransient(new UncheckedIOException(new IOException("disk"))));
+        assertFalse(DependencyFailure.isTransient(new IllegalStateException("bug")));
+        assertFalse(DependencyFailure.isTransient(ErrorType.create("WRONGTYPE Operation against a key holding the wrong kind of value")));
+        assertFalse(DependencyFailure.isTransient(new NoStackTraceThrowable("something else")));
+    }
+
+    private static MySQLException mysql(int code) {
+        return new MySQLException("error " + code, code, "HY000");
+    }
+}

@@ -1,0 +1,67 @@
+package io.payonce.support;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.util.Map;
+
+/**
+ * A Redis server of the test's own, on a free port, for tests that pause or overload Redis: the
+ * machine's shared Redis is never touched. It is ended by the process handle that started it.
+ */
+public class PrivateRedis implements QuarkusTestResourceLifecycleManager {
+
+    private static volatile int port;
+
+    private Process server;
+
+    /** The port of the running private server, for commands the test sends it directly. */
+    public static int port() {
+        return port;
+    }
+
+    @Override
+    public Map<String, String> start() {
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        try {
+            server = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no")
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            for (int i = 0; i < 100 && !"PONG".equals(tryPing()); i++) {
+                Thread.sleep(50);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return Map.of("quarkus.redis.hosts", "redis://127.0.0.1:" + port);
+    }
+
+    @Override
+    public void stop() {
+        if (server != null) {
+            server.destroy();
+        }
+    }
+
+    public static String run(String... command) {
+        return RedisCli.runOn(port, command);
+    }
+
+    private static String tryPing() {
+        try {
+            return run("PING");
+        } catch (IllegalStateException notYet) {
+            return "";
+        }
+    }
+}

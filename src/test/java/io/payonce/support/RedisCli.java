@@ -1,0 +1,46 @@
+package io.payonce.support;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Redis commands from a test, through {@code redis-cli}, so that they work the same beside an
+ * in-process app and beside the packaged one: to put a key in a state the API reaches only by
+ * crashing between two steps.
+ */
+public final class RedisCli {
+
+    private RedisCli() {
+    }
+
+    /** A command to the Redis payonce's tests share. */
+    public static String run(String... command) {
+        return send(System.getenv().getOrDefault("PAYONCE_REDIS_HOST", "127.0.0.1"),
+                System.getenv().getOrDefault("PAYONCE_REDIS_PORT", "6379"), command);
+    }
+
+    /** A command to a Redis a test started itself on loopback. */
+    public static String runOn(int port, String... command) {
+        return send("127.0.0.1", Integer.toString(port), command);
+    }
+
+    private static String send(String host, String port, String... command) {
+        List<String> line = new ArrayList<>(List.of("redis-cli", "-h", host, "-p", port));
+        line.addAll(List.of(command));
+        try {
+            Process process = new ProcessBuilder(line).redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (process.waitFor() != 0) {
+                throw new IllegalStateException("redis-cli failed: " + output);
+            }
+            return output;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
