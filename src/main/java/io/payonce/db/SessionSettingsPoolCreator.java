@@ -45,8 +45,9 @@ public class SessionSettingsPoolCreator implements MySQLPoolCreator {
     /**
      * The client's own bound on a silent connection: nothing healthy is silent longer than a
      * statement plus an idle transaction, since the server ends both by then. A server that vanished
-     * without closing the connection (a half-open TCP) would otherwise keep a pay waiting for good.
-     * The pool's idle timeout is shorter, so that it retires idle connections before this fires.
+     * without closing the connection (a half-open TCP) is dropped after it; {@link Transactions}
+     * bounds each attempt by the same time. The pool's idle timeout is shorter, so that it retires
+     * idle connections before this fires.
      */
     private int clientBoundSeconds() {
         return config.database().statementTimeoutSeconds() + config.database().idleTransactionTimeoutSeconds();

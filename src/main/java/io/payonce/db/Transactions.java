@@ -1,6 +1,7 @@
 package io.payonce.db;
 
 import io.payonce.api.DependencyFailure;
+import io.payonce.config.PayonceConfig;
 import io.smallrye.faulttolerance.api.RetryWhen;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -9,6 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.faulttolerance.Retry;
 import org.jboss.logging.Logger;
 
+import java.time.Duration;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -18,6 +20,11 @@ import java.util.function.Predicate;
  * the same Idempotency-Key: if the lost attempt had in fact committed, the retry's claim finds its
  * answer and replays it instead of moving money again. Retries are bounded and jittered; when they
  * run out the failure becomes 503 with Retry-After.
+ *
+ * <p>Each attempt is also bounded on the client: an attempt with no answer after a statement's and an
+ * idle transaction's bounds together is given up as a lost connection. The server ends such a
+ * transaction by then, but a connection it reset while this instance was paused can leave a command
+ * that never completes here; the retry then finds the key's fate through its claim.
  */
 @ApplicationScoped
 public class Transactions {
@@ -25,15 +32,19 @@ public class Transactions {
     private static final Logger LOG = Logger.getLogger(Transactions.class);
 
     private final Pool pool;
+    private final Duration attemptBound;
 
-    public Transactions(Pool pool) {
+    public Transactions(Pool pool, PayonceConfig config) {
         this.pool = pool;
+        this.attemptBound = Duration.ofSeconds(
+                config.database().statementTimeoutSeconds() + config.database().idleTransactionTimeoutSeconds());
     }
 
     @Retry(maxRetries = 3, delay = 30, jitter = 20)
     @RetryWhen(exception = Transient.class)
     public <T> Uni<T> inTransaction(Function<SqlConnection, Uni<T>> work) {
         return pool.withTransaction(work)
+                .ifNoItem().after(attemptBound).fail()
                 .onFailure(DependencyFailure::isTransient)
                 .invoke(e -> LOG.infof("Transaction failed transiently, retrying with the same command: %s", e.toString()));
     }

@@ -4,6 +4,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,6 +24,8 @@ public final class RowHolder {
 
     public static CompletableFuture<Void> holdAccountRow(Database db, String userId, long millis) throws InterruptedException {
         CountDownLatch locked = new CountDownLatch(1);
+        // A thread of its own: the common pool may have a single thread on two cores, and a sleeping holder would block it.
+        ExecutorService holder = Executors.newSingleThreadExecutor();
         CompletableFuture<Void> released = CompletableFuture.runAsync(() -> {
             try (Connection connection = db.connect()) {
                 connection.setAutoCommit(false);
@@ -35,7 +39,8 @@ public final class RowHolder {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-        });
+        }, holder);
+        holder.shutdown();
         if (!locked.await(10, TimeUnit.SECONDS)) {
             throw new IllegalStateException("the account row lock was not taken");
         }

@@ -1,0 +1,194 @@
+package io.payonce.payment;
+
+import io.payonce.support.Database;
+import io.payonce.support.RowHolder;
+import io.payonce.support.Tokens;
+import io.restassured.RestAssured;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two instances of the packaged application on one database of their own. Instance B is paused
+ * with SIGSTOP inside a pay transaction: it has claimed the key, moved the order to PAID and is
+ * waiting for the account row. Instance A must then settle the same key and a new key within the
+ * bounds on a stalled holder (the pay lock's 5 s TTL, and the server's 2 s bound on an idle
+ * transaction in the test profile), with one debit. B, resumed, finds its connection gone, gives
+ * the attempt up after its client-side bound, retries with the same key and replays A's answer.
+ */
+class PausedInstanceIT {
+
+    private static final String DATABASE = "payonce_paused_instance";
+    private static final Duration SETTLE_WITHIN = Duration.ofSeconds(8);
+    private static final int PORT_A = 18391;
+    private static final int PORT_B = 18392;
+
+    private final List<Process> instances = new ArrayList<>();
+    private final ExecutorService clients = Executors.newFixedThreadPool(3);
+    private final Database db = Database.named(DATABASE);
+
+    @AfterEach
+    void stopInstances() throws InterruptedException {
+        clients.shutdownNow();
+        for (Process instance : instances) {
+            instance.destroyForcibly();
+            instance.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aPausedInstanceIsCutOffAndTheOtherSettlesBothKeysWithinTheBound() throws Exception {
+        start(PORT_A, true);
+        Process b = start(PORT_B, false);
+        String user = "u-" + UUID.randomUUID();
+        String bearer = Tokens.user(user);
+        fund(user, 10_000);
+        warmUpPay(PORT_B, bearer);
+        long order = newOrder(bearer, 1200);
+        String key = "k-" + UUID.randomUUID();
+        long balanceBefore = db.balance(user);
+
+        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(db, user, 700);
+        long start = System.nanoTime();
+        CompletableFuture<Response> onB = CompletableFuture.supplyAsync(() -> pay(PORT_B, bearer, order, key), clients);
+        awaitBsDebit();
+        signal("STOP", b);
+        rowReleased.get(10, TimeUnit.SECONDS);
+        CompletableFuture<Response> sameKey = CompletableFuture.supplyAsync(() -> payUntilSettled(PORT_A, bearer, order, key), clients);
+        CompletableFuture<Response> newKey = CompletableFuture.supplyAsync(() -> payUntilSettled(PORT_A, bearer, order, "k-" + UUID.randomUUID()), clients);
+        Response sameKeyAnswer = sameKey.get(60, TimeUnit.SECONDS);
+        Response newKeyAnswer = newKey.get(60, TimeUnit.SECONDS);
+        Duration settled = Duration.ofNanos(System.nanoTime() - start);
+        signal("CONT", b);
+        Response resumed = onB.get(60, TimeUnit.SECONDS);
+
+        System.out.printf("instance B paused inside a pay: A settled both keys %d ms after B's pay began (%d, %d); "
+                        + "B answered %d after resuming; debits=%d%n",
+                settled.toMillis(), sameKeyAnswer.statusCode(), newKeyAnswer.statusCode(), resumed.statusCode(), db.payments(order));
+        assertTrue(settled.compareTo(SETTLE_WITHIN) < 0, "settled within the bounds: " + settled.toMillis() + " ms");
+        assertTrue(List.of(200, 201).contains(sameKeyAnswer.statusCode()), sameKeyAnswer.asString());
+        assertTrue(List.of(200, 201).contains(newKeyAnswer.statusCode()), newKeyAnswer.asString());
+        assertEquals(sameKeyAnswer.asString(), resumed.asString(), "B, resumed, gets the key's one answer");
+        assertEquals("true", resumed.header("Idempotent-Replayed"));
+        assertEquals(1, db.payments(order));
+        assertEquals(balanceBefore - 1200, db.balance(user));
+    }
+
+    private void fund(String user, long amount) {
+        String ops = Tokens.ops();
+        assertEquals(201, on(PORT_A, ops).body(Map.of("userId", user, "currency", "EUR")).post("/accounts").statusCode());
+        String reference = "fund-" + UUID.randomUUID();
+        assertEquals(201, on(PORT_A, ops).header("Idempotency-Key", reference)
+                .body(Map.of("amount", amount, "currency", "EUR", "reference", reference))
+                .post("/accounts/" + user + "/deposits").statusCode());
+    }
+
+    private static long newOrder(String bearer, long amount) {
+        Response created = on(PORT_A, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
+                .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", amount, "currency", "EUR")).post("/orders");
+        assertEquals(201, created.statusCode(), created.asString());
+        return created.jsonPath().getLong("id");
+    }
+
+    /** A cold instance could still be compiling its pay path when paused; a few pays make it fast. */
+    private static void warmUpPay(int port, String bearer) {
+        for (int i = 0; i < 10; i++) {
+            assertEquals(201, pay(port, bearer, newOrder(bearer, 10), "warm-" + UUID.randomUUID()).statusCode());
+        }
+    }
+
+    /** B is inside its pay transaction, past the claim and the status CAS, once its debit waits for the row the test holds. */
+    private void awaitBsDebit() throws InterruptedException {
+        for (int i = 0; i < 60; i++) {
+            if (db.count("""
+                    SELECT COUNT(*) FROM information_schema.processlist
+                    WHERE db = ? AND info LIKE 'UPDATE account SET balance = balance - %'""", DATABASE) > 0) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new IllegalStateException("instance B's pay never waited for the account row");
+    }
+
+    private static Response pay(int port, String bearer, long order, String key) {
+        return RestAssured.given().port(port).auth().oauth2(bearer).header("Idempotency-Key", key).post("/orders/" + order + "/pay");
+    }
+
+    /** A client's loop: the same request again while the answer says "retry later". */
+    private static Response payUntilSettled(int port, String bearer, long order, String key) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            Response response = pay(port, bearer, order, key);
+            if (response.header("Retry-After") == null || System.nanoTime() > deadline) {
+                return response;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return response;
+            }
+        }
+    }
+
+    private static RequestSpecification on(int port, String bearer) {
+        return RestAssured.given().port(port).auth().oauth2(bearer).contentType(ContentType.JSON);
+    }
+
+    /** The native executable when the build made one, the JVM jar otherwise, in the test profile; the first one cleans the database. */
+    private Process start(int port, boolean cleanDatabase) throws IOException, InterruptedException {
+        Path nativeRunner = Path.of(System.getProperty("native.image.path", "target/none-runner"));
+        boolean isNative = Files.isExecutable(nativeRunner);
+        List<String> command = new ArrayList<>();
+        command.add(isNative ? nativeRunner.toAbsolutePath().toString() : Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of("-Dquarkus.profile=test", "-Dquarkus.http.port=" + port, "-D%test.quarkus.management.port=" + (port + 1000),
+                "-D%test.quarkus.flyway.clean-at-start=" + cleanDatabase));
+        if (!isNative) {
+            command.addAll(List.of("-Xmx256m", "-jar", "target/quarkus-app/quarkus-run.jar"));
+        }
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(Path.of("target", "paused-instance-" + port + ".log").toFile());
+        builder.environment().put("PAYONCE_TEST_DB_NAME", DATABASE);
+        Process process = builder.start();
+        instances.add(process);
+        awaitReady(port + 1000);
+        return process;
+    }
+
+    private static void awaitReady(int managementPort) throws InterruptedException {
+        for (int i = 0; i < 300; i++) {
+            try {
+                if (RestAssured.given().port(managementPort).get("/q/health/ready").statusCode() == 200) {
+                    return;
+                }
+            } catch (Exception notListeningYet) {
+                // the instance is still starting
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("instance with management port " + managementPort + " never became ready");
+    }
+
+    private static void signal(String signal, Process process) throws IOException, InterruptedException {
+        assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor());
+    }
+}
