@@ -5,10 +5,18 @@
  *   - every acknowledged operation is in the ledger (nothing lost);
  *   - every operation whose outcome the client never learned had exactly 0 or 1 effect;
  *   - every balance equals the sum of its entries; money is conserved;
- *   - no answer was a 500.
+ *   - no answer was a 500;
+ *   - both ways: every row that moved money (ledger line, order, payment, refund) belongs to exactly
+ *     one operation of the history, and the ledger's totals lie between what was acknowledged and
+ *     that plus what stayed unknown (the schema's UNIQUE keys cannot see a second credit under a
+ *     new reference; this can);
+ *   - the run proved something: enough operations of every type, most of them acknowledged, every
+ *     fault injected while attempts were in flight, a workload that ended cleanly, a history where
+ *     every attempt has its outcome and all definite answers of one operation are identical.
+ * Any violation makes it exit with status 1.
  *
  * Run (compiled by run.sh): java -cp <classes>:<mariadb-java-client.jar> Checker <jdbc-url> <history.tsv>
- *     <faults.tsv> <metrics-dir> <out-dir> <title>
+ *     <faults.tsv> <metrics-dir> <out-dir> <load-seconds> <workload-exit-status> <title>
  */
 
 import java.io.IOException;
@@ -20,24 +28,48 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 public class Checker {
 
+    /**
+     * Acknowledged operations per minute of load that a run must reach, per type: about a fifth of
+     * what a short run on 2 cores achieved (create 2371, deposit 1212, pay 3041, refund 618 ok in 60 s).
+     * A run that did nothing, or whose workload stalled, cannot pass.
+     */
+    static final Map<String, Long> OK_FLOOR_PER_MINUTE =
+            new TreeMap<>(Map.of("create", 470L, "deposit", 240L, "pay", 600L, "refund", 120L));
+    /** Share of operations answered ok that a run must reach; a short run on 2 cores reached about 0.9. */
+    static final double OK_RATE_FLOOR = 0.75;
 
-    record Attempt(long op, String type, String key, String subject, int target, long start, long end, String status, String detail) {
+    record Attempt(long op, String type, String key, String subject, int target, long start, long end, String status, String detail,
+                   String body) {
         boolean definite() {
             return !status.equals("TIMEOUT") && !status.startsWith("5") && !detail.endsWith("_IN_USE")
                     && !detail.equals("PAYMENT_IN_PROGRESS");
         }
+
+        String answer() {
+            return status + " " + detail + " " + body;
+        }
     }
 
     record Op(long id, String type, String user, String key, String subject, long amount, int attempts, String outcome,
-              int status, String detail) {
+              int status, String detail, String body) {
+        boolean settled() {
+            return outcome.equals("ok") || outcome.equals("fail");
+        }
+
+        String answer() {
+            return status + " " + detail + " " + body;
+        }
     }
 
     record Fault(String name, long start, long end) {
@@ -46,40 +78,60 @@ public class Checker {
     record Check(String name, long violations, String detail) {
     }
 
+    /** Rows of the database that moved money, read once for the reconciliation. */
+    record LedgerLine(long id, String user, String type, String refId, long delta) {
+    }
+
+    record Payment(long id, long orderId, String user, long amount, String key) {
+    }
+
+    record Refund(long id, long orderId, String refundNo, String user, long amount) {
+    }
+
+    record OrderRow(long id, String user, String orderSn, long amount) {
+    }
+
+    /** A database row, named for the report, and the operation of the history it belongs to (null: none). */
+    record Claim(String row, Op op) {
+    }
+
     final Connection db;
+    final long loadSeconds;
+    final int workloadExitStatus;
     final List<Attempt> attempts = new ArrayList<>();
     final List<Op> ops = new ArrayList<>();
     final List<Fault> faults = new ArrayList<>();
     final List<Check> checks = new ArrayList<>();
     final Map<String, Long> unknownResolved = new TreeMap<>();
+    final List<String> unreadableLines = new ArrayList<>();
 
-    Checker(Connection db) {
+    Checker(Connection db, long loadSeconds, int workloadExitStatus) {
         this.db = db;
+        this.loadSeconds = loadSeconds;
+        this.workloadExitStatus = workloadExitStatus;
     }
 
     public static void main(String[] args) throws Exception {
         try (Connection db = DriverManager.getConnection(args[0], "root", "")) {
-            Checker checker = new Checker(db);
+            Checker checker = new Checker(db, Long.parseLong(args[5]), Integer.parseInt(args[6]));
             checker.load(Path.of(args[1]), Path.of(args[2]));
             checker.check();
             Path out = Path.of(args[4]);
             checker.writeTimeline(out);
-            Files.writeString(out.resolve("report.md"), checker.report(Path.of(args[3]), args[5]));
+            Files.writeString(out.resolve("report.md"), checker.report(Path.of(args[3]), args[7]));
             long violations = checker.checks.stream().mapToLong(Check::violations).sum();
             System.out.println(checker.summary());
             System.exit(violations == 0 ? 0 : 1);
         }
     }
 
+    /** Reads the history (a line it cannot read is kept as a violation, not a crash) and the fault windows. */
     void load(Path history, Path faultsFile) throws IOException {
         for (String line : Files.readAllLines(history)) {
-            String[] f = line.split("\t", -1);
-            if (f[0].equals("A")) {
-                attempts.add(new Attempt(Long.parseLong(f[1]), f[2], f[4], f[5], Integer.parseInt(f[8]), Long.parseLong(f[9]),
-                        Long.parseLong(f[10]), f[11], f[12]));
-            } else if (f[0].equals("O")) {
-                ops.add(new Op(Long.parseLong(f[1]), f[2], f[3], f[4], f[5], Long.parseLong(f[6]), Integer.parseInt(f[7]), f[8],
-                        Integer.parseInt(f[9]), f[10]));
+            try {
+                readHistoryLine(line.split("\t", -1));
+            } catch (RuntimeException unreadable) {
+                unreadableLines.add(line);
             }
         }
         if (Files.exists(faultsFile)) {
@@ -92,7 +144,27 @@ public class Checker {
         }
     }
 
+    /** The columns Workload.History writes. */
+    private void readHistoryLine(String[] f) {
+        switch (f[0]) {
+            case "A" -> attempts.add(new Attempt(Long.parseLong(f[1]), f[2], f[4], f[5], Integer.parseInt(f[8]), Long.parseLong(f[9]),
+                    Long.parseLong(f[10]), f[11], f[12], f[13]));
+            case "O" -> ops.add(new Op(Long.parseLong(f[1]), f[2], f[3], f[4], f[5], Long.parseLong(f[6]), Integer.parseInt(f[7]), f[8],
+                    Integer.parseInt(f[9]), f[10], f[11]));
+            default -> throw new IllegalArgumentException("not a history line");
+        }
+    }
+
     void check() throws Exception {
+        checkTheDatabaseAlone();
+        checkOutcomesAgainstTheDatabase();
+        reconcileTheDatabaseWithTheHistory();
+        checkTheRunProvedSomething();
+        checkTheHistoryIsWhole();
+    }
+
+    /** Invariants that the database must hold by itself, whatever the history says. */
+    void checkTheDatabaseAlone() throws SQLException {
         checks.add(new Check("orders with more than one payment", count("""
                 SELECT COUNT(*) FROM (SELECT order_id FROM pay_record GROUP BY order_id HAVING COUNT(*) > 1) t"""), "pay_record"));
         checks.add(new Check("payments without exactly one ledger debit of their amount", count("""
@@ -118,7 +190,10 @@ public class Checker {
                 Math.abs(balances - (deposits - paid + refunded)),
                 "balances " + balances + " = deposits " + deposits + " - payments " + paid + " + refunds " + refunded));
         checks.add(new Check("answers with status 500", attempts.stream().filter(a -> a.status.equals("500")).count(), "history"));
+    }
 
+    /** From the history to the database: what each operation's outcome says must be there, or not. */
+    void checkOutcomesAgainstTheDatabase() throws Exception {
         long lost = 0;
         long refusedWithEffect = 0;
         long unknownWithTwoEffects = 0;
@@ -141,34 +216,297 @@ public class Checker {
         checks.add(new Check("unknown outcomes with more than one effect", unknownWithTwoEffects, "history vs database"));
     }
 
-    /** How many times the database shows this operation's effect. */
+    /**
+     * From the database to the history: every row that moved money belongs to exactly one operation,
+     * matched on what the workload chose (user, key or reference, order, refund number, amount), never
+     * on the database's own ids or UNIQUE keys; and the ledger's totals lie within what the history allows.
+     */
+    void reconcileTheDatabaseWithTheHistory() throws SQLException {
+        Map<String, Op> byEffect = new HashMap<>();
+        for (Op op : ops) {
+            String effect = effectOf(op);
+            if (effect != null) {
+                byEffect.put(effect, op);
+            }
+        }
+        Map<String, Payment> payments = payments();
+        Map<String, Refund> refunds = refunds();
+        List<LedgerLine> ledger = ledger();
+        checks.add(reconciliation("DEPOSIT ledger lines not matching exactly one deposit of the history",
+                "account_entry DEPOSIT vs deposits (user, reference = key, amount)",
+                linesOf(ledger, "DEPOSIT").map(line -> new Claim("entry " + line.id,
+                        byEffect.get(effect("deposit", line.user, line.refId, line.delta)))).toList()));
+        checks.add(reconciliation("PAYMENT ledger lines not matching exactly one pay of the history",
+                "account_entry PAYMENT vs pay_record vs pays (user, order, key, amount)",
+                linesOf(ledger, "PAYMENT").map(line -> new Claim("entry " + line.id, paymentOf(line, payments, byEffect))).toList()));
+        checks.add(reconciliation("REFUND ledger lines not matching exactly one refund of the history",
+                "account_entry REFUND vs refund_record vs refunds (user, order, refund number, amount)",
+                linesOf(ledger, "REFUND").map(line -> new Claim("entry " + line.id, refundOf(line, refunds, byEffect))).toList()));
+        checks.add(reconciliation("orders not matching exactly one create of the history",
+                "orders vs creates (user, order number, amount)",
+                orders().stream().map(o -> new Claim("order " + o.id,
+                        byEffect.get(effect("create", o.user, o.orderSn, o.amount)))).toList()));
+        checks.add(reconciliation("payments not matching exactly one pay of the history",
+                "pay_record vs pays (user, order, key, amount)",
+                payments.values().stream().map(p -> new Claim("pay_record " + p.id, byEffect.get(effectOf(p)))).toList()));
+        checks.add(reconciliation("refunds not matching exactly one refund of the history",
+                "refund_record vs refunds (user, order, refund number, amount)",
+                refunds.values().stream().map(r -> new Claim("refund_record " + r.id, byEffect.get(effectOf(r)))).toList()));
+        checkLedgerTotals(ledger);
+    }
+
+    /**
+     * What an operation leaves in the database if it takes effect, in the terms the workload chose;
+     * null for opening an account, which moves no money. Keys and order numbers are fresh UUIDs, so
+     * no two operations share one.
+     */
+    static String effectOf(Op op) {
+        return switch (op.type) {
+            case "deposit" -> effect("deposit", op.user, op.key, op.amount);
+            case "pay" -> effect("pay", op.user, op.subject, op.key, op.amount);
+            case "refund" -> effect("refund", op.user, op.subject, op.amount);
+            case "create" -> effect("create", op.user, op.subject, op.amount);
+            default -> null;
+        };
+    }
+
+    static String effectOf(Payment p) {
+        return effect("pay", p.user, p.orderId, p.key, p.amount);
+    }
+
+    /** A refund operation's subject is "orderId/refundNo". */
+    static String effectOf(Refund r) {
+        return effect("refund", r.user, r.orderId + "/" + r.refundNo, r.amount);
+    }
+
+    static String effect(Object... parts) {
+        return Stream.of(parts).map(String::valueOf).collect(Collectors.joining("\t"));
+    }
+
+    /** A PAYMENT line names its pay_record, which must debit the same account by the same amount. */
+    static Op paymentOf(LedgerLine line, Map<String, Payment> payments, Map<String, Op> byEffect) {
+        Payment p = payments.get(line.refId);
+        return p != null && p.user.equals(line.user) && p.amount == -line.delta ? byEffect.get(effectOf(p)) : null;
+    }
+
+    /** A REFUND line names its refund_record, which must credit the same account by the same amount. */
+    static Op refundOf(LedgerLine line, Map<String, Refund> refunds, Map<String, Op> byEffect) {
+        Refund r = refunds.get(line.refId);
+        return r != null && r.user.equals(line.user) && r.amount == line.delta ? byEffect.get(effectOf(r)) : null;
+    }
+
+    static Stream<LedgerLine> linesOf(List<LedgerLine> ledger, String type) {
+        return ledger.stream().filter(line -> line.type.equals(type));
+    }
+
+    /** Rows that belong to no operation, and rows beyond the first that belong to the same one, are violations. */
+    static Check reconciliation(String name, String compared, List<Claim> claims) {
+        List<Claim> orphans = claims.stream().filter(c -> c.op == null).toList();
+        long matched = claims.size() - orphans.size();
+        long sharing = matched - claims.stream().filter(c -> c.op != null).map(c -> c.op.id).distinct().count();
+        return new Check(name, orphans.size() + sharing, compared + ": " + claims.size() + " rows, " + orphans.size()
+                + " match no operation" + (orphans.isEmpty() ? "" : " (first: " + orphans.get(0).row + ")") + ", " + sharing
+                + " share an operation");
+    }
+
+    /**
+     * Each total the ledger moved lies between the acknowledged operations' amounts and that plus the
+     * unknown ones' (which may or may not have taken effect), taken from the history. Several pays of
+     * one order pay it once, so payments are summed per order.
+     */
+    void checkLedgerTotals(List<LedgerLine> ledger) {
+        checks.add(withinBounds("ledger deposits outside the history's bounds", "deposits",
+                linesOf(ledger, "DEPOSIT").mapToLong(LedgerLine::delta).sum(), amounts("deposit", "ok"), amounts("deposit", "unknown")));
+        Map<String, Long> paidOrders = orderAmounts("ok");
+        Map<String, Long> maybePaidOrders = orderAmounts("unknown");
+        maybePaidOrders.keySet().removeAll(paidOrders.keySet());
+        checks.add(withinBounds("ledger payments outside the history's bounds", "payments",
+                -linesOf(ledger, "PAYMENT").mapToLong(LedgerLine::delta).sum(), sum(paidOrders), sum(maybePaidOrders)));
+        checks.add(withinBounds("ledger refunds outside the history's bounds", "refunds",
+                linesOf(ledger, "REFUND").mapToLong(LedgerLine::delta).sum(), amounts("refund", "ok"), amounts("refund", "unknown")));
+    }
+
+    /** The violation is how far the ledger's total lies outside the bounds, in minor units. */
+    static Check withinBounds(String name, String what, long total, long acknowledged, long unknown) {
+        long upper = acknowledged + unknown;
+        long outside = total < acknowledged ? acknowledged - total : Math.max(0, total - upper);
+        return new Check(name, outside, "ledger " + what + " " + total + ", bounds " + acknowledged + " (acknowledged) .. "
+                + upper + " (+ unknown)");
+    }
+
+    long amounts(String type, String outcome) {
+        return ops.stream().filter(op -> op.type.equals(type) && op.outcome.equals(outcome)).mapToLong(Op::amount).sum();
+    }
+
+    /** The orders that pays with this outcome name, with their amounts (a pay operation's subject is its order id). */
+    Map<String, Long> orderAmounts(String outcome) {
+        Map<String, Long> orders = new HashMap<>();
+        ops.stream().filter(op -> op.type.equals("pay") && op.outcome.equals(outcome)).forEach(op -> orders.put(op.subject, op.amount));
+        return orders;
+    }
+
+    static long sum(Map<String, Long> amounts) {
+        return amounts.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** A run that did nothing, or did it while nothing was failing, proves nothing. */
+    void checkTheRunProvedSomething() {
+        checks.add(operationFloors());
+        long ok = ops.stream().filter(op -> op.outcome.equals("ok")).count();
+        double okRate = ops.isEmpty() ? 0 : (double) ok / ops.size();
+        checks.add(new Check("share of operations acknowledged below the floor", okRate < OK_RATE_FLOOR ? 1 : 0,
+                String.format("%d of %d ok = %.3f, floor %.2f", ok, ops.size(), okRate, OK_RATE_FLOOR)));
+        checks.add(faultsWithAttemptsInFlight());
+        long endedByException = ops.stream().filter(op -> op.detail.startsWith(Workload.Outcome.EXCEPTION)).count();
+        checks.add(new Check("workload failures (exit status, operations ended by an exception)",
+                (workloadExitStatus == 0 ? 0 : 1) + endedByException,
+                "exit status " + workloadExitStatus + ", " + endedByException + " operations ended by an exception"));
+    }
+
+    /** Per type, acknowledged operations against the floor for this run's length; each type below it is a violation. */
+    Check operationFloors() {
+        long below = 0;
+        List<String> compared = new ArrayList<>();
+        for (Map.Entry<String, Long> floorPerMinute : OK_FLOOR_PER_MINUTE.entrySet()) {
+            String type = floorPerMinute.getKey();
+            long floor = floorPerMinute.getValue() * loadSeconds / 60;
+            long ok = ops.stream().filter(op -> op.type.equals(type) && op.outcome.equals("ok")).count();
+            below += ok < floor ? 1 : 0;
+            compared.add(type + " " + ok + " (floor " + floor + ")");
+        }
+        return new Check("operation types with fewer acknowledged operations than their floor", below,
+                "ok per type in " + loadSeconds + " s of load: " + String.join(", ", compared));
+    }
+
+    /** A fault proves something only if requests were in flight while it lasted; no fault at all is a violation too. */
+    Check faultsWithAttemptsInFlight() {
+        if (faults.isEmpty()) {
+            return new Check("fault windows without attempts in flight", 1, "faults.tsv lists no fault");
+        }
+        long idle = 0;
+        List<String> compared = new ArrayList<>();
+        for (Fault f : faults) {
+            long inFlight = attempts.stream().filter(a -> a.start < f.end && a.end > f.start).count();
+            idle += inFlight == 0 ? 1 : 0;
+            compared.add(f.name + " " + inFlight);
+        }
+        return new Check("fault windows without attempts in flight", idle, "attempts in flight: " + String.join(", ", compared));
+    }
+
+    /**
+     * The history must hold every attempt with its operation's outcome, and an operation must have
+     * been told one thing: its definite answers (double clicks, retries) and its outcome all identical.
+     */
+    void checkTheHistoryIsWhole() {
+        Map<Long, List<Attempt>> attemptsByOp = attempts.stream().collect(Collectors.groupingBy(Attempt::op));
+        Map<Long, Long> outcomeLines = ops.stream().collect(Collectors.groupingBy(Op::id, Collectors.counting()));
+        long orphanAttempts = attempts.stream().filter(a -> !outcomeLines.containsKey(a.op)).count();
+        long repeatedOutcomes = outcomeLines.values().stream().mapToLong(n -> n - 1).sum();
+        long attemptsMissing = ops.stream().filter(op -> op.attempts != attemptsByOp.getOrDefault(op.id, List.of()).size()).count();
+        checks.add(new Check("attempts and outcomes that do not pair up, unreadable history lines",
+                orphanAttempts + repeatedOutcomes + attemptsMissing + unreadableLines.size(),
+                orphanAttempts + " attempt lines without an outcome line, " + repeatedOutcomes + " repeated outcome lines, "
+                        + attemptsMissing + " outcomes whose attempt count differs from their attempt lines, "
+                        + unreadableLines.size() + " unreadable lines"));
+        List<Op> disagreeing = ops.stream().filter(op -> !answersAgree(op, attemptsByOp.getOrDefault(op.id, List.of()))).toList();
+        long answeredTwice = attemptsByOp.values().stream().filter(list -> list.stream().filter(Attempt::definite).count() > 1).count();
+        checks.add(new Check("operations whose definite answers differ (double clicks, retries, outcome)", disagreeing.size(),
+                "history: " + answeredTwice + " operations answered definitely more than once"
+                        + (disagreeing.isEmpty() ? "" : "; first: operation " + disagreeing.get(0).id)));
+    }
+
+    /**
+     * Under an Idempotency-Key every answer after the first is a replay of the stored one, byte for
+     * byte: all definite answers must be equal, and equal to the outcome, and an operation recorded as
+     * unknown must have had none. Opening an account is not keyed (a repeat answers 200 with the
+     * account the first 201 created) and moves no money, so it is left out.
+     */
+    static boolean answersAgree(Op op, List<Attempt> attempts) {
+        if (op.type.equals("open")) {
+            return true;
+        }
+        Set<String> answers = attempts.stream().filter(Attempt::definite).map(Attempt::answer).collect(Collectors.toSet());
+        if (!op.settled()) {
+            return answers.isEmpty();
+        }
+        return answers.size() == 1 && answers.contains(op.answer());
+    }
+
+    /** How many times the database shows this operation's effect, looked up by the keys of schema V2 (per user). */
     long effects(Op op) throws Exception {
         return switch (op.type) {
             case "pay" -> paymentsByKey().getOrDefault(op.user + "\t" + op.key, 0L);
-            case "deposit" -> count("SELECT COUNT(*) FROM account_entry WHERE ref_type = 'DEPOSIT' AND ref_id = ?", reference(op.key));
+            case "deposit" -> count("SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'DEPOSIT' AND ref_id = ?",
+                    op.user, reference(op.key));
             case "refund" -> {
                 String[] orderAndNo = op.subject.split("/");
                 yield count("SELECT COUNT(*) FROM refund_record WHERE order_id = ? AND refund_no = ?", orderAndNo[0], orderAndNo[1]);
             }
-            case "create" -> count("SELECT COUNT(*) FROM orders WHERE order_sn = ?", op.subject);
+            case "create" -> count("SELECT COUNT(*) FROM orders WHERE user_id = ? AND order_sn = ?", op.user, op.subject);
             default -> throw new IllegalArgumentException(op.type);
         };
     }
 
     private Map<String, Long> paymentsByKey;
 
-    /** pay_record has no index on the key: count payments per (user, key) once, in one scan. */
+    /** pay_record has no index on the key: count payments per (user, key) once, from the one scan of payments(). */
     Map<String, Long> paymentsByKey() throws SQLException {
         if (paymentsByKey == null) {
-            paymentsByKey = new java.util.HashMap<>();
-            try (PreparedStatement statement = db.prepareStatement("SELECT user_id, idem_key FROM pay_record");
-                 ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    paymentsByKey.merge(rows.getString(1) + "\t" + rows.getString(2), 1L, Long::sum);
-                }
+            paymentsByKey = new HashMap<>();
+            for (Payment p : payments().values()) {
+                paymentsByKey.merge(p.user + "\t" + p.key, 1L, Long::sum);
             }
         }
         return paymentsByKey;
+    }
+
+    private Map<String, Payment> payments;
+
+    /** Every pay_record by its id as text, which is how a PAYMENT ledger line names it. */
+    Map<String, Payment> payments() throws SQLException {
+        if (payments == null) {
+            payments = new HashMap<>();
+            for (Payment p : rows("SELECT id, order_id, user_id, amount, idem_key FROM pay_record",
+                    row -> new Payment(row.getLong(1), row.getLong(2), row.getString(3), row.getLong(4), row.getString(5)))) {
+                payments.put(Long.toString(p.id), p);
+            }
+        }
+        return payments;
+    }
+
+    /** Every refund_record by its id as text, which is how a REFUND ledger line names it. */
+    Map<String, Refund> refunds() throws SQLException {
+        Map<String, Refund> refunds = new HashMap<>();
+        for (Refund r : rows("SELECT id, order_id, refund_no, user_id, amount FROM refund_record",
+                row -> new Refund(row.getLong(1), row.getLong(2), row.getString(3), row.getString(4), row.getLong(5)))) {
+            refunds.put(Long.toString(r.id), r);
+        }
+        return refunds;
+    }
+
+    List<LedgerLine> ledger() throws SQLException {
+        return rows("SELECT id, user_id, ref_type, ref_id, delta FROM account_entry",
+                row -> new LedgerLine(row.getLong(1), row.getString(2), row.getString(3), row.getString(4), row.getLong(5)));
+    }
+
+    List<OrderRow> orders() throws SQLException {
+        return rows("SELECT id, user_id, order_sn, amount FROM orders",
+                row -> new OrderRow(row.getLong(1), row.getString(2), row.getString(3), row.getLong(4)));
+    }
+
+    interface RowReader<T> {
+        T read(ResultSet row) throws SQLException;
+    }
+
+    <T> List<T> rows(String sql, RowReader<T> reader) throws SQLException {
+        List<T> rows = new ArrayList<>();
+        try (PreparedStatement statement = db.prepareStatement(sql);
+             ResultSet result = statement.executeQuery()) {
+            while (result.next()) {
+                rows.add(reader.read(result));
+            }
+        }
+        return rows;
     }
 
     /** Whether what the client was told is what the database holds. */
@@ -180,8 +518,8 @@ public class Checker {
                     : count("SELECT COUNT(*) FROM pay_record WHERE id = ? AND order_id = ?",
                             Long.parseLong(op.detail), Long.parseLong(op.subject)) == 1;
             case "deposit" -> effects == 1 && count("""
-                    SELECT COUNT(*) FROM account_entry WHERE ref_type = 'DEPOSIT' AND ref_id = ? AND delta = ?""",
-                    reference(op.key), op.amount) == 1;
+                    SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'DEPOSIT' AND ref_id = ? AND delta = ?""",
+                    op.user, reference(op.key), op.amount) == 1;
             case "refund" -> {
                 String[] orderAndNo = op.subject.split("/");
                 yield count("SELECT COUNT(*) FROM refund_record WHERE id = ? AND order_id = ? AND refund_no = ? AND amount = ?",
@@ -192,7 +530,6 @@ public class Checker {
         };
     }
 
-    /** The ledger reference payonce derives from a caller's key (IdempotentCommand.reference). */
     /** A deposit is booked under its external reference, which the workload makes its key. */
     static String reference(String key) {
         return key;
@@ -210,8 +547,13 @@ public class Checker {
         }
     }
 
+    /** The run spans its attempts and its faults, so that a run without attempts still gets a report. */
     long t0() {
-        return attempts.stream().mapToLong(Attempt::start).min().orElse(0);
+        return LongStream.concat(attempts.stream().mapToLong(Attempt::start), faults.stream().mapToLong(Fault::start)).min().orElse(0);
+    }
+
+    long runEnd() {
+        return LongStream.concat(attempts.stream().mapToLong(Attempt::end), faults.stream().mapToLong(Fault::end)).max().orElse(t0());
     }
 
     /** Per second of the run: definite answers (throughput) and everything else (errors: timeouts, 5xx, in-use). */
@@ -250,7 +592,7 @@ public class Checker {
     /** Attempts ending in each second of the run, definite ones or the others. */
     long[] perSecond(boolean definite) {
         long t0 = t0();
-        int seconds = (int) ((attempts.stream().mapToLong(Attempt::end).max().orElse(t0) - t0) / 1000) + 1;
+        int seconds = (int) ((runEnd() - t0) / 1000) + 1;
         long[] counts = new long[seconds];
         for (Attempt a : attempts) {
             if (a.definite() == definite) {
@@ -267,9 +609,10 @@ public class Checker {
     String report(Path metricsDir, String title) throws IOException {
         StringBuilder md = new StringBuilder("# " + title + "\n\n");
         long t0 = t0();
-        md.append("Run length ").append((attempts.stream().mapToLong(Attempt::end).max().orElse(t0) - t0) / 1000)
+        md.append("Run length ").append((runEnd() - t0) / 1000)
                 .append(" s; ").append(ops.size()).append(" operations, ").append(attempts.size()).append(" attempts.\n\n");
-        md.append("## The promise\n\n| check | violations | compared |\n|---|---|---|\n");
+        md.append("## The promise\n\nEvery row must show 0; any other number fails the run.\n\n")
+                .append("| check | violations | compared |\n|---|---|---|\n");
         for (Check c : checks) {
             md.append("| ").append(c.name).append(" | **").append(c.violations).append("** | ").append(c.detail).append(" |\n");
         }

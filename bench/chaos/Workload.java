@@ -2,8 +2,9 @@
  * The bank workload for the chaos harness: many users, orders, pays, refunds and deposits sent the
  * way real clients send them when things go wrong. Each logical operation has one Idempotency-Key
  * and keeps it across all its retries; clients time out at random (a few ms to 2 s), retry with
- * jitter, double-click, and send retries to the other instance. Every attempt is written to a
- * history file for the checker.
+ * jitter, double-click, and send retries to the other instance. Every attempt and every operation's
+ * outcome is written to a history file for the checker; an exception inside the workload still
+ * writes the outcome line (as unknown) and makes the workload exit with status 1.
  *
  * Run (compiled with bench/common by run.sh): java Workload <gateway-url> <instance-a-url> <instance-b-url>
  *     <private-key.pem> <seconds> <history.tsv>
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -63,10 +65,16 @@ public class Workload {
         String[] targets = {args[0], args[1], args[2]};
         GatewayTokens tokens = new GatewayTokens(Path.of(args[3]));
         long seconds = Long.parseLong(args[4]);
+        long failures;
         try (History history = new History(Path.of(args[5]))) {
             Workload workload = new Workload(targets, tokens, history);
             workload.openAccounts();
-            workload.run(seconds);
+            failures = workload.run(seconds);
+        }
+        // After the history is closed, so that every line written so far reaches the checker.
+        if (failures > 0) {
+            System.err.println("workload: " + failures + " failures, see above; the run must not pass");
+            System.exit(1);
         }
     }
 
@@ -82,24 +90,34 @@ public class Workload {
         }
     }
 
-    void run(long seconds) throws InterruptedException {
+    /** Runs the load and answers how many times the workload itself failed (an exception, a worker that did not end). */
+    long run(long seconds) throws InterruptedException {
         long stopAt = System.currentTimeMillis() + seconds * 1000;
         long giveUpAt = stopAt + SETTLE_MILLIS;
+        AtomicLong failures = new AtomicLong();
         ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
         for (int i = 0; i < WORKERS; i++) {
             workers.submit(() -> {
                 while (System.currentTimeMillis() < stopAt) {
                     try {
                         nextOperation().send(giveUpAt, true);
-                    } catch (Exception e) {
-                        System.err.println("workload: " + e);
+                    } catch (Throwable e) {
+                        // A bug in the workload, not a fault of the service: keep the load going, but fail the run.
+                        failures.incrementAndGet();
+                        e.printStackTrace();
                     }
                 }
-                return null;
             });
         }
         workers.shutdown();
-        workers.awaitTermination(seconds + SETTLE_MILLIS / 1000 + 60, TimeUnit.SECONDS);
+        if (!workers.awaitTermination(seconds + SETTLE_MILLIS / 1000 + 60, TimeUnit.SECONDS)) {
+            System.err.println("workload: workers still busy long after the settle time; interrupting them");
+            failures.incrementAndGet();
+            workers.shutdownNow();
+            // Interrupted operations write their outcome lines before the history closes.
+            workers.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        return failures.get();
     }
 
     Operation nextOperation() {
@@ -162,6 +180,7 @@ public class Workload {
     static final class Operation {
         private static final Pattern ID = Pattern.compile("\"(?:id|paymentId|refundId)\":(\\d+)");
         private static final Pattern CODE = Pattern.compile("\"code\":\"([A-Z_]+)\"");
+        private static final Duration DOUBLE_CLICK_TIMEOUT = Duration.ofSeconds(2);
 
         final Workload workload;
         final long id;
@@ -189,20 +208,34 @@ public class Workload {
             this.subject = subject;
         }
 
+        /**
+         * Sends until a definite answer or until the run gives up, and writes the outcome line whatever
+         * happens: an exception in the workload records the operation as unknown, naming the exception,
+         * so that the checker still resolves it from the database, and goes on to fail the run.
+         */
         void send(long giveUpAt, boolean mayAbandon) throws InterruptedException {
+            Outcome outcome = Outcome.UNKNOWN;
+            try {
+                outcome = untilDefinite(giveUpAt, mayAbandon);
+                if (outcome.ok() && "create".equals(type)) {
+                    user.orders.add(new Order(Long.parseLong(outcome.answer.detail), amount));
+                }
+            } catch (RuntimeException | InterruptedException e) {
+                outcome = Outcome.exception(e);
+                throw e;
+            } finally {
+                workload.history.operation(this, outcome);
+            }
+        }
+
+        private Outcome untilDefinite(long giveUpAt, boolean mayAbandon) throws InterruptedException {
             Random random = ThreadLocalRandom.current();
             int target = random.nextInt(10) < 6 ? 0 : 1 + random.nextInt(2);
-            String outcome = "unknown";
-            String detail = "";
-            int status = 0;
             while (System.currentTimeMillis() < giveUpAt) {
                 boolean doubleClick = attempts == 0 && random.nextInt(100) < 15;
                 Attempt attempt = doubleClick ? doubleClick(target) : attempt(target, timeout(random));
                 if (attempt.definite()) {
-                    outcome = attempt.status / 100 == 2 ? "ok" : "fail";
-                    detail = attempt.detail;
-                    status = attempt.status;
-                    break;
+                    return new Outcome(attempt.status / 100 == 2 ? "ok" : "fail", attempt);
                 }
                 if (mayAbandon && random.nextInt(100) < ABANDON_PERCENT) {
                     break;
@@ -210,64 +243,75 @@ public class Workload {
                 target = otherThan(target, random);
                 Thread.sleep(20 + random.nextInt(200));
             }
-            if ("ok".equals(outcome) && "create".equals(type)) {
-                user.orders.add(new Order(Long.parseLong(detail), amount));
-            }
-            workload.history.operation(this, outcome, status, detail);
+            return Outcome.UNKNOWN;
         }
 
-        /** The same request twice, a few milliseconds apart: the first answer that is definite counts. */
+        /**
+         * The same request twice, a few milliseconds apart. Both answers go to the history, where the
+         * checker requires the definite ones to be identical; the first definite one settles the operation.
+         */
         private Attempt doubleClick(int target) throws InterruptedException {
-            CompletableFuture<Attempt> first = CompletableFuture.supplyAsync(() -> attemptQuietly(target, Duration.ofSeconds(2)));
+            CompletableFuture<Attempt> first = click(target);
             Thread.sleep(2 + ThreadLocalRandom.current().nextInt(8));
-            Attempt second = attemptQuietly(target, Duration.ofSeconds(2));
+            CompletableFuture<Attempt> second = click(target);
+            // Both clicks end (and write their lines) before the outcome line, even if one of them threw.
+            CompletableFuture.allOf(first, second).exceptionally(e -> null).join();
             Attempt firstAnswer = first.join();
-            return firstAnswer.definite() ? firstAnswer : second;
+            return firstAnswer.definite() ? firstAnswer : second.join();
         }
 
-        private Attempt attemptQuietly(int target, Duration timeout) {
-            try {
-                return attempt(target, timeout);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return new Attempt(0, "interrupted", false);
-            }
+        private CompletableFuture<Attempt> click(int target) {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return attempt(target, DOUBLE_CLICK_TIMEOUT);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new CompletionException(e);
+                }
+            });
         }
 
+        /** One request and its answer, written to the history whatever happens to it. */
         private Attempt attempt(int target, Duration timeout) throws InterruptedException {
             int number;
             synchronized (this) {
                 number = ++attempts;
             }
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(workload.targets[target] + path))
-                    .timeout(timeout)
-                    .header("Authorization", "Bearer " + bearer)
-                    .header("Idempotency-Key", key);
-            if (body == null) {
-                request.POST(HttpRequest.BodyPublishers.noBody());
-            } else {
-                request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
-            }
             long start = System.currentTimeMillis();
             Attempt attempt;
             try {
-                HttpResponse<String> response = workload.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> response = workload.http.send(request(target, timeout), HttpResponse.BodyHandlers.ofString());
                 attempt = classify(response.statusCode(), response.body());
             } catch (IOException e) {
-                attempt = new Attempt(0, e.getClass().getSimpleName(), false);
+                attempt = Attempt.noAnswer(e);
+            } catch (RuntimeException | InterruptedException e) {
+                // Not a fault of the service: the attempt keeps its line, the exception fails the operation.
+                workload.history.attempt(this, number, target, start, System.currentTimeMillis(), Attempt.noAnswer(e));
+                throw e;
             }
             workload.history.attempt(this, number, target, start, System.currentTimeMillis(), attempt);
             return attempt;
         }
 
+        private HttpRequest request(int target, Duration timeout) {
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(workload.targets[target] + path))
+                    .timeout(timeout)
+                    .header("Authorization", "Bearer " + bearer)
+                    .header("Idempotency-Key", key);
+            if (body == null) {
+                return request.POST(HttpRequest.BodyPublishers.noBody()).build();
+            }
+            return request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        }
+
         private static Attempt classify(int status, String body) {
             String code = match(CODE, body);
             if (status / 100 == 2) {
-                return new Attempt(status, match(ID, body), true);
+                return new Attempt(status, match(ID, body), body, true);
             }
             boolean retryable = status >= 500 || "IDEMPOTENCY_KEY_IN_USE".equals(code) || "PAYMENT_IN_PROGRESS".equals(code)
                     || "SUBMIT_TOKEN_IN_USE".equals(code) || status == 0;
-            return new Attempt(status, code, !retryable);
+            return new Attempt(status, code, body, !retryable);
         }
 
         private static String match(Pattern pattern, String text) {
@@ -285,11 +329,40 @@ public class Workload {
         }
     }
 
-    record Attempt(int status, String detail, boolean definite) {
+    /**
+     * One answer: its status (0 when none came), the id it names or its error code (or the exception
+     * that stood for it), the body as received, and whether it settles the operation.
+     */
+    record Attempt(int status, String detail, String body, boolean definite) {
+        static Attempt noAnswer(Exception e) {
+            return new Attempt(0, e.getClass().getSimpleName(), "", false);
+        }
     }
 
-    /** One line per attempt and one per operation, tab-separated, in the order they end. */
+    /** How an operation ended: ok or fail with the answer that settled it, or unknown. */
+    record Outcome(String name, Attempt answer) {
+        /** The prefix of the detail by which the checker tells an operation ended by an exception of the workload. */
+        static final String EXCEPTION = "exception:";
+        static final Outcome UNKNOWN = new Outcome("unknown", new Attempt(0, "", "", false));
+
+        static Outcome exception(Throwable e) {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            return new Outcome("unknown", new Attempt(0, EXCEPTION + cause.getClass().getSimpleName(), "", false));
+        }
+
+        boolean ok() {
+            return name.equals("ok");
+        }
+    }
+
+    /**
+     * One line per attempt and one per operation, tab-separated, in the order they end:
+     * A  op type user key subject amount attempt-number target start-ms end-ms status|TIMEOUT detail body
+     * O  op type user key subject amount attempts ok|fail|unknown status detail body
+     * (TIMEOUT: no answer came; detail then names the exception.)
+     */
     static final class History implements AutoCloseable {
+        private static final Pattern LINE_BREAKS_AND_TABS = Pattern.compile("[\\t\\r\\n]+");
         private final BufferedWriter out;
 
         History(Path file) throws IOException {
@@ -299,12 +372,19 @@ public class Workload {
         synchronized void attempt(Operation op, int number, int target, long start, long end, Attempt attempt) {
             write(String.join("\t", "A", Long.toString(op.id), op.type, op.user.id, op.key, op.subject,
                     Long.toString(op.amount), Integer.toString(number), Integer.toString(target), Long.toString(start),
-                    Long.toString(end), attempt.status == 0 ? "TIMEOUT" : Integer.toString(attempt.status), attempt.detail));
+                    Long.toString(end), attempt.status == 0 ? "TIMEOUT" : Integer.toString(attempt.status), attempt.detail,
+                    oneField(attempt.body)));
         }
 
-        synchronized void operation(Operation op, String outcome, int status, String detail) {
+        synchronized void operation(Operation op, Outcome outcome) {
             write(String.join("\t", "O", Long.toString(op.id), op.type, op.user.id, op.key, op.subject,
-                    Long.toString(op.amount), Integer.toString(op.attempts), outcome, Integer.toString(status), detail));
+                    Long.toString(op.amount), Integer.toString(op.attempts), outcome.name,
+                    Integer.toString(outcome.answer.status), outcome.answer.detail, oneField(outcome.answer.body)));
+        }
+
+        /** A body in one tab-separated field: JSON bodies have no raw tabs or line breaks, the gateway's HTML pages do. */
+        private static String oneField(String body) {
+            return LINE_BREAKS_AND_TABS.matcher(body).replaceAll(" ");
         }
 
         private void write(String line) {

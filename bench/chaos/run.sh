@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The chaos harness: two payonce instances behind a retrying nginx, a bank workload, a nemesis
 # that kills and pauses Redis, MariaDB and the instances, and a checker that proves from the
-# database and the history that every payment happened at most once and nothing acknowledged was
-# lost. Loopback only; stops by itself.
+# database and the history that every payment happened at most once, nothing acknowledged was
+# lost and every row that moved money belongs to one operation of the history, and that the run
+# itself proved something (enough operations, faults with requests in flight, a clean workload).
+# Exits non-zero if any check fails. Loopback only; stops by itself.
 #
 #   bench/chaos/run.sh short        about a minute of load (CI runs this)
 #   bench/chaos/run.sh full         five minutes, every fault twice; the report lands in bench/chaos/last-full-run/
@@ -179,14 +181,19 @@ main() {
         sleep 60
         nemesis_cycle
     fi
-    wait "$workload_pid" || log "workload ended with $?"
+    # A workload that failed (an exception, a worker that never ended, killed by the timeout: 124)
+    # fails the run: the checker reports its exit status as a violation.
+    local workload_status=0
+    wait "$workload_pid" || workload_status=$?
     workload_pid=
+    [ "$workload_status" = 0 ] || log "workload failed with exit status $workload_status; see $out/workload.log"
     curl -sf "$(management_url $port_a)/q/metrics" >"$out/metrics/a.txt" || true
     curl -sf "$(management_url $port_b)/q/metrics" >"$out/metrics/b.txt" || true
     log "checking"
     local verdict=0
     java -cp "$classes:$mariadb_jar" Checker "jdbc:mariadb://127.0.0.1:3306/$database" "$out/history.tsv" \
-        "$out/faults.tsv" "$out/metrics" "$out" "payonce chaos run ($mode, $(date -u +%Y-%m-%dT%H:%MZ))" || verdict=$?
+        "$out/faults.tsv" "$out/metrics" "$out" "$load_seconds" "$workload_status" \
+        "payonce chaos run ($mode, $(date -u +%Y-%m-%dT%H:%MZ))" || verdict=$?
     (cd "$out" && gnuplot timeline.gp)
     if [ "$mode" = full ]; then
         mkdir -p bench/chaos/last-full-run

@@ -5,15 +5,17 @@ import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
 import org.eclipse.microprofile.openapi.models.Operation;
+import org.eclipse.microprofile.openapi.models.media.Schema;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
+import java.util.Arrays;
 import java.util.Map;
 
 /**
  * Documents the error answers every payonce endpoint shares, so that resources declare only their
  * own: each operation gets 401, 403 and 503, and every 4xx or 5xx answer is described as
  * {@code application/problem+json} with the {@link Problem} schema, which {@link PayonceApi}
- * registers once for all of them.
+ * registers once for all of them, its {@code code} listing every {@link ErrorCode}.
  */
 @OpenApiFilter(OpenApiFilter.RunStage.BUILD)
 public class ProblemResponses implements OASFilter {
@@ -27,6 +29,7 @@ public class ProblemResponses implements OASFilter {
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
+        listErrorCodes(openAPI);
         if (openAPI.getPaths() == null || openAPI.getPaths().getPathItems() == null) {
             return;
         }
@@ -35,6 +38,17 @@ public class ProblemResponses implements OASFilter {
                 item.getOperations().values().forEach(ProblemResponses::describeErrors);
             }
         });
+    }
+
+    /** The problem's {@code code} is a closed set: every {@link ErrorCode}, and nothing else. */
+    private static void listErrorCodes(OpenAPI openAPI) {
+        if (openAPI.getComponents() == null || openAPI.getComponents().getSchemas() == null) {
+            return;
+        }
+        Schema problem = openAPI.getComponents().getSchemas().get("Problem");
+        if (problem != null && problem.getProperties() != null && problem.getProperties().get("code") != null) {
+            problem.getProperties().get("code").setEnumeration(Arrays.stream(ErrorCode.values()).<Object>map(Enum::name).toList());
+        }
     }
 
     private static void describeErrors(Operation operation) {

@@ -125,7 +125,8 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "PAID → SHIPPED (ops)", description = "Repeating it on a SHIPPED order is a no-op with changed: false.")
     @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
-    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus")
+    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
+    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
     public Uni<Response> ship(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
         return apply(id, Transition.SHIP, key, uri);
     }
@@ -136,7 +137,8 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "SHIPPED → COMPLETED (ops)", description = "Repeating it on a COMPLETED order is a no-op with changed: false.")
     @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
-    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus")
+    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
+    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
     public Uni<Response> complete(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
         return apply(id, Transition.COMPLETE, key, uri);
     }
@@ -148,7 +150,8 @@ public class OrderResource {
     @Operation(summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order is a no-op with changed: false.")
     @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND")
-    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus")
+    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
+    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
     public Uni<Response> cancel(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
         return apply(id, Transition.CANCEL, key, uri);
     }

@@ -50,7 +50,7 @@ class DepositTest {
         String user = Tokens.newUserId();
         Api.fundedAccount(user, 0);
         String key = Api.newKey();
-        Api.deposit(ops, user, key, 100);
+        assertEquals(201, Api.deposit(ops, user, key, 100).statusCode());
 
         Response reused = Api.deposit(ops, user, key, 200);
 

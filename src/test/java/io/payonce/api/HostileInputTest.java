@@ -2,12 +2,14 @@ package io.payonce.api;
 
 import io.payonce.support.Api;
 import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import io.smallrye.jwt.build.Jwt;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -25,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  * must be a documented 4xx problem with its code, write no business row, and never be a 500.
  */
 @QuarkusTest
+@ExtendWith(LedgerInvariants.class)
 class HostileInputTest {
 
     private final Database db = Database.forTests();

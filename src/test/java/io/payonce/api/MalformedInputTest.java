@@ -73,7 +73,9 @@ class MalformedInputTest {
     void aRejectedBodyDoesNotConsumeTheSubmitToken() {
         String bearer = Tokens.user(Tokens.newUserId());
         String token = Api.submitToken(bearer);
-        Api.as(bearer).header("Submit-Token", token).contentType("application/json").body("{\"amount\":-1}").post("/orders");
+        Response rejected = Api.as(bearer).header("Submit-Token", token).contentType("application/json").body("{\"amount\":-1}")
+                .post("/orders");
+        assertEquals(400, rejected.statusCode(), rejected.asString());
 
         Response retry = Api.createOrder(bearer, token, "sn-" + UUID.randomUUID(), 100);
 

@@ -2,16 +2,21 @@ package io.payonce.idempotency;
 
 import io.payonce.support.Api;
 import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @QuarkusTest
+@ExtendWith(LedgerInvariants.class)
 class RetentionJobTest {
 
     @Inject
@@ -22,23 +27,27 @@ class RetentionJobTest {
     @Inject
     Meters meters;
 
+    /** The test profile's batch is 2 records, so seven expired records take at least four statements. */
     @Test
     void deletesRecordsOlderThanTheRetentionInBatchesAndKeepsTheRest() {
         String ops = Tokens.ops();
         String user = Tokens.newUserId();
         Api.fundedAccount(user, 0);
+        String run = UUID.randomUUID().toString();
         for (int i = 0; i < 7; i++) {
-            Api.deposit(ops, user, "old-" + i, 10);
+            assertEquals(201, Api.deposit(ops, user, "old-" + i + "-" + run, 10).statusCode());
         }
-        Api.deposit(ops, user, "recent", 10);
-        db.update("UPDATE idempotency_record SET created_at = NOW(6) - INTERVAL 8 DAY WHERE idem_key LIKE 'old-%'");
+        assertEquals(201, Api.deposit(ops, user, "recent-" + run, 10).statusCode());
+        db.update("UPDATE idempotency_record SET created_at = NOW(6) - INTERVAL 8 DAY WHERE idem_key LIKE ?", "old-%-" + run);
         double deletedBefore = meters.count("payonce.idempotency.records.deleted");
+        long deleteStatementsBefore = deleteStatements();
 
         int deleted = retention.deleteExpired().await().indefinitely();
 
-        assertTrue(deleted >= 7, "deleted " + deleted);
-        assertEquals(0, db.count("SELECT COUNT(*) FROM idempotency_record WHERE idem_key LIKE 'old-%'"));
-        assertEquals(1, db.count("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = 'recent'"));
+        assertEquals(7, deleted);
+        assertTrue(deleteStatements() - deleteStatementsBefore >= 4, "one statement per batch of 2");
+        assertEquals(0, db.count("SELECT COUNT(*) FROM idempotency_record WHERE idem_key LIKE ?", "old-%-" + run));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = ?", "recent-" + run));
         assertEquals(deleted, meters.count("payonce.idempotency.records.deleted") - deletedBefore);
     }
 
@@ -47,14 +56,44 @@ class RetentionJobTest {
         String ops = Tokens.ops();
         String user = Tokens.newUserId();
         Api.fundedAccount(user, 0);
-        Api.deposit(ops, user, "expiring-deposit", 100);
-        db.update("UPDATE idempotency_record SET created_at = NOW(6) - INTERVAL 8 DAY WHERE idem_key = 'expiring-deposit'");
-        retention.deleteExpired().await().indefinitely();
+        String key = "expiring-deposit-" + UUID.randomUUID();
+        assertEquals(201, Api.deposit(ops, user, key, 100).statusCode());
+        expire(key);
 
-        var late = Api.deposit(ops, user, "expiring-deposit", 100);
+        var late = Api.deposit(ops, user, key, 100);
 
         assertEquals(409, late.statusCode(), late.asString());
         assertEquals("ALREADY_APPLIED", late.jsonPath().getString("code"));
         assertEquals(100, db.balance(user), "the ledger's unique reference refused the second credit");
+    }
+
+    @Test
+    void anExpiredKeyCannotPayAnOrderTwice() {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 1000);
+        String bearer = Tokens.user(user);
+        long order = Api.newOrder(bearer, 400);
+        String key = "expiring-pay-" + UUID.randomUUID();
+        var first = Api.pay(bearer, order, key);
+        assertEquals(201, first.statusCode(), first.asString());
+        expire(key);
+
+        var late = Api.pay(bearer, order, key);
+
+        assertEquals(200, late.statusCode(), late.asString());
+        assertEquals(true, late.jsonPath().getBoolean("alreadyPaid"));
+        assertEquals(first.jsonPath().getLong("paymentId"), late.jsonPath().getLong("paymentId"));
+        assertEquals(600, db.balance(user), "the order's status and UNIQUE(order_id) refused a second charge");
+        assertEquals(1, db.payments(order));
+    }
+
+    private void expire(String key) {
+        assertEquals(1, db.update("UPDATE idempotency_record SET created_at = NOW(6) - INTERVAL 8 DAY WHERE idem_key = ?", key));
+        retention.deleteExpired().await().indefinitely();
+        assertEquals(0, db.count("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = ?", key));
+    }
+
+    private long deleteStatements() {
+        return Long.parseLong(db.string("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'COM_DELETE'"));
     }
 }

@@ -4,9 +4,12 @@ import io.payonce.support.Api;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.Tokens;
+import io.payonce.support.LedgerInvariants;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @QuarkusTest
+@ExtendWith(LedgerInvariants.class)
 class AutoCloseTest {
 
     private final Database db = Database.forTests();
@@ -59,40 +63,66 @@ class AutoCloseTest {
         ids.forEach(id -> assertEquals("CLOSED", db.orderStatus(id)));
     }
 
+    /**
+     * Pays racing the auto-close on the same stale orders: each order ends either paid (its pay
+     * answered 201) or closed (its pay lost with ILLEGAL_TRANSITION, currentStatus CLOSED), and the
+     * job closed exactly the orders that were not paid. Rounds repeat until one has both outcomes,
+     * so that the race really happened.
+     */
     @Test
     void aPaymentInTheSameInstantAsTheAutoCloseIsNeverClosed() throws Exception {
         String user = Tokens.newUserId();
         Api.fundedAccount(user, 1_000_000);
         String bearer = Tokens.user(user);
+        long spent = 0;
+        boolean mixed = false;
+        for (int round = 0; round < 10 && !mixed; round++) {
+            RaceOutcome outcome = race(bearer, 30);
+            spent += 100L * outcome.paid();
+            mixed = outcome.paid() > 0 && outcome.closed() > 0;
+            System.out.printf("auto-close race, round %d: %d of 30 orders paid, %d closed%n", round, outcome.paid(), outcome.closed());
+        }
+        assertTrue(mixed, "at least one round had both paid and closed orders");
+        assertEquals(1_000_000 - spent, db.balance(user));
+    }
+
+    record RaceOutcome(int paid, int closed) {
+    }
+
+    private RaceOutcome race(String bearer, int orderCount) throws Exception {
         List<Long> ids = new ArrayList<>();
-        for (int i = 0; i < 30; i++) {
+        for (int i = 0; i < orderCount; i++) {
             long id = Api.newOrder(bearer, 100);
             makeStale(id);
             ids.add(id);
         }
-        List<Callable<Integer>> racers = new ArrayList<>();
+        List<Callable<Object>> racers = new ArrayList<>();
         for (long id : ids) {
-            racers.add(() -> Api.pay(bearer, id, Api.newKey()).statusCode());
+            racers.add(() -> Api.pay(bearer, id, Api.newKey()));
         }
         racers.add(() -> autoClose.closeStaleOrders().await().indefinitely());
 
-        List<Integer> answers = Concurrently.run(racers);
+        List<Object> answers = Concurrently.run(racers);
 
         int paid = 0;
         for (int i = 0; i < ids.size(); i++) {
+            Response answer = (Response) answers.get(i);
             String status = db.orderStatus(ids.get(i));
-            if (answers.get(i) == 201) {
+            if (answer.statusCode() == 201) {
                 assertEquals("PAID", status, "a payment that was acknowledged is never closed");
                 assertEquals(1, db.payments(ids.get(i)));
                 paid++;
             } else {
-                assertEquals(409, answers.get(i), "a payment that lost, lost to the auto-close");
+                assertEquals(409, answer.statusCode(), answer.asString());
+                assertEquals("ILLEGAL_TRANSITION", answer.jsonPath().getString("code"), "a payment that lost, lost to the auto-close");
+                assertEquals("CLOSED", answer.jsonPath().getString("currentStatus"));
                 assertEquals("CLOSED", status);
                 assertEquals(0, db.payments(ids.get(i)));
             }
         }
-        assertEquals(1_000_000 - 100L * paid, db.balance(user));
-        System.out.printf("auto-close race: %d of %d orders paid, %d closed%n", paid, ids.size(), ids.size() - paid);
+        int closedByTheJob = (Integer) answers.get(ids.size());
+        assertEquals(ids.size() - paid, closedByTheJob, "the job closed exactly the orders that were not paid");
+        return new RaceOutcome(paid, closedByTheJob);
     }
 
     private void makeStale(long id) {

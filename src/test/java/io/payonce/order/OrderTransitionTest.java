@@ -3,10 +3,12 @@ package io.payonce.order;
 import io.payonce.support.Api;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -16,6 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @QuarkusTest
+@ExtendWith(LedgerInvariants.class)
 class OrderTransitionTest {
 
     private final Database db = Database.forTests();

@@ -9,12 +9,15 @@ import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
+import io.quarkus.test.common.http.TestHTTPResource;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -31,13 +34,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(LedgerInvariants.class)
 class ClientDisconnectTest {
 
-    private static final int TEST_PORT = 8081;
     private static final String EXECUTED = "payonce.requests";
 
     private final Database db = Database.forTests();
 
     @Inject
     Meters meters;
+
+    @TestHTTPResource("/")
+    URL service;
+
+    /** The test profile's lock wait: the account row is held for most of it, so the debit waits but does not time out. */
+    @ConfigProperty(name = "payonce.database.lock-wait-timeout-seconds")
+    int lockWaitSeconds;
 
     @Test
     void aClientThatDisconnectsLeavesTheLockHeldUntilItsPaymentHasCommitted() throws Exception {
@@ -49,7 +58,7 @@ class ClientDisconnectTest {
         String lock = "payonce:lock:{order:" + order + "}";
         double executedBefore = meters.count(EXECUTED, "operation", "pay", "outcome", "executed");
 
-        CompletableFuture<Void> accountRowHeld = RowHolder.holdAccountRow(user, 800);
+        CompletableFuture<Void> accountRowHeld = RowHolder.holdAccountRow(user, lockWaitSeconds * 800L);
         sendPayAndHangUp(bearer, order, key, 300);
         Thread.sleep(100);
         long ttlAfterHangUp = Long.parseLong(RedisCli.run("PTTL", lock));
@@ -72,8 +81,8 @@ class ClientDisconnectTest {
     }
 
     /** A raw HTTP/1.1 pay whose client closes the connection after {@code millis}, without reading the answer. */
-    private static void sendPayAndHangUp(String bearer, long order, String key, long millis) throws Exception {
-        try (Socket socket = new Socket("127.0.0.1", TEST_PORT)) {
+    private void sendPayAndHangUp(String bearer, long order, String key, long millis) throws Exception {
+        try (Socket socket = new Socket(service.getHost(), service.getPort())) {
             OutputStream out = socket.getOutputStream();
             out.write(("POST /orders/" + order + "/pay HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + bearer
                     + "\r\nIdempotency-Key: " + key + "\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));

@@ -5,6 +5,9 @@ import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Management;
+import io.payonce.support.RedisCli;
+import io.payonce.support.Replays;
+import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -16,8 +19,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,35 +50,53 @@ class PayTest {
         assertNull(first.header("Idempotent-Replayed"));
         assertEquals(false, first.jsonPath().getBoolean("alreadyPaid"));
         assertEquals(1200, first.jsonPath().getLong("amount"));
-        assertEquals(201, retry.statusCode());
-        assertEquals("true", retry.header("Idempotent-Replayed"));
-        assertEquals(first.asString(), retry.asString());
+        Replays.assertReplayOf(first, retry);
         assertEquals(3800, db.balance(buyer.userId));
         assertEquals("PAID", db.orderStatus(order));
         assertEquals(1, db.payments(order));
     }
 
+    /**
+     * One click, then a second click and the gateway's retry while the first is still in flight: the
+     * payer's account row is held by another session, so the first click's debit waits on it.
+     */
     @Test
     void theIncidentFromThePostMortemChargesOnceAndAnswersAlike() throws Exception {
         Buyer buyer = Buyer.withBalance(10_000);
         long order = Api.newOrder(buyer.bearer, 2500);
         String key = Api.newKey();
-
-        Response click = Api.pay(buyer.bearer, order, key);
-        Thread.sleep(400);
-        List<Response> repeats = Concurrently.run(List.of(
-                () -> Api.pay(buyer.bearer, order, key),   // the second click
-                () -> Api.pay(buyer.bearer, order, key))); // the gateway's retry after its timeout
-
-        assertEquals(201, click.statusCode(), click.asString());
-        for (Response repeat : repeats) {
-            assertEquals(201, repeat.statusCode(), repeat.asString());
-            assertEquals(click.asString(), repeat.asString());
-            assertEquals("true", repeat.header("Idempotent-Replayed"));
+        // 700 ms: long enough for the repeats to arrive, short enough that the debit's wait stays under the 1 s lock wait.
+        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(buyer.userId, 700);
+        ExecutorService firstClicker = Executors.newSingleThreadExecutor();
+        List<Response> answers = new ArrayList<>();
+        try {
+            Future<Response> click = firstClicker.submit(() -> Api.pay(buyer.bearer, order, key));
+            awaitPayLockTaken(order);
+            List<Response> repeats = Concurrently.run(List.of(
+                    () -> Api.pay(buyer.bearer, order, key),   // the second click
+                    () -> Api.pay(buyer.bearer, order, key))); // the gateway's retry after its timeout
+            assertFalse(click.isDone(), "the repeats were answered while the first click was still in flight");
+            answers.add(click.get(10, TimeUnit.SECONDS));
+            answers.addAll(repeats);
+        } finally {
+            firstClicker.shutdown();
         }
+        rowReleased.get(10, TimeUnit.SECONDS);
+
+        List<Response> executions = answers.stream()
+                .filter(a -> a.statusCode() == 201 && a.header("Idempotent-Replayed") == null).toList();
+        assertEquals(1, executions.size(), "exactly one execution among " + describe(answers));
+        Response executed = executions.get(0);
+        assertEquals(false, executed.jsonPath().getBoolean("alreadyPaid"));
+        for (Response answer : answers) {
+            if (answer != executed) {
+                assertReplayOrInFlight(executed, answer);
+            }
+        }
+        assertEquals(1, db.payments(order));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'PAYMENT'", buyer.userId));
         assertEquals(7500, db.balance(buyer.userId));
-        assertEquals(2, db.entries(buyer.userId), "the deposit and one payment");
-        System.out.printf("incident: 3 answers, all %d, debits=%d%n", click.statusCode(), db.payments(order));
+        Replays.assertReplayOf(executed, Api.pay(buyer.bearer, order, key));
     }
 
     @Test
@@ -96,12 +124,10 @@ class PayTest {
         }
         for (Response answer : answers) {
             if (answer.statusCode() == 201) {
-                assertEquals(executed.asString(), answer.asString());
+                Replays.assertSameAnswer(executed, answer);
             }
         }
-        Response later = Api.pay(buyer.bearer, order, key);
-        assertEquals("true", later.header("Idempotent-Replayed"));
-        assertEquals(executed.asString(), later.asString());
+        Replays.assertReplayOf(executed, Api.pay(buyer.bearer, order, key));
         assertEquals(96_000, db.balance(buyer.userId));
         assertEquals(1, db.payments(order));
     }
@@ -134,7 +160,7 @@ class PayTest {
         long first = Api.newOrder(buyer.bearer, 100);
         long second = Api.newOrder(buyer.bearer, 100);
         String key = Api.newKey();
-        Api.pay(buyer.bearer, first, key);
+        assertEquals(201, Api.pay(buyer.bearer, first, key).statusCode());
 
         Response reused = Api.pay(buyer.bearer, second, key);
 
@@ -176,9 +202,7 @@ class PayTest {
         assertEquals(402, refused.statusCode(), refused.asString());
         assertEquals("INSUFFICIENT_FUNDS", refused.jsonPath().getString("code"));
         assertEquals("application/problem+json", refused.contentType());
-        assertEquals(402, replayed.statusCode());
-        assertEquals("true", replayed.header("Idempotent-Replayed"));
-        assertEquals(refused.asString(), replayed.asString());
+        Replays.assertReplayOf(refused, replayed);
         assertEquals(500, db.balance(buyer.userId));
         assertEquals("UNPAID", db.orderStatus(order));
         assertEquals(0, db.payments(order));
@@ -197,7 +221,7 @@ class PayTest {
     void aClosedOrderCannotBePaid() {
         Buyer buyer = Buyer.withBalance(10_000);
         long order = Api.newOrder(buyer.bearer, 100);
-        Api.transition(buyer.bearer, order, "cancel");
+        assertEquals(200, Api.transition(buyer.bearer, order, "cancel").statusCode());
 
         Response response = Api.pay(buyer.bearer, order, Api.newKey());
 
@@ -232,8 +256,7 @@ class PayTest {
         Response quoted = Api.pay(buyer.bearer, order, "\"" + key + "\"");
 
         assertEquals(201, bare.statusCode());
-        assertEquals("true", quoted.header("Idempotent-Replayed"));
-        assertEquals(bare.asString(), quoted.asString());
+        Replays.assertReplayOf(bare, quoted);
     }
 
     @Test
@@ -253,22 +276,59 @@ class PayTest {
         assertEquals("UNPAID", db.orderStatus(order));
     }
 
+    /** Tests run one at a time, so only this test's three pays move the pay series between the two readings. */
     @Test
     void metricsNameTheLayerThatCaughtEachDuplicate() {
         Buyer buyer = Buyer.withBalance(1000);
         long order = Api.newOrder(buyer.bearer, 100);
         String key = Api.newKey();
-        Api.pay(buyer.bearer, order, key);
-        Api.pay(buyer.bearer, order, key);
-        Api.pay(buyer.bearer, order, Api.newKey());
+        String before = Management.metrics();
 
-        String metrics = Management.metrics();
+        Response paid = Api.pay(buyer.bearer, order, key);
+        Response replay = Api.pay(buyer.bearer, order, key);
+        Response alreadyPaid = Api.pay(buyer.bearer, order, Api.newKey());
+        String after = Management.metrics();
 
-        assertTrue(metrics.contains("payonce_duplicates_total{layer=\"idempotency_key\",operation=\"pay\"}"), "replay counted");
-        assertTrue(metrics.contains("payonce_duplicates_total{layer=\"state_cas\",operation=\"pay\"}"), "already paid counted");
-        assertTrue(metrics.contains("payonce_requests_total{operation=\"pay\",outcome=\"executed\"}"));
-        assertTrue(metrics.contains("payonce_requests_total{operation=\"pay\",outcome=\"replayed\"}"));
-        assertTrue(metrics.contains("payonce_operation_seconds_count{operation=\"pay\"}"));
+        assertEquals(201, paid.statusCode(), paid.asString());
+        Replays.assertReplayOf(paid, replay);
+        assertEquals(200, alreadyPaid.statusCode(), alreadyPaid.asString());
+        assertTrue(alreadyPaid.jsonPath().getBoolean("alreadyPaid"));
+        assertEquals(1, moved(before, after, "payonce_duplicates_total{layer=\"idempotency_key\",operation=\"pay\"}"), "the replay");
+        assertEquals(1, moved(before, after, "payonce_duplicates_total{layer=\"state_cas\",operation=\"pay\"}"), "the new key on a paid order");
+        assertEquals(0, moved(before, after, "payonce_duplicates_total{layer=\"lock\",operation=\"pay\"}"), "no twin held the lock");
+        assertEquals(0, moved(before, after, "payonce_duplicates_total{layer=\"unique_index\",operation=\"pay\"}"), "the CAS caught it first");
+        // The new key on the paid order ran under its own key: an execution whose answer is "already paid".
+        assertEquals(2, moved(before, after, "payonce_requests_total{operation=\"pay\",outcome=\"executed\"}"), "executed");
+        assertEquals(1, moved(before, after, "payonce_requests_total{operation=\"pay\",outcome=\"replayed\"}"), "replayed");
+        assertEquals(3, moved(before, after, "payonce_operation_seconds_count{operation=\"pay\"}"), "each answer timed");
+    }
+
+    private static double moved(String before, String after, String series) {
+        return Management.sample(after, series) - Management.sample(before, series);
+    }
+
+    /** Waits until a request holds the order's pay lock in Redis: that request is then inside the pay pipeline. */
+    private static void awaitPayLockTaken(long order) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!"1".equals(RedisCli.run("EXISTS", RedisCli.payLockKey(order)))) {
+            assertTrue(System.nanoTime() < deadline, "no request took the pay lock of order " + order);
+            Thread.sleep(5); // paces the polling: each check starts a redis-cli process on a 2-core machine
+        }
+    }
+
+    /** A repeat of the executed pay: its stored answer replayed, or told that the twin is still in flight. */
+    private static void assertReplayOrInFlight(Response executed, Response repeat) {
+        if (repeat.header("Idempotent-Replayed") != null) {
+            Replays.assertReplayOf(executed, repeat);
+            return;
+        }
+        assertEquals(409, repeat.statusCode(), repeat.asString());
+        assertTrue(List.of("PAYMENT_IN_PROGRESS", "IDEMPOTENCY_KEY_IN_USE").contains(repeat.jsonPath().getString("code")), repeat.asString());
+        assertNotNull(repeat.header("Retry-After"), "a twin in flight says when to retry");
+    }
+
+    private static String describe(List<Response> answers) {
+        return answers.stream().map(a -> a.statusCode() + (a.header("Idempotent-Replayed") != null ? " replayed " : " ") + a.asString()).toList().toString();
     }
 
     /** A client's loop: retry with the same key while the answer says that a twin is in flight. */

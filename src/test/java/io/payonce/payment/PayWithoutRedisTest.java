@@ -4,6 +4,7 @@ import io.payonce.ops.UnreachableStores;
 import io.payonce.support.Api;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
@@ -12,6 +13,7 @@ import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Redis is unreachable for this whole class: payments go on through the database alone. */
 @QuarkusTest
 @TestProfile(UnreachableStores.Redis.class)
+@ExtendWith(LedgerInvariants.class)
 class PayWithoutRedisTest {
 
     private final Database db = Database.forTests();

@@ -5,15 +5,16 @@ import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
+import io.payonce.support.PrivateRedis;
+import io.payonce.support.PrivateRedisProfile;
 import io.payonce.support.Tokens;
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -22,18 +23,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Redis stops answering (CLIENT PAUSE, longer than the lock TTL would allow a request to wait) in
- * the middle of a burst of duplicate payments, then comes back.
+ * Redis stops answering in the middle of a burst of duplicate payments, for longer than the pay
+ * lock lives, then comes back. The Redis paused is the test's own.
  */
 @QuarkusTest
+@TestProfile(PrivateRedisProfile.class)
 @ExtendWith(LedgerInvariants.class)
 class RedisPauseTest {
 
+    private static final long PAUSE_MILLIS = PrivateRedisProfile.LOCK_TTL_MILLIS + 1000;
+
     private static final int ORDERS = 5;
     private static final long AMOUNT = 700;
-
-    @Inject
-    ReactiveRedisDataSource redis;
 
     private final Database db = Database.forTests();
 
@@ -63,11 +64,12 @@ class RedisPauseTest {
             }
         }
 
-        redis.execute("CLIENT", "PAUSE", "3000", "ALL").await().atMost(Duration.ofSeconds(5));
+        PrivateRedis.run("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL");
         List<Response> answers = Concurrently.run(burst);
 
         double degraded = meters.count("payonce.lock.degraded") - degradedBefore;
-        System.out.printf("Redis paused 3 s: %d pays of %d orders -> statuses %s, degraded=%.0f%n", burst.size(), ORDERS,
+        System.out.printf("Redis paused %d ms, past the %d ms lock: %d pays of %d orders -> statuses %s, degraded=%.0f%n", PAUSE_MILLIS,
+                PrivateRedisProfile.LOCK_TTL_MILLIS, burst.size(), ORDERS,
                 answers.stream().map(Response::statusCode).sorted().distinct().toList(), degraded);
         answers.forEach(a -> assertTrue(a.statusCode() == 201 || a.statusCode() == 200, a.asString()));
         for (long order : orders) {

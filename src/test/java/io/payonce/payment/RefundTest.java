@@ -98,7 +98,7 @@ class RefundTest {
     void reusingARefundKeyForAnotherRefundNamesTheFields() {
         PaidOrder paid = PaidOrder.of(1000, 1000);
         String key = Api.newKey();
-        Api.refund(OPS, paid.orderId, key, "r-1", 100);
+        assertEquals(201, Api.refund(OPS, paid.orderId, key, "r-1", 100).statusCode());
 
         Response reused = Api.refund(OPS, paid.orderId, key, "r-2", 200);
 

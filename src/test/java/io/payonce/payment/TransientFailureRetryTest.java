@@ -10,6 +10,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -39,6 +40,13 @@ class TransientFailureRetryTest {
     @Inject
     Meters meters;
 
+    /** The test profile's lock wait; every hold below is derived from it. */
+    @ConfigProperty(name = "payonce.database.lock-wait-timeout-seconds")
+    int lockWaitSeconds;
+
+    /** The retries Transactions makes before it answers 503. */
+    private static final int MAX_RETRIES = 3;
+
     @Test
     void aLockWaitTimeoutIsRetriedWithTheSameKeyAndChargesOnce() throws Exception {
         String user = Tokens.newUserId();
@@ -47,12 +55,12 @@ class TransientFailureRetryTest {
         long order = Api.newOrder(bearer, 1500);
         double retriesBefore = meters.count(RETRIES, "method", TRANSACTIONS);
 
-        CompletableFuture<Void> holder = RowHolder.holdAccountRow(user, 1600);
+        CompletableFuture<Void> holder = RowHolder.holdAccountRow(user, lockWaitSeconds * 1600L);
         Response response = Api.pay(bearer, order, Api.newKey());
         holder.get(30, TimeUnit.SECONDS);
 
         double retries = meters.count(RETRIES, "method", TRANSACTIONS) - retriesBefore;
-        System.out.printf("lock held 1.6 s against a 1 s lock wait: answer %d after %.0f retries, debits=%d%n",
+        System.out.printf("lock held 1.6 lock waits: answer %d after %.0f retries, debits=%d%n",
                 response.statusCode(), retries, db.payments(order));
         assertEquals(201, response.statusCode(), response.asString());
         assertTrue(retries >= 1, "the transaction was retried");
@@ -68,7 +76,7 @@ class TransientFailureRetryTest {
         long order = Api.newOrder(bearer, 1500);
         String key = Api.newKey();
 
-        CompletableFuture<Void> holder = RowHolder.holdAccountRow(user, 7000);
+        CompletableFuture<Void> holder = RowHolder.holdAccountRow(user, (MAX_RETRIES + 1) * lockWaitSeconds * 1000L + 3000);
         Response exhausted = Api.pay(bearer, order, key);
         holder.get(30, TimeUnit.SECONDS);
         Response later = Api.pay(bearer, order, key);

@@ -18,4 +18,17 @@ public final class Management {
     public static String metrics() {
         return get("/q/metrics").asString();
     }
+
+    /**
+     * The value of one series in a Prometheus text taken from {@link #metrics()}, named exactly as
+     * exposed, such as {@code payonce_requests_total{operation="pay",outcome="executed"}}; 0 when the
+     * series is absent, as a counter is before its first increment.
+     */
+    public static double sample(String metrics, String series) {
+        return metrics.lines()
+                .filter(line -> line.startsWith(series + " "))
+                .mapToDouble(line -> Double.parseDouble(line.substring(series.length() + 1).trim().split(" ")[0]))
+                .findFirst()
+                .orElse(0);
+    }
 }

@@ -21,6 +21,11 @@ public final class RedisCli {
                 System.getenv().getOrDefault("PAYONCE_REDIS_PORT", "6379"), command);
     }
 
+    /** The key of an order's pay lock, as io.payonce.lock.PayLock names it; its value is the holder's owner id. */
+    public static String payLockKey(long orderId) {
+        return "payonce:lock:{order:" + orderId + "}";
+    }
+
     /** A command to a Redis a test started itself on loopback. */
     public static String runOn(int port, String... command) {
         return send("127.0.0.1", Integer.toString(port), command);

@@ -1,0 +1,88 @@
+package io.payonce.ops;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.payonce.api.ErrorCode;
+import io.payonce.support.Management;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The OpenAPI document, parsed: what each write endpoint declares of its key and its problems. */
+@QuarkusTest
+class OpenApiDocumentTest {
+
+    private static final String PROBLEM = "#/components/schemas/Problem";
+
+    private JsonNode document;
+
+    @BeforeEach
+    void readTheDocument() throws Exception {
+        Response response = Management.get("/q/openapi?format=json");
+        assertEquals(200, response.statusCode(), response.asString());
+        document = new ObjectMapper().readTree(response.asByteArray());
+    }
+
+    /** path, whether an Idempotency-Key is taken, the error statuses it must declare. */
+    @ParameterizedTest(name = "POST {0}")
+    @CsvSource(delimiter = '|', value = {
+            "/orders                        | true  | 400 401 403 409 422 503",
+            "/orders/{id}/pay               | true  | 400 401 402 403 404 409 422 503",
+            "/orders/{id}/refunds           | true  | 400 401 403 404 409 422 503",
+            "/orders/{id}/ship              | true  | 401 403 409 422 503",
+            "/orders/{id}/complete          | true  | 401 403 409 422 503",
+            "/orders/{id}/cancel            | true  | 401 403 404 409 422 503",
+            "/accounts/{userId}/deposits    | true  | 400 401 403 404 409 422 503",
+            "/accounts                      | false | 401 403 409 503",
+            "/coupons/{activityId}/grants   | false | 400 401 403 503"})
+    void everyWriteDeclaresItsKeyAndItsProblems(String path, boolean keyed, String statuses) {
+        JsonNode post = document.path("paths").path(path).path("post");
+        assertFalse(post.isMissingNode(), "documented: POST " + path);
+
+        assertEquals(keyed, headerParameters(post).contains("Idempotency-Key"), "Idempotency-Key on " + path);
+        for (String status : statuses.split(" ")) {
+            JsonNode answer = post.path("responses").path(status);
+            assertFalse(answer.isMissingNode(), path + " declares " + status);
+            assertEquals(PROBLEM, answer.path("content").path("application/problem+json").path("schema").path("$ref").asText(),
+                    path + " " + status + " is a problem");
+        }
+    }
+
+    @Test
+    void theProblemCodeListsEveryErrorCodeAndNothingElse() {
+        List<String> listed = new ArrayList<>();
+        document.path("components").path("schemas").path("Problem").path("properties").path("code").path("enum")
+                .forEach(code -> listed.add(code.asText()));
+
+        assertEquals(Arrays.stream(ErrorCode.values()).map(Enum::name).sorted().toList(), listed.stream().sorted().toList());
+    }
+
+    @Test
+    void theSubmitTokenAndTheReplayMarkerAreDocumented() {
+        JsonNode create = document.path("paths").path("/orders").path("post");
+
+        assertTrue(headerParameters(create).contains("Submit-Token"));
+        assertFalse(create.path("responses").path("201").path("headers").path("Idempotent-Replayed").isMissingNode());
+    }
+
+    private static List<String> headerParameters(JsonNode operation) {
+        List<String> names = new ArrayList<>();
+        operation.path("parameters").forEach(parameter -> {
+            if ("header".equals(parameter.path("in").asText())) {
+                names.add(parameter.path("name").asText());
+            }
+        });
+        return names;
+    }
+}
