@@ -1,5 +1,6 @@
 package io.payonce.config;
 
+import io.payonce.support.FreePorts;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -34,8 +35,8 @@ class ProductionStartIT {
         Map<String, String> environment = new HashMap<>(STORES);
         environment.remove(missing);
         environment.put("PAYONCE_JWT_PUBLIC_KEY_LOCATION", Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString());
-        environment.put("PAYONCE_HTTP_PORT", "18181");
-        environment.put("PAYONCE_MANAGEMENT_PORT", "19181");
+        environment.put("PAYONCE_HTTP_PORT", Integer.toString(FreePorts.next()));
+        environment.put("PAYONCE_MANAGEMENT_PORT", Integer.toString(FreePorts.next()));
 
         Result result = start(environment);
 

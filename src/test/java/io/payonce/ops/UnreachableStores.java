@@ -1,27 +1,17 @@
 package io.payonce.ops;
 
+import io.payonce.support.FreePorts;
 import io.quarkus.test.junit.QuarkusTestProfile;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.util.Map;
 
 /** Points payonce at a port where nothing listens, for one store or the other. */
 public final class UnreachableStores {
 
     /** A port that was free a moment ago and that nothing here listens on, so connecting fails at once. */
-    static final String CLOSED_PORT = Integer.toString(closedPort());
+    static final String CLOSED_PORT = Integer.toString(FreePorts.next());
 
     private UnreachableStores() {
-    }
-
-    private static int closedPort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     public static final class Redis implements QuarkusTestProfile {

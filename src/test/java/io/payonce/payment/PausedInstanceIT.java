@@ -1,6 +1,7 @@
 package io.payonce.payment;
 
 import io.payonce.support.Database;
+import io.payonce.support.FreePorts;
 import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
 import io.restassured.RestAssured;
@@ -38,8 +39,8 @@ class PausedInstanceIT {
 
     private static final String DATABASE = "payonce_paused_instance";
     private static final Duration SETTLE_WITHIN = Duration.ofSeconds(8);
-    private static final int PORT_A = 18391;
-    private static final int PORT_B = 18392;
+    private final int portA = FreePorts.next();
+    private final int portB = FreePorts.next();
 
     private final List<Process> instances = new ArrayList<>();
     private final ExecutorService clients = Executors.newFixedThreadPool(3);
@@ -56,24 +57,24 @@ class PausedInstanceIT {
 
     @Test
     void aPausedInstanceIsCutOffAndTheOtherSettlesBothKeysWithinTheBound() throws Exception {
-        start(PORT_A, true);
-        Process b = start(PORT_B, false);
+        start(portA, true);
+        Process b = start(portB, false);
         String user = "u-" + UUID.randomUUID();
         String bearer = Tokens.user(user);
         fund(user, 10_000);
-        warmUpPay(PORT_B, bearer);
+        warmUpPay(portB, bearer);
         long order = newOrder(bearer, 1200);
         String key = "k-" + UUID.randomUUID();
         long balanceBefore = db.balance(user);
 
         CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(db, user, 700);
         long start = System.nanoTime();
-        CompletableFuture<Response> onB = CompletableFuture.supplyAsync(() -> pay(PORT_B, bearer, order, key), clients);
+        CompletableFuture<Response> onB = CompletableFuture.supplyAsync(() -> pay(portB, bearer, order, key), clients);
         awaitBsDebit();
         signal("STOP", b);
         rowReleased.get(10, TimeUnit.SECONDS);
-        CompletableFuture<Response> sameKey = CompletableFuture.supplyAsync(() -> payUntilSettled(PORT_A, bearer, order, key), clients);
-        CompletableFuture<Response> newKey = CompletableFuture.supplyAsync(() -> payUntilSettled(PORT_A, bearer, order, "k-" + UUID.randomUUID()), clients);
+        CompletableFuture<Response> sameKey = CompletableFuture.supplyAsync(() -> payUntilSettled(portA, bearer, order, key), clients);
+        CompletableFuture<Response> newKey = CompletableFuture.supplyAsync(() -> payUntilSettled(portA, bearer, order, "k-" + UUID.randomUUID()), clients);
         Response sameKeyAnswer = sameKey.get(60, TimeUnit.SECONDS);
         Response newKeyAnswer = newKey.get(60, TimeUnit.SECONDS);
         Duration settled = Duration.ofNanos(System.nanoTime() - start);
@@ -94,22 +95,22 @@ class PausedInstanceIT {
 
     private void fund(String user, long amount) {
         String ops = Tokens.ops();
-        assertEquals(201, on(PORT_A, ops).body(Map.of("userId", user, "currency", "EUR")).post("/accounts").statusCode());
+        assertEquals(201, on(portA, ops).body(Map.of("userId", user, "currency", "EUR")).post("/accounts").statusCode());
         String reference = "fund-" + UUID.randomUUID();
-        assertEquals(201, on(PORT_A, ops).header("Idempotency-Key", reference)
+        assertEquals(201, on(portA, ops).header("Idempotency-Key", reference)
                 .body(Map.of("amount", amount, "currency", "EUR", "reference", reference))
                 .post("/accounts/" + user + "/deposits").statusCode());
     }
 
-    private static long newOrder(String bearer, long amount) {
-        Response created = on(PORT_A, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
+    private long newOrder(String bearer, long amount) {
+        Response created = on(portA, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
                 .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", amount, "currency", "EUR")).post("/orders");
         assertEquals(201, created.statusCode(), created.asString());
         return created.jsonPath().getLong("id");
     }
 
     /** A cold instance could still be compiling its pay path when paused; a few pays make it fast. */
-    private static void warmUpPay(int port, String bearer) {
+    private void warmUpPay(int port, String bearer) {
         for (int i = 0; i < 10; i++) {
             assertEquals(201, pay(port, bearer, newOrder(bearer, 10), "warm-" + UUID.randomUUID()).statusCode());
         }
@@ -159,7 +160,8 @@ class PausedInstanceIT {
         boolean isNative = Files.isExecutable(nativeRunner);
         List<String> command = new ArrayList<>();
         command.add(isNative ? nativeRunner.toAbsolutePath().toString() : Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of("-Dquarkus.profile=test", "-Dquarkus.http.port=" + port, "-D%test.quarkus.management.port=" + (port + 1000),
+        int managementPort = FreePorts.next();
+        command.addAll(List.of("-Dquarkus.profile=test", "-Dquarkus.http.port=" + port, "-D%test.quarkus.management.port=" + managementPort,
                 "-D%test.quarkus.flyway.clean-at-start=" + cleanDatabase));
         if (!isNative) {
             command.addAll(List.of("-Xmx256m", "-jar", "target/quarkus-app/quarkus-run.jar"));
@@ -170,7 +172,7 @@ class PausedInstanceIT {
         builder.environment().put("PAYONCE_TEST_DB_NAME", DATABASE);
         Process process = builder.start();
         instances.add(process);
-        awaitReady(port + 1000);
+        awaitReady(managementPort);
         return process;
     }
 

@@ -3,10 +3,13 @@ package io.payonce.support;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
 
-/** The management interface (health and metrics), on a port of its own: quarkus.management.test-port. */
+/**
+ * The management interface (health, metrics, OpenAPI), on a port of its own: the build reserves a
+ * free one and passes it as {@code quarkus.management.test-port}; 9001 when a test runs outside it.
+ */
 public final class Management {
 
-    public static final int TEST_PORT = 9001;
+    public static final int TEST_PORT = Integer.getInteger("quarkus.management.test-port", 9001);
 
     private Management() {
     }

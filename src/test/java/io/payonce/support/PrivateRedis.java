@@ -3,7 +3,6 @@ package io.payonce.support;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.Map;
 
 /**
@@ -23,11 +22,7 @@ public class PrivateRedis implements QuarkusTestResourceLifecycleManager {
 
     @Override
     public Map<String, String> start() {
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        port = FreePorts.next();
         try {
             server = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
                     "--save", "", "--appendonly", "no")
