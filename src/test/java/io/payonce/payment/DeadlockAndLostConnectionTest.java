@@ -4,7 +4,7 @@ import io.payonce.support.Api;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
-import io.payonce.support.Tokens;
+import io.payonce.support.Payer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -53,23 +53,23 @@ class DeadlockAndLostConnectionTest {
         try (Connection other = db.connect()) {
             other.setAutoCommit(false);
             writeRows(other, HEAVIER_BY_ROWS);
-            lockAccountRow(other, payer.userId);
-            CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> Api.pay(payer.bearer, payer.order, payer.key), client);
+            lockAccountRow(other, payer.userId());
+            CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> Api.pay(payer.bearer(), payer.order(), payer.key()), client);
             awaitPaysDebit();
-            touchOrderRow(other, payer.order);
+            touchOrderRow(other, payer.order());
             other.rollback();
 
             Response answer = pay.get(30, TimeUnit.SECONDS);
 
             System.out.printf("deadlock: answer %d after %.0f retries, deadlocks=%d, debits=%d%n", answer.statusCode(),
                     meters.count(RETRIES, "method", TRANSACTIONS) - retriesBefore, status("INNODB_DEADLOCKS") - deadlocksBefore,
-                    db.payments(payer.order));
+                    db.payments(payer.order()));
             assertEquals(201, answer.statusCode(), answer.asString());
         }
         assertTrue(status("INNODB_DEADLOCKS") > deadlocksBefore, "a deadlock really happened");
         assertTrue(meters.count(RETRIES, "method", TRANSACTIONS) > retriesBefore, "the pay transaction was retried");
-        assertEquals(1, db.payments(payer.order));
-        assertEquals(3500, db.balance(payer.userId));
+        assertEquals(1, db.payments(payer.order()));
+        assertEquals(3500, db.balance(payer.userId()));
     }
 
     @Test
@@ -79,8 +79,8 @@ class DeadlockAndLostConnectionTest {
 
         try (Connection other = db.connect()) {
             other.setAutoCommit(false);
-            lockAccountRow(other, payer.userId);
-            CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> Api.pay(payer.bearer, payer.order, payer.key), client);
+            lockAccountRow(other, payer.userId());
+            CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> Api.pay(payer.bearer(), payer.order(), payer.key()), client);
             long payConnection = awaitPaysDebit();
             db.update("KILL CONNECTION " + payConnection);
             other.rollback();
@@ -88,12 +88,12 @@ class DeadlockAndLostConnectionTest {
             Response answer = pay.get(30, TimeUnit.SECONDS);
 
             System.out.printf("connection killed inside a pay: answer %d after %.0f retries, debits=%d%n", answer.statusCode(),
-                    meters.count(RETRIES, "method", TRANSACTIONS) - retriesBefore, db.payments(payer.order));
+                    meters.count(RETRIES, "method", TRANSACTIONS) - retriesBefore, db.payments(payer.order()));
             assertEquals(201, answer.statusCode(), answer.asString());
         }
         assertTrue(meters.count(RETRIES, "method", TRANSACTIONS) > retriesBefore, "the pay transaction was retried");
-        assertEquals(1, db.payments(payer.order));
-        assertEquals(3500, db.balance(payer.userId));
+        assertEquals(1, db.payments(payer.order()));
+        assertEquals(3500, db.balance(payer.userId()));
     }
 
     /** The id of the connection whose debit waits for the account row; the pay has claimed its key and moved the order. */
@@ -138,14 +138,5 @@ class DeadlockAndLostConnectionTest {
 
     private long status(String name) {
         return Long.parseLong(db.string("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = ?", name));
-    }
-
-    record Payer(String userId, String bearer, long order, String key) {
-        static Payer withOrder(long balance, long amount) {
-            String userId = Tokens.newUserId();
-            Api.fundedAccount(userId, balance);
-            String bearer = Tokens.user(userId);
-            return new Payer(userId, bearer, Api.newOrder(bearer, amount), Api.newKey());
-        }
     }
 }

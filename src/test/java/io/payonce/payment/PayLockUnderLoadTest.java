@@ -5,7 +5,7 @@ import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
-import io.payonce.support.Tokens;
+import io.payonce.support.Payer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -36,9 +36,9 @@ class PayLockUnderLoadTest {
 
     @Test
     void sixtyFourConcurrentPaysAndTheirReplaysAllTakeTheLock() throws Exception {
-        List<Buyer> buyers = new ArrayList<>();
+        List<Payer> buyers = new ArrayList<>();
         for (int i = 0; i < CLIENTS; i++) {
-            buyers.add(Buyer.withOrder(1000, 300));
+            buyers.add(Payer.withOrder(1000, 300));
         }
         double degradedBefore = meters.count(DEGRADED);
 
@@ -50,21 +50,12 @@ class PayLockUnderLoadTest {
         pays.forEach(pay -> assertEquals(201, pay.statusCode(), pay.asString()));
         replays.forEach(replay -> assertEquals("true", replay.header("Idempotent-Replayed"), replay.asString()));
         assertEquals(0, degraded, "no pay went without the lock while Redis was healthy");
-        for (Buyer buyer : buyers) {
-            assertEquals(700, db.balance(buyer.userId));
+        for (Payer buyer : buyers) {
+            assertEquals(700, db.balance(buyer.userId()));
         }
     }
 
-    private static List<Callable<Response>> pays(List<Buyer> buyers) {
-        return buyers.stream().<Callable<Response>>map(buyer -> () -> Api.pay(buyer.bearer, buyer.order, buyer.key)).toList();
-    }
-
-    record Buyer(String userId, String bearer, long order, String key) {
-        static Buyer withOrder(long balance, long amount) {
-            String userId = Tokens.newUserId();
-            Api.fundedAccount(userId, balance);
-            String bearer = Tokens.user(userId);
-            return new Buyer(userId, bearer, Api.newOrder(bearer, amount), Api.newKey());
-        }
+    private static List<Callable<Response>> pays(List<Payer> buyers) {
+        return buyers.stream().<Callable<Response>>map(buyer -> () -> Api.pay(buyer.bearer(), buyer.order(), buyer.key())).toList();
     }
 }

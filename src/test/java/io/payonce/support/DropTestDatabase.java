@@ -4,7 +4,6 @@ import org.junit.platform.launcher.LauncherSession;
 import org.junit.platform.launcher.LauncherSessionListener;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.regex.Pattern;
@@ -24,10 +23,7 @@ public class DropTestDatabase implements LauncherSessionListener {
         if (name == null || !PER_RUN.matcher(name).matches()) {
             return;
         }
-        String url = "jdbc:mariadb://" + System.getenv().getOrDefault("PAYONCE_DB_HOST", "127.0.0.1") + ":"
-                + System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306") + "/";
-        try (Connection connection = DriverManager.getConnection(url, System.getenv().getOrDefault("PAYONCE_DB_USER", "root"),
-                System.getenv().getOrDefault("PAYONCE_DB_PASSWORD", ""));
+        try (Connection connection = Database.named("").connect();
              Statement statement = connection.createStatement()) {
             statement.execute("DROP DATABASE IF EXISTS `" + name + "`");
         } catch (SQLException e) {
