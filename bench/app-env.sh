@@ -1,18 +1,36 @@
 # Sourced by the bench and chaos scripts: what payonce's production profile needs to start here.
 # Production refuses to fall back to root with an empty password or to loopback, so the scripts name
-# every store and log in as a MariaDB user of their own, limited to the database the run uses.
-# Health and metrics answer on the management port, which is the HTTP port + 1000.
+# every store and log in as a MariaDB user of their own, limited to the database the run uses, with a
+# password made for the run. Health and metrics answer on the management port, the HTTP port + 1000.
 
+# Creates (or resets) the run's MariaDB user on the server at 127.0.0.1:${PAYONCE_DB_PORT:-3306}, where
+# root logs in without a password, and exports the PAYONCE_DB_* variables that the service, the tests'
+# Database and the programs under bench/ read.
+bench_database_user() {
+    local database=$1
+    export PAYONCE_DB_HOST=127.0.0.1 PAYONCE_DB_PORT=${PAYONCE_DB_PORT:-3306} PAYONCE_DB_NAME=$database \
+        PAYONCE_DB_USER=payonce_bench PAYONCE_DB_PASSWORD
+    PAYONCE_DB_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+    mariadb -h127.0.0.1 -P"$PAYONCE_DB_PORT" -uroot -e "
+        CREATE OR REPLACE USER '$PAYONCE_DB_USER'@'127.0.0.1' IDENTIFIED BY '$PAYONCE_DB_PASSWORD';
+        CREATE OR REPLACE USER '$PAYONCE_DB_USER'@'localhost' IDENTIFIED BY '$PAYONCE_DB_PASSWORD';
+        GRANT ALL ON \`$database\`.* TO '$PAYONCE_DB_USER'@'127.0.0.1';
+        GRANT ALL ON \`$database\`.* TO '$PAYONCE_DB_USER'@'localhost';"
+}
+
+# The rest of an instance's environment: Redis at 127.0.0.1:${PAYONCE_REDIS_PORT:-6379}, its ports.
 payonce_env() {
-    local database=$1 http_port=$2
-    local user=payonce_bench password=bench-only-password
-    mariadb -h127.0.0.1 -uroot -e "
-        CREATE USER IF NOT EXISTS '$user'@'127.0.0.1' IDENTIFIED BY '$password';
-        CREATE USER IF NOT EXISTS '$user'@'localhost' IDENTIFIED BY '$password';
-        GRANT ALL ON \`$database\`.* TO '$user'@'127.0.0.1';
-        GRANT ALL ON \`$database\`.* TO '$user'@'localhost';"
-    export PAYONCE_DB_HOST=127.0.0.1 PAYONCE_DB_USER=$user PAYONCE_DB_PASSWORD=$password PAYONCE_DB_NAME=$database \
-        PAYONCE_REDIS_HOST=127.0.0.1 PAYONCE_HTTP_PORT=$http_port PAYONCE_MANAGEMENT_PORT=$((http_port + 1000))
+    local http_port=$1
+    export PAYONCE_REDIS_HOST=127.0.0.1 PAYONCE_REDIS_PORT=${PAYONCE_REDIS_PORT:-6379} \
+        PAYONCE_HTTP_PORT=$http_port PAYONCE_MANAGEMENT_PORT=$((http_port + 1000))
 }
 
 management_url() { echo "http://127.0.0.1:$(($1 + 1000))"; }
+
+# The test classpath that Maven wrote (target/bench.classpath), on which the programs under bench/ run.
+bench_classpath() {
+    local root=$1
+    [ -f "$root/target/bench.classpath" ] && [ -d "$root/target/test-classes/io/payonce/bench" ] \
+        || (cd "$root" && ./mvnw -B -q test-compile -DskipNative)
+    echo "$root/target/test-classes:$root/target/classes:$(cat "$root/target/bench.classpath")"
+}

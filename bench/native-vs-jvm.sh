@@ -10,35 +10,32 @@ out="$root/target/bench-native"
 database=payonce_bench_native
 port=18095
 url="http://127.0.0.1:$port"
-jdbc="jdbc:mariadb://127.0.0.1:3306/$database"
-private_key="$root/src/test/resources/jwt/privateKey.pem"
-mariadb_jar=$(ls "$HOME"/.m2/repository/org/mariadb/jdbc/mariadb-java-client/*/mariadb-java-client-*.jar | grep -v sources | sort -V | tail -n 1)
-classes="$out/classes"
 runner=$(ls target/*-runner | head -n 1)
 
 source "$root/bench/app-env.sh"
 cleanup() { [ -n "${app_pid:-}" ] && kill "$app_pid" 2>/dev/null; true; }
 trap cleanup EXIT
-rm -rf "$out" && mkdir -p "$classes"
-javac -d "$classes" -cp "$mariadb_jar" bench/common/*.java bench/PayBench.java
-bench() { java -cp "$classes:$mariadb_jar" PayBench "$@"; }
+rm -rf "$out" && mkdir -p "$out"
+classpath=$(bench_classpath "$root")
+bench() { java -cp "$classpath" io.payonce.bench.PayBench "$@"; }
 
 measure() {
     local kind=$1; shift
     mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
+    bench_database_user $database
     local start_ms first_ms rss_kb line
     start_ms=$(date +%s%3N)
-    (payonce_env $database $port && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
+    (payonce_env $port && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
         exec "$@") >"$out/$kind.log" 2>&1 &
     app_pid=$!
     until curl -sf "$(management_url $port)/q/health/ready" >/dev/null 2>&1; do sleep 0.01; done
     first_ms=$(( $(date +%s%3N) - start_ms ))
-    bench seed "$jdbc"
-    bench pay "$jdbc" "$url" "$private_key" 8 1000 "$out/$kind-1000.keys" >/dev/null
+    bench seed $database
+    bench pay $database "$url" 8 1000 >/dev/null
     rss_kb=$(awk '/VmRSS/ {print $2}' "/proc/$app_pid/status")
-    bench prepare "$jdbc" "$private_key" 40000 "$out/$kind-warmup.txt"
+    bench prepare $database 40000 "$out/$kind-warmup.txt"
     MODE=warmup CLIENTS=64 PAYS="$out/$kind-warmup.txt" THREADS=2 wrk -t2 -c64 -d10s -s bench/pay.lua "$url" >/dev/null
-    bench prepare "$jdbc" "$private_key" 40000 "$out/$kind-pays.txt"
+    bench prepare $database 40000 "$out/$kind-pays.txt"
     line=$(MODE=pay CLIENTS=64 PAYS="$out/$kind-pays.txt" THREADS=2 wrk -t2 -c64 -d10s -s bench/pay.lua "$url" | tail -n 1)
     kill "$app_pid"; wait "$app_pid" 2>/dev/null || true; app_pid=
     printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$first_ms" "$((rss_kb / 1024))" "$(echo "$line" | cut -f5)" "$(echo "$line" | cut -f6-8 | tr '\t' '/')"

@@ -12,12 +12,8 @@ out="$root/target/bench"
 database=payonce_bench
 port=18090
 url="http://127.0.0.1:$port"
-jdbc="jdbc:mariadb://127.0.0.1:3306/$database"
-private_key="$root/src/test/resources/jwt/privateKey.pem"
 concurrencies=(1 8 16 32 64)
 wrk_seconds=8
-mariadb_jar=$(ls "$HOME"/.m2/repository/org/mariadb/jdbc/mariadb-java-client/*/mariadb-java-client-*.jar | grep -v sources | sort -V | tail -n 1)
-classes="$out/classes"
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 questions() { mariadb -h127.0.0.1 -uroot -N -e "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{print $2}'; }
@@ -39,32 +35,32 @@ with_cpu() {
 
 source "$root/bench/app-env.sh"
 log() { printf '%s bench: %s\n' "$(date +%T)" "$*" >&2; }
-bench() { java -Xmx1g -cp "$classes:$mariadb_jar" PayBench "$@"; }
-
+bench() { java -Xmx1g -cp "$classpath" io.payonce.bench.PayBench "$@"; }
 
 cleanup() { [ -n "${app_pid:-}" ] && kill "$app_pid" 2>/dev/null; true; }
 trap cleanup EXIT
 
-rm -rf "$out" && mkdir -p "$classes"
+rm -rf "$out" && mkdir -p "$out"
 if [ "${1:-}" != "--no-build" ] || [ ! -f target/quarkus-app/quarkus-run.jar ]; then
     log "building the packaged application"
     ./mvnw -B -q package -DskipTests -DskipNative
 fi
-javac -d "$classes" -cp "$mariadb_jar" bench/common/*.java bench/PayBench.java
+classpath=$(bench_classpath "$root")
 mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
+bench_database_user $database
 
 log "starting payonce (JVM)"
 start_ms=$(date +%s%3N)
-(payonce_env $database $port && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
+(payonce_env $port && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
     PAYONCE_DB_POOL_SIZE=${PAYONCE_DB_POOL_SIZE:-20} exec java -jar target/quarkus-app/quarkus-run.jar) >"$out/app.log" 2>&1 &
 app_pid=$!
 until curl -sf "$(management_url $port)/q/health/ready" >/dev/null 2>&1; do sleep 0.02; done
 startup_ms=$(( $(date +%s%3N) - start_ms ))
-bench seed "$jdbc"
-bench pay "$jdbc" "$url" "$private_key" 8 1000 "$out/first-1000.keys" >"$out/first-1000.tsv"
+bench seed $database
+bench pay $database "$url" 8 1000 >"$out/first-1000.tsv"
 rss_kb=$(awk '/VmRSS/ {print $2}' /proc/$app_pid/status)
 log "startup ${startup_ms} ms, RSS after 1,000 pays ${rss_kb} kB; warming up"
-bench prepare "$jdbc" "$private_key" 30000 "$out/warmup.txt"
+bench prepare $database 30000 "$out/warmup.txt"
 MODE=warmup CLIENTS=32 PAYS="$out/warmup.txt" THREADS=2 wrk -t2 -c32 -d15s -s bench/pay.lua "$url" >/dev/null
 
 results="$out/results.tsv"
@@ -74,8 +70,8 @@ for c in "${concurrencies[@]}"; do
     n=$(( c == 1 ? 3000 : 12000 ))
     threads=$(( c < 2 ? 1 : 2 ))
     log "concurrency $c: ceiling, payonce, replays"
-    bench prepare "$jdbc" "$private_key" 30000 "$out/pays-$c.txt"
-    with_cpu "$c clients: ceiling, the pay SQL over JDBC" java -Xmx1g -cp "$classes:$mariadb_jar" PayBench ceiling "$jdbc" "$c" "$n" >>"$results"
+    bench prepare $database 30000 "$out/pays-$c.txt"
+    with_cpu "$c clients: ceiling, the pay SQL over JDBC" bench ceiling $database "$c" "$n" >>"$results"
     with_cpu "$c clients: payonce, POST /orders/{id}/pay" env MODE=pay CLIENTS="$c" PAYS="$out/pays-$c.txt" THREADS=$threads \
         wrk -t$threads -c"$c" -d${wrk_seconds}s -s bench/pay.lua "$url" >>"$results"
     # Replays: exactly the pays just made, again and again with their keys.
@@ -87,12 +83,12 @@ log "redis-benchmark SET NX PX"
 redis_set=$(redis-benchmark -h 127.0.0.1 -q -n 200000 -c 32 -r 10000000 SET payonce:bench:__rand_int__ owner NX PX 5000 \
     | tr '\r' '\n' | awk '/requests per second/ {print $(NF-5)}' | tail -n 1)
 log "duplicate storm"
-bench storm "$jdbc" "$url" "$private_key" 1000 >>"$results"
+bench storm $database "$url" 1000 >>"$results"
 peak=$(awk -F'\t' '$1 == "pay" && $5 > max {max = $5} END {printf "%d", max}' "$results")
 for share in 25 50 75; do
     rate=$(( peak * share / 100 ))
     log "fixed rate $rate/s ($share% of peak $peak/s)"
-    bench rate "$jdbc" "$url" "$private_key" "$rate" 10 >>"$results"
+    bench rate $database "$url" "$rate" 10 >>"$results"
 done
 
 # The report: tables from results.tsv, ratios side by side, and a plot.

@@ -6,6 +6,12 @@
 # itself proved something (enough operations, faults with requests in flight, a clean workload).
 # Exits non-zero if any check fails. Loopback only; stops by itself.
 #
+# It harms nothing on the machine: it starts a MariaDB and a Redis of its own (own data directory
+# under target/chaos, own free loopback ports), points the instances at them, injects every fault
+# into those and into processes it started, by pid, and stops them all at the end. It fails if any
+# mariadbd or redis-server that was running before it started is gone afterwards. It needs
+# nginx and gnuplot (.ci/run installs them: nginx-light, gnuplot-nox).
+#
 #   bench/chaos/run.sh short        90 seconds of load, every fault once (CI runs this)
 #   bench/chaos/run.sh full         five minutes, every fault twice; the report lands in bench/chaos/last-full-run/
 #   add --no-build to reuse target/quarkus-app
@@ -26,45 +32,78 @@ esac
 
 out="$root/target/chaos/$mode"
 database=payonce_chaos
-gateway_port=18080
-port_a=18081
-port_b=18082
 public_key="$root/src/test/resources/jwt/publicKey.pem"
-private_key="$root/src/test/resources/jwt/privateKey.pem"
-mariadb_jar=$(ls "$HOME"/.m2/repository/org/mariadb/jdbc/mariadb-java-client/*/mariadb-java-client-*.jar | grep -v sources | sort -V | tail -n 1)
+stores="$out/stores"
+# A Unix socket path is limited to about 100 bytes, which a deep checkout can exceed.
+socket=$(mktemp -u /tmp/payonce-chaos-XXXXXX.sock)
+mariadbd=$(command -v mariadbd || echo /usr/sbin/mariadbd)
 
 source "$root/bench/app-env.sh"
 
 log() { printf '%s chaos: %s\n' "$(date +%T)" "$*"; }
 now_ms() { date +%s%3N; }
 
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+gateway_port=$(free_port)
+port_a=$(free_port)
+port_b=$(free_port)
+export PAYONCE_DB_PORT=$(free_port) PAYONCE_REDIS_PORT=$(free_port)
+
 require_tools() {
     local missing=()
-    command -v nginx >/dev/null || missing+=(nginx-light)
-    command -v gnuplot >/dev/null || missing+=(gnuplot-nox)
+    for tool in nginx gnuplot python3 redis-server mariadb-install-db "$mariadbd"; do
+        command -v "$tool" >/dev/null || missing+=("$tool")
+    done
     if [ ${#missing[@]} -gt 0 ]; then
-        log "installing ${missing[*]}"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 \
-            || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null; }
+        log "missing: ${missing[*]} (apt-get install nginx-light gnuplot-nox; .ci/run does)"
+        exit 2
     fi
 }
 
+# The machine's own servers, as found before the run: each must still be running afterwards.
+shared_servers() { pgrep -x 'mariadbd|redis-server' | sort || true; }
+
+# A child of this script, not a daemon, so that the script reaps it when the nemesis kills it.
 start_redis() {
-    redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && return
-    redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no >/dev/null
-    for _ in $(seq 1 50); do redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 && return; sleep 0.1; done
+    redis-server --bind 127.0.0.1 --port "$PAYONCE_REDIS_PORT" --save "" --appendonly no \
+        --dir "$stores" --logfile "$stores/redis.log" &
+    echo $! >"$stores/redis.pid"
+    for _ in $(seq 1 50); do redis_cli ping >/dev/null 2>&1 && return; sleep 0.1; done
+    log "the run's Redis did not start"; return 1
 }
 
+redis_cli() { redis-cli -h 127.0.0.1 -p "$PAYONCE_REDIS_PORT" "$@"; }
+
+# A MariaDB of the run's own: root without a password on its own port, data under target/chaos.
 start_mariadb() {
-    mariadb-admin --protocol=socket -uroot ping >/dev/null 2>&1 && return
-    start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd
-    for _ in $(seq 1 120); do mariadb -h127.0.0.1 -uroot -e 'SELECT 1' >/dev/null 2>&1 && return; sleep 0.5; done
-    log "MariaDB did not come back"; return 1
+    if [ ! -d "$stores/mariadb/mysql" ]; then
+        mariadb-install-db --no-defaults --datadir="$stores/mariadb" --auth-root-authentication-method=normal \
+            --skip-test-db --user="$(id -un)" >"$stores/mariadb-install.log" 2>&1
+    fi
+    "$mariadbd" --no-defaults --datadir="$stores/mariadb" --port="$PAYONCE_DB_PORT" --bind-address=127.0.0.1 \
+        --socket="$socket" --pid-file="$stores/mariadb.pid" --log-error="$stores/mariadb.log" \
+        --user="$(id -un)" --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
+        --innodb-buffer-pool-size=256M --max-connections=300 &
+    echo $! >"$stores/mariadbd.pid"
+    for _ in $(seq 1 120); do mariadb -h127.0.0.1 -P"$PAYONCE_DB_PORT" -uroot -e 'SELECT 1' >/dev/null 2>&1 && return; sleep 0.5; done
+    log "the run's MariaDB did not start"; return 1
+}
+
+stop_stores() {
+    redis_cli SHUTDOWN NOSAVE >/dev/null 2>&1
+    if [ -f "$stores/mariadbd.pid" ]; then
+        local pid
+        pid=$(cat "$stores/mariadbd.pid")
+        kill "$pid" 2>/dev/null
+        for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+        kill -9 "$pid" 2>/dev/null
+        rm -rf "$stores/mariadb"
+    fi
 }
 
 start_instance() {
     local name=$1 port=$2
-    (payonce_env $database "$port" && PAYONCE_JWT_PUBLIC_KEY_LOCATION=$public_key \
+    (payonce_env "$port" && PAYONCE_JWT_PUBLIC_KEY_LOCATION=$public_key \
         exec java -Xmx384m -jar "$root/target/quarkus-app/quarkus-run.jar") >>"$out/instance-$name.log" 2>&1 &
     echo $! >"$out/instance-$name.pid"
 }
@@ -90,9 +129,7 @@ cleanup() {
         fi
     done
     [ -f "$out/nginx/nginx.pid" ] && nginx -p "$out/nginx" -c "$out/nginx/nginx.conf" -s stop 2>/dev/null
-    redis-cli -h 127.0.0.1 CLIENT UNPAUSE >/dev/null 2>&1
-    start_redis
-    start_mariadb
+    stop_stores
 }
 
 start_gateway() {
@@ -142,40 +179,41 @@ fault() {
 
 nemesis_cycle() {
     sleep 8
-    fault redis-kill "pkill -9 -x redis-server; sleep 1" "start_redis"
+    fault redis-kill "kill -9 \$(cat $stores/redis.pid); sleep 1" "start_redis"
     sleep 6
-    fault redis-pause "redis-cli -h 127.0.0.1 CLIENT PAUSE 7000 ALL >/dev/null" "sleep 7"
+    fault redis-pause "redis_cli CLIENT PAUSE 7000 ALL >/dev/null" "sleep 7"
     sleep 4
     fault sigstop-a "kill -STOP \$(pid_of a); sleep 7" "kill -CONT \$(pid_of a)"
     sleep 4
     fault sigkill-b "kill -9 \$(pid_of b); sleep 0.5" "start_instance b $port_b; wait_ready $port_b"
     sleep 4
-    fault mariadb-kill "pkill -9 -x mariadbd; sleep 1" "start_mariadb"
+    fault mariadb-kill "kill -9 \$(cat $stores/mariadbd.pid); sleep 1" "start_mariadb"
 }
 
 main() {
     rm -rf "$out"
-    mkdir -p "$out/metrics"
+    mkdir -p "$out/metrics" "$stores"
     require_tools
-    start_redis
-    start_mariadb
     if [ "$build" = 1 ] || [ ! -f target/quarkus-app/quarkus-run.jar ]; then
         log "building the packaged application"
         ./mvnw -B -q package -DskipTests -DskipNative
     fi
-    mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
+    local classpath shared
+    classpath=$(bench_classpath "$root")
+    shared=$(shared_servers)
     trap cleanup EXIT
+    log "the run's own MariaDB on port $PAYONCE_DB_PORT and Redis on port $PAYONCE_REDIS_PORT"
+    start_redis
+    start_mariadb
+    bench_database_user $database
     start_instance a $port_a
     wait_ready $port_a
     start_instance b $port_b
     wait_ready $port_b
     start_gateway
-    classes="$root/target/bench/classes"
-    mkdir -p "$classes"
-    javac -d "$classes" -cp "$mariadb_jar" bench/common/*.java bench/chaos/*.java
     log "load for $load_seconds s ($mode)"
-    timeout $((load_seconds + 120)) java -cp "$classes" Workload "http://127.0.0.1:$gateway_port" \
-        "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$private_key" "$load_seconds" "$out/history.tsv" \
+    timeout $((load_seconds + 120)) java -cp "$classpath" io.payonce.bench.chaos.Workload "http://127.0.0.1:$gateway_port" \
+        "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$load_seconds" "$out/history.tsv" \
         >"$out/workload.log" 2>&1 &
     workload_pid=$!
     nemesis_cycle
@@ -193,7 +231,7 @@ main() {
     curl -sf "$(management_url $port_b)/q/metrics" >"$out/metrics/b.txt" || true
     log "checking"
     local verdict=0
-    java -cp "$classes:$mariadb_jar" Checker "jdbc:mariadb://127.0.0.1:3306/$database" "$out/history.tsv" \
+    java -cp "$classpath" io.payonce.bench.chaos.Checker $database "$out/history.tsv" \
         "$out/faults.tsv" "$out/metrics" "$out" "$load_seconds" "$workload_status" \
         "payonce chaos run ($mode, $(date -u +%Y-%m-%dT%H:%MZ))" || verdict=$?
     (cd "$out" && gnuplot timeline.gp)
@@ -202,6 +240,12 @@ main() {
         cp "$out/report.md" "$out/timeline.png" bench/chaos/last-full-run/
     fi
     log "report: $out/report.md"
+    for pid in $shared; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            log "the machine's own server $pid (mariadbd or redis-server) is gone: the run must never touch it"
+            verdict=1
+        fi
+    done
     return $verdict
 }
 

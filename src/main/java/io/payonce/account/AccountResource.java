@@ -1,12 +1,13 @@
 package io.payonce.account;
 
-import io.payonce.api.Answer;
-import io.payonce.api.Caller;
-import io.payonce.api.CallerIdentity;
-import io.payonce.api.Identifiers;
 import io.payonce.api.RepeatProtection;
+import io.payonce.auth.Caller;
+import io.payonce.auth.CallerIdentity;
+import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.idempotency.WriteOperation;
+import io.payonce.input.Identifiers;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -28,14 +29,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
-import org.jboss.resteasy.reactive.RestResponse;
-
-import java.net.URI;
 
 import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
 import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
@@ -50,7 +50,7 @@ public class AccountResource {
     private final IdempotencyGuard guard;
     private final CallerIdentity callers;
 
-    public AccountResource(AccountService accounts, IdempotencyGuard guard, CallerIdentity callers) {
+    AccountResource(AccountService accounts, IdempotencyGuard guard, CallerIdentity callers) {
         this.accounts = accounts;
         this.guard = guard;
         this.callers = callers;
@@ -61,16 +61,15 @@ public class AccountResource {
     @RolesAllowed(Caller.OPS)
     @RepeatProtection(UNIQUE_INDEX)
     @Operation(summary = "Open an account for a user (ops)",
-            description = "Opening it again in the same currency answers 200 with the existing account.")
-    @APIResponse(responseCode = "201", description = "Opened; Location names the account")
-    @APIResponse(responseCode = "200", description = "It already existed in this currency")
+            description = "Opening it again in the same currency is a repeat: the first answer's status and Location, the account, "
+                    + "and Idempotent-Replayed: true.")
+    @APIResponse(responseCode = "201", description = "The account; Location names it; Idempotent-Replayed: true when it existed already",
+            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
+                    schema = @Schema(type = SchemaType.BOOLEAN)),
+            content = @Content(schema = @Schema(implementation = Account.class)))
     @APIResponse(responseCode = "409", description = "ACCOUNT_EXISTS in another currency")
-    public Uni<RestResponse<Account>> open(@Valid @NotNull NewAccountRequest request) {
-        return accounts.open(request.userId(), request.currency()).map(opening -> opening.existed()
-                ? RestResponse.ok(opening.account())
-                : RestResponse.ResponseBuilder.create(RestResponse.Status.CREATED, opening.account())
-                        .location(URI.create("/accounts/" + opening.account().userId()))
-                        .build());
+    public Uni<Response> open(@Valid @NotNull NewAccountRequest request) {
+        return accounts.open(request.userId(), request.currency()).map(Answer::toResponse);
     }
 
     @POST
@@ -83,6 +82,8 @@ public class AccountResource {
                     + "The body names the external settlement it books (reference): an account is credited once per reference, "
                     + "whoever sends it and under whatever key.")
     @APIResponse(responseCode = "201", description = "Deposited; the balance after it",
+            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
+                    schema = @Schema(type = SchemaType.BOOLEAN)),
             content = @Content(schema = @Schema(implementation = DepositView.class)))
     @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST")
     @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND (recorded under the key)")
@@ -95,7 +96,7 @@ public class AccountResource {
             @Valid @NotNull DepositRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();
-        return accounts.deposit(caller, userId, guard.requiredKey(AccountService.DEPOSIT, key), request, uri.getPath())
+        return accounts.deposit(caller, guard.read(WriteOperation.DEPOSIT, userId, key, uri.getPath()), userId, request)
                 .map(Answer::toResponse);
     }
 

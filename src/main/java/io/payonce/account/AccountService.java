@@ -1,51 +1,54 @@
 package io.payonce.account;
 
-import io.payonce.api.Answer;
 import io.payonce.api.ApiException;
-import io.payonce.api.Caller;
-import io.payonce.api.DuplicateKey;
 import io.payonce.api.ErrorCode;
+import io.payonce.auth.Caller;
+import io.payonce.db.UniqueKey;
+import io.payonce.idempotency.Answer;
+import io.payonce.idempotency.AnswerMeter;
 import io.payonce.idempotency.IdempotencyGuard;
-import io.payonce.idempotency.IdempotencyKey;
-import io.payonce.idempotency.IdempotentCommand;
-import io.payonce.idempotency.Result;
+import io.payonce.idempotency.KeyedRequest;
+import io.payonce.idempotency.WriteOperation;
 import io.payonce.metrics.DuplicateLayer;
-import io.payonce.metrics.PayonceMetrics;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.List;
 
-/** Opens accounts and reads them for their owner or for ops. */
+/** Opens accounts, deposits into them, and reads them for their owner or for ops. */
 @ApplicationScoped
 public class AccountService {
-
-    static final String DEPOSIT = "deposit";
 
     private final AccountRepository accounts;
     private final Ledger ledger;
     private final IdempotencyGuard guard;
-    private final PayonceMetrics metrics;
+    private final AnswerMeter meter;
 
-    public AccountService(AccountRepository accounts, Ledger ledger, IdempotencyGuard guard, PayonceMetrics metrics) {
+    AccountService(AccountRepository accounts, Ledger ledger, IdempotencyGuard guard, AnswerMeter meter) {
         this.accounts = accounts;
         this.ledger = ledger;
         this.guard = guard;
-        this.metrics = metrics;
+        this.meter = meter;
     }
 
-    /** Opening an account that exists in the same currency answers with it; another currency is a conflict. */
-    public Uni<AccountOpening> open(String userId, String currency) {
-        return accounts.insert(userId, currency)
-                .flatMap(inserted -> accounts.find(userId))
-                .map(account -> new AccountOpening(account, false))
-                .onFailure(DuplicateKey::is).recoverWithUni(() -> accounts.find(userId).map(existing -> {
+    /**
+     * Opening an account that exists in the same currency is a repeat and answers with it; another
+     * currency is a conflict.
+     */
+    public Uni<Answer> open(String userId, String currency) {
+        Uni<Answer> opened = UniqueKey.insertOr(
+                accounts.insert(userId, currency).flatMap(inserted -> accounts.find(userId)).map(AccountService::answer),
+                () -> accounts.find(userId).map(existing -> {
                     if (!existing.currency().equals(currency)) {
                         throw new ApiException(ErrorCode.ACCOUNT_EXISTS, userId);
                     }
-                    metrics.duplicateCaught("open-account", DuplicateLayer.UNIQUE_INDEX);
-                    return new AccountOpening(existing, true);
+                    return answer(existing).repeatCaughtBy(DuplicateLayer.UNIQUE_INDEX);
                 }));
+        return meter.counted(WriteOperation.OPEN_ACCOUNT, opened);
+    }
+
+    private static Answer answer(Account account) {
+        return Answer.created(account, "/accounts/" + account.userId());
     }
 
     /**
@@ -53,11 +56,11 @@ public class AccountService {
      * deposit's external reference, unique per account, so one settlement is credited once even when
      * two ops identities send it under two keys, or after its key's record expired (409 ALREADY_APPLIED).
      */
-    public Uni<Answer> deposit(Caller caller, String userId, IdempotencyKey key, DepositRequest request, String instance) {
-        IdempotentCommand command = guard.command(caller.userId(), key, DEPOSIT, "account:" + userId, request, instance);
-        return guard.run(command, tx -> ledger.credit(tx, userId, request.currency(), request.amount(), EntryType.DEPOSIT, request.reference())
+    public Uni<Answer> deposit(Caller caller, KeyedRequest request, String userId, DepositRequest deposit) {
+        return guard.run(request.by(caller.userId(), deposit), tx -> ledger.credit(tx, userId, deposit.currency(), deposit.amount(),
+                        EntryType.DEPOSIT, deposit.reference())
                 .flatMap(credited -> accounts.find(tx, userId))
-                .map(account -> Result.created(new DepositView(userId, request.amount(), account.currency(), account.balance()))));
+                .map(account -> Answer.created(new DepositView(userId, deposit.amount(), account.currency(), account.balance()))));
     }
 
     public Uni<Account> find(Caller caller, String userId) {

@@ -1,8 +1,8 @@
 package io.payonce.account;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
-import io.payonce.api.Identifiers;
-import io.payonce.api.MaxAmount;
+import io.payonce.input.Identifiers;
+import io.payonce.input.MaxAmount;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Positive;

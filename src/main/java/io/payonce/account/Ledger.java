@@ -1,8 +1,8 @@
 package io.payonce.account;
 
 import io.payonce.api.ApiException;
-import io.payonce.api.DuplicateKey;
 import io.payonce.api.ErrorCode;
+import io.payonce.db.UniqueKey;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -41,9 +41,8 @@ public class Ledger {
      * failure is a recorded answer, so the caller's savepoint undoes the balance change with it.
      */
     private Uni<Void> append(SqlClient tx, String userId, long delta, EntryType type, String refId) {
-        return accounts.appendEntry(tx, userId, delta, type, refId)
-                .onFailure(DuplicateKey::is).transform(e -> new ApiException(ErrorCode.ALREADY_APPLIED,
-                        type.name().toLowerCase(Locale.ROOT), refId));
+        return UniqueKey.insertOr(accounts.appendEntry(tx, userId, delta, type, refId), () -> Uni.createFrom().failure(
+                new ApiException(ErrorCode.ALREADY_APPLIED, type.name().toLowerCase(Locale.ROOT), refId)));
     }
 
     private Uni<Void> explainRefusal(SqlClient tx, String userId, String currency, long amount) {

@@ -1,6 +1,6 @@
 package io.payonce.account;
 
-import io.payonce.api.Identifiers;
+import io.payonce.input.Identifiers;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 

@@ -9,7 +9,11 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 /** The API as a whole, for its OpenAPI document: the one problem schema every error answer refers to. */
 @OpenAPIDefinition(
         info = @Info(title = "payonce", version = "1.0",
-                description = "A payment service whose one promise is that a payment happens once."),
+                description = "A payment service whose one promise is that a payment happens once. Every write answers a repeat "
+                        + "the same way, whatever recognised it (the same Idempotency-Key, the same submit token, or the same natural "
+                        + "key: an order number, a refund number, an account, a coupon, an order already in the state asked for): "
+                        + "the first answer's status and Location, and the header Idempotent-Replayed: true, which a first answer "
+                        + "never carries. Under the same key the replay is the stored answer, byte for byte."),
         components = @Components(schemas = @Schema(name = "Problem", implementation = Problem.class)))
 public class PayonceApi extends Application {
 }

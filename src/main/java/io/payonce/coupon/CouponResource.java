@@ -1,13 +1,10 @@
 package io.payonce.coupon;
 
-import io.payonce.api.Answer;
-import io.payonce.api.Caller;
-import io.payonce.api.CallerIdentity;
-import io.payonce.api.DuplicateKey;
-import io.payonce.api.Identifiers;
 import io.payonce.api.RepeatProtection;
-import io.payonce.metrics.DuplicateLayer;
-import io.payonce.metrics.PayonceMetrics;
+import io.payonce.auth.Caller;
+import io.payonce.auth.CallerIdentity;
+import io.payonce.idempotency.Answer;
+import io.payonce.input.Identifiers;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Pattern;
@@ -18,6 +15,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -29,40 +29,25 @@ import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
 @Tag(name = "coupons")
 public class CouponResource {
 
-    private static final String GRANT = "grant-coupon";
-
-    private final CouponRepository grants;
+    private final CouponService coupons;
     private final CallerIdentity callers;
-    private final PayonceMetrics metrics;
 
-    public CouponResource(CouponRepository grants, CallerIdentity callers, PayonceMetrics metrics) {
-        this.grants = grants;
+    CouponResource(CouponService coupons, CallerIdentity callers) {
+        this.coupons = coupons;
         this.callers = callers;
-        this.metrics = metrics;
     }
 
     @POST
     @Path("/{activityId}/grants")
     @RolesAllowed(Caller.USER)
     @RepeatProtection(UNIQUE_INDEX)
-    @Operation(summary = "Grant the caller the coupon of an activity", description = "A repeat answers with the existing grant.")
-    @APIResponse(responseCode = "201", description = "Granted by this request")
-    @APIResponse(responseCode = "200", description = "Granted earlier; Idempotent-Replayed: true")
+    @Operation(summary = "Grant the caller the coupon of an activity",
+            description = "A repeat answers 201 with the existing grant and Idempotent-Replayed: true.")
+    @APIResponse(responseCode = "201", description = "The grant; Idempotent-Replayed: true when it was granted earlier",
+            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
+                    schema = @Schema(type = SchemaType.BOOLEAN)))
     @APIResponse(responseCode = "400", description = "VALIDATION_FAILED: the activity id is malformed")
     public Uni<Response> grant(@PathParam("activityId") @Pattern(regexp = Identifiers.BUSINESS_NUMBER) String activityId) {
-        Caller caller = callers.current();
-        return grants.insert(caller.userId(), activityId)
-                .replaceWith(Response.Status.CREATED)
-                .onFailure(DuplicateKey::is).recoverWithItem(() -> {
-                    metrics.duplicateCaught(GRANT, DuplicateLayer.UNIQUE_INDEX);
-                    return Response.Status.OK;
-                })
-                .flatMap(status -> grants.find(caller.userId(), activityId).map(grant -> {
-                    Response.ResponseBuilder response = Response.status(status).entity(grant);
-                    if (status == Response.Status.OK) {
-                        response.header(Answer.IDEMPOTENT_REPLAYED, "true");
-                    }
-                    return response.build();
-                }));
+        return coupons.grant(callers.current().userId(), activityId).map(Answer::toResponse);
     }
 }

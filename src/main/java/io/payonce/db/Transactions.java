@@ -1,6 +1,5 @@
 package io.payonce.db;
 
-import io.payonce.api.DependencyFailure;
 import io.payonce.config.PayonceConfig;
 import io.smallrye.faulttolerance.api.RetryWhen;
 import io.smallrye.mutiny.Uni;
@@ -15,8 +14,8 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * The one way payonce runs a transaction that moves money. A deadlock (1213), a lock-wait timeout
- * (1205) or a lost connection re-runs the whole transaction, with the same command and therefore
+ * The one way payonce runs a transaction that moves money. A deadlock, a lock-wait timeout or a lost
+ * connection ({@link SqlErrors}) re-runs the whole transaction, with the same command and therefore
  * the same Idempotency-Key: if the lost attempt had in fact committed, the retry's claim finds its
  * answer and replays it instead of moving money again. Retries are bounded and jittered; when they
  * run out the failure becomes 503 with Retry-After.

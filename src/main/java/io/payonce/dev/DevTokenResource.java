@@ -1,7 +1,7 @@
 package io.payonce.dev;
 
-import io.payonce.api.Caller;
-import io.payonce.api.Identifiers;
+import io.payonce.auth.Caller;
+import io.payonce.input.Identifiers;
 import io.quarkus.arc.profile.IfBuildProfile;
 import io.smallrye.jwt.build.Jwt;
 import jakarta.annotation.security.PermitAll;

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.Map;
 import java.util.TreeSet;
@@ -17,29 +16,31 @@ import java.util.List;
  * One spelling per request: properties sorted, nulls left out, no whitespace. Two requests that
  * mean the same thing have the same canonical form, whatever order or spacing the client used.
  */
-@ApplicationScoped
-public class CanonicalJson {
+public final class CanonicalJson {
 
-    private final ObjectMapper mapper = JsonMapper.builder()
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
             .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .serializationInclusion(JsonInclude.Include.NON_NULL)
             .build();
 
+    private CanonicalJson() {
+    }
+
     /** The canonical form of a parsed request body; an absent body is the empty object. */
-    public String of(Object request) {
+    public static String of(Object request) {
         try {
-            return mapper.writeValueAsString(request == null ? Map.of() : request);
+            return MAPPER.writeValueAsString(request == null ? Map.of() : request);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("A parsed request always serializes", e);
         }
     }
 
     /** The top-level fields whose values differ between two canonical requests. */
-    List<String> differingFields(String first, String second) {
+    static List<String> differingFields(String first, String second) {
         try {
-            JsonNode a = mapper.readTree(first);
-            JsonNode b = mapper.readTree(second);
+            JsonNode a = MAPPER.readTree(first);
+            JsonNode b = MAPPER.readTree(second);
             TreeSet<String> names = new TreeSet<>();
             a.fieldNames().forEachRemaining(names::add);
             b.fieldNames().forEachRemaining(names::add);

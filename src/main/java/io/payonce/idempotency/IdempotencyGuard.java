@@ -2,18 +2,17 @@ package io.payonce.idempotency;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.payonce.api.Answer;
 import io.payonce.api.ApiException;
-import io.payonce.api.DuplicateKey;
 import io.payonce.api.ErrorCode;
-import io.payonce.api.LockWaitTimeout;
 import io.payonce.api.Problem;
+import io.payonce.db.SqlErrors;
 import io.payonce.db.Transactions;
+import io.payonce.db.UniqueKey;
 import io.payonce.metrics.DuplicateLayer;
-import io.payonce.metrics.Outcome;
 import io.payonce.metrics.PayonceMetrics;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -21,12 +20,14 @@ import org.jboss.logging.Logger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * Runs an operation under an Idempotency-Key, in one transaction with the money it moves:
- * claim the key, do the work, store the answer, commit. A repeat finds the claim and replays the
- * stored answer; a crash before COMMIT rolls back the claim with the work, so no half-done
- * operation and no stuck claim can survive.
+ * Runs a write under its key, in one transaction with the money it moves: claim the key, do the
+ * work, store the answer, commit. A repeat finds the claim and replays the stored answer; a crash
+ * before COMMIT rolls back the claim with the work, so no half-done write and no stuck claim can
+ * survive. Three doors: {@link #read} a request's key at the edge, {@link #run} a command, and
+ * {@link #replay} a finished one.
  */
 @ApplicationScoped
 public class IdempotencyGuard {
@@ -38,108 +39,103 @@ public class IdempotencyGuard {
     private final Pool pool;
     private final Transactions transactions;
     private final IdempotencyRepository records;
-    private final CanonicalJson canonicalJson;
     private final ObjectMapper json;
+    private final AnswerMeter meter;
     private final PayonceMetrics metrics;
 
-    public IdempotencyGuard(Pool pool, Transactions transactions, IdempotencyRepository records, CanonicalJson canonicalJson,
-                            ObjectMapper json, PayonceMetrics metrics) {
+    IdempotencyGuard(Pool pool, Transactions transactions, IdempotencyRepository records, ObjectMapper json, AnswerMeter meter,
+                     PayonceMetrics metrics) {
         this.pool = pool;
         this.transactions = transactions;
         this.records = records;
-        this.canonicalJson = canonicalJson;
         this.json = json;
+        this.meter = meter;
         this.metrics = metrics;
     }
 
-    /** The command for a request: scope is the caller, target the resource the request acts on. */
-    public IdempotentCommand command(String scope, IdempotencyKey key, String operation, String target,
-                                     Object request, String instance) {
-        return new IdempotentCommand(scope, key, Fingerprint.of(operation, target, canonicalJson.of(request)), instance);
-    }
-
-    /** The request's key, or a 400 counted as rejected when it is missing or malformed. */
-    public IdempotencyKey requiredKey(String operation, String header) {
+    /** The request a key header names, on {@code targetId}; a missing or malformed key is a 400 and stores nothing. */
+    public KeyedRequest read(WriteOperation operation, Object targetId, String keyHeader, String instance) {
         try {
-            return IdempotencyKey.required(header);
+            return new KeyedRequest(operation, operation.target(targetId), IdempotencyKey.required(keyHeader), instance,
+                    DuplicateLayer.IDEMPOTENCY_KEY);
         } catch (ApiException invalidKey) {
-            metrics.outcome(operation, Outcome.REJECTED);
+            meter.rejected(operation);
             throw invalidKey;
         }
     }
 
-    /** Runs to the end of the transaction even if the client goes away, so the answer is always logged. */
-    public Uni<Answer> run(IdempotentCommand command, Function<SqlConnection, Uni<Result>> work) {
-        return Detached.toTheEnd(metrics.timed(command.operation(), transactions.inTransaction(tx -> claimOrReplay(tx, command, work)))
-                .invoke(answer -> {
-                    if (!answer.replayed()) {
-                        metrics.outcome(command.operation(), Outcome.EXECUTED);
-                    }
-                    log(command, answer);
-                }));
+    /**
+     * Runs {@code work} once per key, and answers every repeat with the first answer. It runs to the
+     * end of its transaction even if the client goes away, so the answer is always stored and logged.
+     */
+    public Uni<Answer> run(IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
+        Uni<Answer> answered = metrics.timed(command.operation().tag(), transactions.inTransaction(tx -> claimOrReplay(tx, command, work)));
+        return Detached.toTheEnd(meter.counted(command.operation(), answered.invoke(answer -> log(command, answer))));
     }
 
-    private Uni<Answer> claimOrReplay(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Result>> work) {
-        return records.claim(tx, command)
-                .replaceWith(true)
-                .onFailure(DuplicateKey::is).recoverWithItem(false)
-                .onFailure(LockWaitTimeout::is).transform(e -> inUse(command))
-                .flatMap(claimed -> claimed ? execute(tx, command, work) : replay(tx, command));
+    /**
+     * The stored answer of a command that has completed; while none is stored, {@code whenNone}. Lets
+     * a repeat that cannot run now (its twin holds the pay lock, Redis cannot vouch for its token)
+     * still get its answer from the database.
+     */
+    public Uni<Answer> replay(IdempotentCommand command, Supplier<Throwable> whenNone) {
+        return meter.counted(command.operation(), records.find(pool, command).flatMap(record -> {
+            if (record == null || !record.done()) {
+                return Uni.createFrom().failure(whenNone);
+            }
+            Answer answer = replayOf(record, command);
+            log(command, answer);
+            return Uni.createFrom().item(answer);
+        }));
+    }
+
+    /**
+     * A claim that waited out the session's lock wait on a twin's uncommitted claim is answered 409
+     * here, before {@link Transactions} could take the lock-wait timeout for a transient failure and
+     * run the whole transaction again: the twin is alive and working, and the client should be told
+     * to retry after it, not be held for another lock wait.
+     */
+    private Uni<Answer> claimOrReplay(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
+        return UniqueKey.insertOr(records.claim(tx, command).replaceWith(true), () -> Uni.createFrom().item(false))
+                .onFailure(SqlErrors::isLockWaitTimeout).transform(e -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE))
+                .flatMap(claimed -> claimed ? execute(tx, command, work) : replayInTransaction(tx, command));
     }
 
     /**
      * The work runs after a savepoint: a recorded business failure (402, 404, 409) undoes the work's
      * writes but keeps the claim, and its problem becomes the stored answer.
      */
-    private Uni<Answer> execute(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Result>> work) {
+    private Uni<Answer> execute(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
         return tx.query(SAVEPOINT).execute()
                 .flatMap(ignored -> work.apply(tx))
                 .onFailure(IdempotencyGuard::isRecorded).recoverWithUni(failure -> tx.query(ROLLBACK_TO_SAVEPOINT).execute()
-                        .replaceWith(problemResult((ApiException) failure, command)))
-                .flatMap(result -> store(tx, command, result));
+                        .replaceWith(problemAnswer((ApiException) failure, command)))
+                .flatMap(answer -> store(tx, command, answer));
     }
 
-    private Uni<Answer> store(SqlConnection tx, IdempotentCommand command, Result result) {
-        String body = toJson(result.body());
-        return records.complete(tx, command, result.status(), body, result.location())
-                .replaceWith(new Answer(result.status(), body, result.location(), false));
+    /** Stores the answer as JSON text and answers with that very text, so that the first answer and every replay are one. */
+    private Uni<Answer> store(SqlClient tx, IdempotentCommand command, Answer answer) {
+        String body = toJson(answer.body());
+        return records.complete(tx, command, answer.status(), body, answer.location()).replaceWith(answer.withJson(body));
     }
 
-    /**
-     * The stored answer for a key whose request has completed, or null while none is stored. Lets a
-     * repeat that arrives while a twin holds the pay lock replay instead of being told to wait.
-     */
-    public Uni<Answer> storedAnswer(IdempotentCommand command) {
-        return records.find(pool, command).map(record -> {
-            if (record == null || !record.done()) {
-                return null;
-            }
-            Answer answer = replayOf(record, command);
-            log(command, answer);
-            return answer;
-        });
-    }
-
-    private Uni<Answer> replay(SqlConnection tx, IdempotentCommand command) {
+    private Uni<Answer> replayInTransaction(SqlConnection tx, IdempotentCommand command) {
         return records.find(tx, command).map(record -> {
             if (record == null || !record.done()) {
-                throw inUse(command);
+                throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
             }
             return replayOf(record, command);
         });
     }
 
-    private Answer replayOf(IdempotencyRecord record, IdempotentCommand command) {
+    private static Answer replayOf(IdempotencyRecord record, IdempotentCommand command) {
         if (!record.fingerprint().equals(command.fingerprint().sha256())) {
-            metrics.outcome(command.operation(), Outcome.MISMATCH);
             throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_REUSED, String.join(", ", differences(record, command)));
         }
-        metrics.duplicateCaught(command.operation(), DuplicateLayer.IDEMPOTENCY_KEY);
-        metrics.outcome(command.operation(), Outcome.REPLAYED);
-        return new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), true);
+        return new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), command.request().keyLayer());
     }
 
-    private List<String> differences(IdempotencyRecord record, IdempotentCommand command) {
+    private static List<String> differences(IdempotencyRecord record, IdempotentCommand command) {
         Fingerprint now = command.fingerprint();
         List<String> fields = new ArrayList<>();
         if (!record.operation().equals(now.operation())) {
@@ -148,24 +144,18 @@ public class IdempotencyGuard {
         if (!record.target().equals(now.target())) {
             fields.add("target");
         }
-        fields.addAll(canonicalJson.differingFields(record.requestBody(), now.canonicalRequest()));
+        fields.addAll(CanonicalJson.differingFields(record.requestBody(), now.canonicalRequest()));
         return fields;
     }
 
-    /** One line per answered request: operation, target, key and outcome; never a token or a body. */
+    /** One line per answered request: operation, target, key and status; never a token or a body. */
     private static void log(IdempotentCommand command, Answer answer) {
-        LOG.infof("%s %s key %s: %d%s", command.operation(), command.fingerprint().target(), command.key().value(),
-                answer.status(), answer.replayed() ? " (replayed)" : "");
+        LOG.infof("%s %s key %s: %d%s", command.operation().tag(), command.fingerprint().target(), command.key().value(),
+                answer.status(), answer.repeat() ? " (repeat)" : "");
     }
 
-    private ApiException inUse(IdempotentCommand command) {
-        metrics.outcome(command.operation(), Outcome.CONFLICT);
-        metrics.duplicateCaught(command.operation(), DuplicateLayer.IDEMPOTENCY_KEY);
-        return new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
-    }
-
-    private static Result problemResult(ApiException failure, IdempotentCommand command) {
-        return new Result(failure.code().status(), Problem.of(failure, command.instance()), null);
+    private static Answer problemAnswer(ApiException failure, IdempotentCommand command) {
+        return new Answer(failure.code().status(), Problem.of(failure, command.instance()), null, null);
     }
 
     private static boolean isRecorded(Throwable failure) {

@@ -18,17 +18,12 @@ public record IdempotencyKey(String value) {
         }
     }
 
-    /** For endpoints that cannot run without a key. */
+    /** The key a header names; a missing or malformed one is a 400. */
     public static IdempotencyKey required(String header) {
         if (header == null) {
             throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_MISSING);
         }
         return new IdempotencyKey(unquote(header));
-    }
-
-    /** For endpoints where a key is optional: null when the header is absent. */
-    public static IdempotencyKey optional(String header) {
-        return header == null ? null : required(header);
     }
 
     private static String unquote(String header) {

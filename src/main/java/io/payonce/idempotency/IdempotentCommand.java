@@ -1,12 +1,20 @@
 package io.payonce.idempotency;
 
 /**
- * One request under an Idempotency-Key: whose key it is, what it asks for, and the path that a
- * recorded problem names as its instance.
+ * One request under a key: whose key it is, the request as it arrived, and what it asks for, as
+ * the fingerprint the key is bound to.
  */
-public record IdempotentCommand(String scope, IdempotencyKey key, Fingerprint fingerprint, String instance) {
+public record IdempotentCommand(String scope, KeyedRequest request, Fingerprint fingerprint) {
 
-    public String operation() {
-        return fingerprint.operation();
+    public WriteOperation operation() {
+        return request.operation();
+    }
+
+    public IdempotencyKey key() {
+        return request.key();
+    }
+
+    public String instance() {
+        return request.instance();
     }
 }

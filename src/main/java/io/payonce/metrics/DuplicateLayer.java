@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /** The defence that recognised a repeated request, from the outermost to the last gate. */
 public enum DuplicateLayer {
-    /** A one-time submit token had already been consumed. */
+    /** A one-time submit token had already been used: its submission's answer was replayed. */
     TOKEN,
     /** The Redis pay lock was held by a twin still in flight. */
     LOCK,

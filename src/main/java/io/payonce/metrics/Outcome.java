@@ -2,9 +2,9 @@ package io.payonce.metrics;
 
 import java.util.Locale;
 
-/** What became of one request under an Idempotency-Key. */
+/** What became of one write request. */
 public enum Outcome {
-    /** It ran, and its answer was stored. */
+    /** It ran; under a key, its answer was stored. */
     EXECUTED,
     /** An earlier request's stored answer was returned. */
     REPLAYED,

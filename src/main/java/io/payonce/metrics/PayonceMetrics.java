@@ -20,22 +20,27 @@ public class PayonceMetrics {
                 .register(registry);
     }
 
-    public void outcome(String operation, Outcome outcome) {
-        Counter.builder("payonce.requests")
-                .description("Requests under an Idempotency-Key, by operation and outcome")
-                .tag("operation", operation)
-                .tag("outcome", outcome.tag())
-                .register(registry)
-                .increment();
-    }
-
-    public void duplicateCaught(String operation, DuplicateLayer layer) {
-        Counter.builder("payonce.duplicates")
-                .description("Repeated requests, by the layer that recognised them")
-                .tag("operation", operation)
-                .tag("layer", layer.tag())
-                .register(registry)
-                .increment();
+    /**
+     * One answered write: its outcome, when it has one, and the defence that recognised it as a
+     * repeat, when it was one.
+     */
+    public void answered(String operation, Outcome outcome, DuplicateLayer caughtBy) {
+        if (outcome != null) {
+            Counter.builder("payonce.requests")
+                    .description("Write requests, by operation and outcome")
+                    .tag("operation", operation)
+                    .tag("outcome", outcome.tag())
+                    .register(registry)
+                    .increment();
+        }
+        if (caughtBy != null) {
+            Counter.builder("payonce.duplicates")
+                    .description("Repeated requests, by the layer that recognised them")
+                    .tag("operation", operation)
+                    .tag("layer", caughtBy.tag())
+                    .register(registry)
+                    .increment();
+        }
     }
 
     public void lockDegraded() {

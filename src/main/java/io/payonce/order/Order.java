@@ -14,7 +14,6 @@ public record Order(
         long amount,
         String currency,
         OrderStatus status,
-        String submitToken,
         long refundedAmount,
         LocalDateTime createdAt,
         LocalDateTime updatedAt) {

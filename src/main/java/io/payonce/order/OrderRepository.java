@@ -16,7 +16,7 @@ import java.time.Duration;
 public class OrderRepository {
 
     private static final String COLUMNS = """
-            id, order_sn, user_id, amount, currency, status, submit_token, refunded_amount, created_at, updated_at""";
+            id, order_sn, user_id, amount, currency, status, refunded_amount, created_at, updated_at""";
 
     /** UNIQUE(user_id, order_sn) and UNIQUE(submit_token) refuse a second row for one business order or one form. */
     private static final String INSERT = """
@@ -68,10 +68,6 @@ public class OrderRepository {
                 .map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
     }
 
-    public Uni<Order> findById(long id) {
-        return findById(pool, id);
-    }
-
     /** Within a caller's transaction, so that it reads what that transaction wrote. */
     public Uni<Order> findById(SqlClient client, long id) {
         return client.preparedQuery(SELECT_BY_ID).execute(Tuple.of(id)).map(OrderRepository::single);
@@ -83,10 +79,6 @@ public class OrderRepository {
 
     public Uni<Order> findBySn(SqlClient client, String userId, String orderSn) {
         return client.preparedQuery(SELECT_BY_SN).execute(Tuple.of(userId, orderSn)).map(OrderRepository::single);
-    }
-
-    public Uni<Boolean> compareAndSetStatus(long id, OrderStatus expected, OrderStatus next) {
-        return compareAndSetStatus(pool, id, expected, next);
     }
 
     public Uni<Boolean> compareAndSetStatus(SqlClient client, long id, OrderStatus expected, OrderStatus next) {
@@ -120,7 +112,6 @@ public class OrderRepository {
                 row.getLong("amount"),
                 row.getString("currency"),
                 OrderStatus.valueOf(row.getString("status")),
-                row.getString("submit_token"),
                 row.getLong("refunded_amount"),
                 row.getLocalDateTime("created_at"),
                 row.getLocalDateTime("updated_at"));

@@ -1,13 +1,13 @@
 package io.payonce.order;
 
-import io.payonce.api.Answer;
-import io.payonce.api.Caller;
-import io.payonce.api.CallerIdentity;
 import io.payonce.api.RepeatProtection;
+import io.payonce.auth.Caller;
+import io.payonce.auth.CallerIdentity;
 import io.payonce.config.PayonceConfig;
+import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
-import io.payonce.idempotency.Result;
+import io.payonce.idempotency.WriteOperation;
 import io.payonce.token.SubmitTokens;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -28,6 +28,7 @@ import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -47,15 +48,19 @@ public class OrderResource {
 
     static final String SUBMIT_TOKEN_HEADER = "Submit-Token";
 
-    private final OrderService orders;
+    private final OrderCreation creation;
+    private final OrderTransitions transitions;
+    private final OrderAccess access;
     private final SubmitTokens tokens;
     private final IdempotencyGuard guard;
     private final CallerIdentity callers;
     private final PayonceConfig config;
 
-    public OrderResource(OrderService orders, SubmitTokens tokens, IdempotencyGuard guard, CallerIdentity callers,
-                         PayonceConfig config) {
-        this.orders = orders;
+    OrderResource(OrderCreation creation, OrderTransitions transitions, OrderAccess access, SubmitTokens tokens, IdempotencyGuard guard,
+                  CallerIdentity callers, PayonceConfig config) {
+        this.creation = creation;
+        this.transitions = transitions;
+        this.access = access;
         this.tokens = tokens;
         this.guard = guard;
         this.callers = callers;
@@ -102,11 +107,11 @@ public class OrderResource {
             @Context UriInfo uri) {
         Caller caller = callers.current();
         if (submitToken == null && key != null) {
-            return orders.createWithKey(caller.userId(), guard.requiredKey(OrderService.CREATE, key), request, uri.getPath())
+            return creation.withKey(caller.userId(), guard.read(WriteOperation.CREATE_ORDER, null, key, uri.getPath()), request)
                     .map(Answer::toResponse);
         }
         SubmitTokens.requireWellFormed(submitToken);
-        return orders.createWithToken(caller.userId(), submitToken, request, uri.getPath()).map(Answer::toResponse);
+        return creation.withToken(caller.userId(), submitToken, request, uri.getPath()).map(Answer::toResponse);
     }
 
     @GET
@@ -116,15 +121,18 @@ public class OrderResource {
     @APIResponse(responseCode = "200", description = "The order")
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND, also for another user's order")
     public Uni<OrderView> get(@PathParam("id") long id) {
-        return orders.find(callers.current(), id).map(OrderView::of);
+        return access.find(callers.current(), id).map(OrderView::of);
     }
 
     @POST
     @Path("/{id}/ship")
     @RolesAllowed(Caller.OPS)
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
-    @Operation(summary = "PAID → SHIPPED (ops)", description = "Repeating it on a SHIPPED order is a no-op with changed: false.")
-    @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
+    @Operation(summary = "PAID → SHIPPED (ops)", description = "Repeating it on a SHIPPED order changes nothing and answers with the order and Idempotent-Replayed: true.")
+    @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
+            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
+                    schema = @Schema(type = SchemaType.BOOLEAN)),
+            content = @Content(schema = @Schema(implementation = OrderView.class)))
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
     public Uni<Response> ship(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
@@ -135,8 +143,11 @@ public class OrderResource {
     @Path("/{id}/complete")
     @RolesAllowed(Caller.OPS)
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
-    @Operation(summary = "SHIPPED → COMPLETED (ops)", description = "Repeating it on a COMPLETED order is a no-op with changed: false.")
-    @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
+    @Operation(summary = "SHIPPED → COMPLETED (ops)", description = "Repeating it on a COMPLETED order changes nothing and answers with the order and Idempotent-Replayed: true.")
+    @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
+            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
+                    schema = @Schema(type = SchemaType.BOOLEAN)),
+            content = @Content(schema = @Schema(implementation = OrderView.class)))
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
     public Uni<Response> complete(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
@@ -147,8 +158,11 @@ public class OrderResource {
     @Path("/{id}/cancel")
     @RolesAllowed({Caller.USER, Caller.OPS})
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
-    @Operation(summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order is a no-op with changed: false.")
-    @APIResponse(responseCode = "200", description = "The order, and whether this request moved it")
+    @Operation(summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order changes nothing and answers with the order and Idempotent-Replayed: true.")
+    @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
+            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
+                    schema = @Schema(type = SchemaType.BOOLEAN)),
+            content = @Content(schema = @Schema(implementation = OrderView.class)))
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND")
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
@@ -156,15 +170,10 @@ public class OrderResource {
         return apply(id, Transition.CANCEL, key, uri);
     }
 
-    /** The compare-and-set alone makes a transition safe to repeat; a key adds a recorded, replayable answer. */
-    private Uni<Response> apply(long id, Transition transition, String keyHeader, UriInfo uri) {
+    /** A key is optional here: the compare-and-set alone makes a transition safe to repeat. */
+    private Uni<Response> apply(long id, Transition transition, String key, UriInfo uri) {
         Caller caller = callers.current();
-        if (keyHeader == null) {
-            return orders.apply(caller, id, transition).map(change -> Response.ok(StatusChangeView.of(change)).build());
-        }
-        IdempotencyKey key = guard.requiredKey(transition.operation(), keyHeader);
-        return guard.run(guard.command(caller.userId(), key, transition.operation(), "order:" + id, null, uri.getPath()),
-                        tx -> orders.apply(tx, caller, id, transition).map(change -> Result.ok(StatusChangeView.of(change))))
-                .map(Answer::toResponse);
+        var request = key == null ? null : guard.read(transition.operation(), id, key, uri.getPath());
+        return transitions.apply(caller, id, transition, request).map(Answer::toResponse);
     }
 }

@@ -1,25 +1,26 @@
 package io.payonce.order;
 
-import java.util.Locale;
+import io.payonce.idempotency.WriteOperation;
 
-/** The status changes a client asks for by name, and the status each one leads to. */
+/** The status changes a client asks for by name, the status each one leads to, and its operation. */
 public enum Transition {
-    SHIP(OrderStatus.SHIPPED),
-    COMPLETE(OrderStatus.COMPLETED),
-    CANCEL(OrderStatus.CLOSED);
+    SHIP(OrderStatus.SHIPPED, WriteOperation.SHIP),
+    COMPLETE(OrderStatus.COMPLETED, WriteOperation.COMPLETE),
+    CANCEL(OrderStatus.CLOSED, WriteOperation.CANCEL);
 
     private final OrderStatus target;
+    private final WriteOperation operation;
 
-    Transition(OrderStatus target) {
+    Transition(OrderStatus target, WriteOperation operation) {
         this.target = target;
+        this.operation = operation;
     }
 
     public OrderStatus target() {
         return target;
     }
 
-    /** The operation name in metrics and idempotency records. */
-    public String operation() {
-        return name().toLowerCase(Locale.ROOT);
+    public WriteOperation operation() {
+        return operation;
     }
 }

@@ -1,13 +1,15 @@
 package io.payonce.payment;
 
-import io.payonce.api.Answer;
 import io.payonce.api.ApiException;
-import io.payonce.api.Caller;
-import io.payonce.api.CallerIdentity;
 import io.payonce.api.ErrorCode;
 import io.payonce.api.RepeatProtection;
+import io.payonce.auth.Caller;
+import io.payonce.auth.CallerIdentity;
+import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.idempotency.KeyedRequest;
+import io.payonce.idempotency.WriteOperation;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -52,7 +54,7 @@ public class PaymentResource {
     private final IdempotencyGuard guard;
     private final CallerIdentity callers;
 
-    public PaymentResource(PaymentService payments, RefundService refunds, IdempotencyGuard guard, CallerIdentity callers) {
+    PaymentResource(PaymentService payments, RefundService refunds, IdempotencyGuard guard, CallerIdentity callers) {
         this.payments = payments;
         this.refunds = refunds;
         this.guard = guard;
@@ -66,12 +68,11 @@ public class PaymentResource {
     @Operation(summary = "Pay an order from the owner's account, once (the owner only)",
             description = "Charges the order's amount; the request has no body. Only the order's owner may pay it, whatever other "
                     + "roles the caller holds: for anyone else the order does not exist (404). Retries must reuse the Idempotency-Key: they get the first answer "
-                    + "back with Idempotent-Replayed: true. Another key for a paid order answers 200 with alreadyPaid: true.")
-    @APIResponse(responseCode = "201", description = "Paid by this request",
-            headers = @Header(name = "Idempotent-Replayed", description = "true when this answer repeats an earlier one",
+                    + "back with Idempotent-Replayed: true. Another key for a paid order is a repeat too: 201 with the order's payment and "
+                    + "Idempotent-Replayed: true.")
+    @APIResponse(responseCode = "201", description = "The order's payment: made by this request, or, with Idempotent-Replayed: true, by an earlier one",
+            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
                     schema = @Schema(type = SchemaType.BOOLEAN)),
-            content = @Content(schema = @Schema(implementation = PaymentView.class)))
-    @APIResponse(responseCode = "200", description = "Already paid by an earlier request: alreadyPaid is true",
             content = @Content(schema = @Schema(implementation = PaymentView.class)))
     @APIResponse(responseCode = "402", description = "INSUFFICIENT_FUNDS (recorded under the key; pay again with a new key after a deposit)")
     @APIResponse(responseCode = "409", description = "PAYMENT_IN_PROGRESS or IDEMPOTENCY_KEY_IN_USE (retry after Retry-After with the same key); "
@@ -82,11 +83,11 @@ public class PaymentResource {
             @RequestBody(description = "None: the amount is the order's, and a body is refused with 400 BODY_NOT_ALLOWED") byte[] body,
             @Context UriInfo uri) {
         Caller caller = callers.current();
-        IdempotencyKey idempotencyKey = guard.requiredKey(PaymentService.PAY, key);
+        KeyedRequest request = guard.read(WriteOperation.PAY, id, key, uri.getPath());
         if (body != null && body.length > 0) {
             throw new ApiException(ErrorCode.BODY_NOT_ALLOWED);
         }
-        return payments.pay(caller, id, idempotencyKey, uri.getPath()).map(Answer::toResponse);
+        return payments.pay(caller, id, request).map(Answer::toResponse);
     }
 
     @POST
@@ -97,10 +98,10 @@ public class PaymentResource {
     @Operation(summary = "Refund part or all of a paid order (ops)",
             description = "A refund is an act of support or of the merchant's after-sales service: a caller with the user role alone "
                     + "gets 403. The sum of refunds never exceeds the payment; the order becomes REFUNDED at the full amount. "
-                    + "A refund number refunds once: repeating it answers with the first refund.")
-    @APIResponse(responseCode = "201", description = "Refunded by this request",
-            content = @Content(schema = @Schema(implementation = RefundView.class)))
-    @APIResponse(responseCode = "200", description = "This refund number was already refunded: the existing refund",
+                    + "A refund number refunds once: repeating it, under any key, answers with the first refund and Idempotent-Replayed: true.")
+    @APIResponse(responseCode = "201", description = "The refund: made by this request, or, with Idempotent-Replayed: true, by an earlier one",
+            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
+                    schema = @Schema(type = SchemaType.BOOLEAN)),
             content = @Content(schema = @Schema(implementation = RefundView.class)))
     @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT (with refundable, the amount left), REFUND_NO_CONFLICT or ILLEGAL_TRANSITION (recorded); "
             + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
@@ -110,6 +111,6 @@ public class PaymentResource {
             @Valid @NotNull RefundRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();
-        return refunds.refund(caller, id, guard.requiredKey(RefundService.REFUND, key), request, uri.getPath()).map(Answer::toResponse);
+        return refunds.refund(caller, guard.read(WriteOperation.REFUND, id, key, uri.getPath()), id, request).map(Answer::toResponse);
     }
 }

@@ -1,6 +1,5 @@
 package io.payonce.db;
 
-import io.payonce.api.DependencyFailure;
 import io.vertx.core.Vertx;
 import io.vertx.mysqlclient.MySQLConnectOptions;
 import io.vertx.sqlclient.Pool;

@@ -11,8 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 class CanonicalJsonTest {
 
-    private final CanonicalJson canonical = new CanonicalJson();
-
     record Transfer(String to, Long amount, String note) {
     }
 
@@ -22,8 +20,8 @@ class CanonicalJsonTest {
         reordered.put("amount", 100L);
         reordered.put("to", "bob");
 
-        String fromRecord = canonical.of(new Transfer("bob", 100L, null));
-        String fromMap = canonical.of(reordered);
+        String fromRecord = CanonicalJson.of(new Transfer("bob", 100L, null));
+        String fromMap = CanonicalJson.of(reordered);
 
         assertEquals("{\"amount\":100,\"to\":\"bob\"}", fromRecord);
         assertEquals(fromRecord, fromMap);
@@ -32,12 +30,12 @@ class CanonicalJsonTest {
 
     @Test
     void anAbsentBodyIsTheEmptyObject() {
-        assertEquals("{}", canonical.of(null));
+        assertEquals("{}", CanonicalJson.of(null));
     }
 
     @Test
     void operationAndTargetArePartOfTheFingerprint() {
-        String body = canonical.of(new Transfer("bob", 100L, null));
+        String body = CanonicalJson.of(new Transfer("bob", 100L, null));
 
         assertNotEquals(Fingerprint.of("pay", "order:1", body).sha256(), Fingerprint.of("pay", "order:2", body).sha256());
         assertNotEquals(Fingerprint.of("pay", "order:1", body).sha256(), Fingerprint.of("refund", "order:1", body).sha256());
@@ -45,9 +43,9 @@ class CanonicalJsonTest {
 
     @Test
     void namesTheFieldsThatDiffer() {
-        String first = canonical.of(new Transfer("bob", 100L, "rent"));
-        String second = canonical.of(new Transfer("bob", 200L, null));
+        String first = CanonicalJson.of(new Transfer("bob", 100L, "rent"));
+        String second = CanonicalJson.of(new Transfer("bob", 200L, null));
 
-        assertEquals(List.of("amount", "note"), canonical.differingFields(first, second));
+        assertEquals(List.of("amount", "note"), CanonicalJson.differingFields(first, second));
     }
 }

@@ -5,7 +5,11 @@ import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 
+import java.time.Duration;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -33,9 +37,17 @@ public final class Api {
                 .post("/orders");
     }
 
-    /** Creates an order for the bearer's user and returns its id. */
+    /** Creates an order for the bearer's user, under a submit token, and returns its id. */
     public static long newOrder(String bearer, long amount) {
-        Response response = createOrder(bearer, submitToken(bearer), "sn-" + java.util.UUID.randomUUID(), amount);
+        Response response = createOrder(bearer, submitToken(bearer), "sn-" + UUID.randomUUID(), amount);
+        assertEquals(201, response.statusCode(), response.asString());
+        return response.jsonPath().getLong("id");
+    }
+
+    /** Creates an order under an Idempotency-Key instead of a submit token (no Redis involved) and returns its id. */
+    public static long newOrderWithKey(String bearer, long amount) {
+        Response response = as(bearer).header("Idempotency-Key", newKey()).contentType(ContentType.JSON)
+                .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", amount, "currency", "EUR")).post("/orders");
         assertEquals(201, response.statusCode(), response.asString());
         return response.jsonPath().getLong("id");
     }
@@ -46,6 +58,28 @@ public final class Api {
 
     public static Response pay(String bearer, long orderId, String key) {
         return as(bearer).header("Idempotency-Key", key).post("/orders/" + orderId + "/pay");
+    }
+
+    /** A client paying as clients should: the same request, with the same key, again while the answer says "retry later". */
+    public static Response payUntilSettled(String bearer, long orderId, String key) {
+        return untilSettled(() -> pay(bearer, orderId, key));
+    }
+
+    /** Sends {@code request} again, after a short jittered pause, while its answer carries Retry-After; for 30 s at most. */
+    public static Response untilSettled(Supplier<Response> request) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            Response response = request.get();
+            if (response.header("Retry-After") == null || System.nanoTime() > deadline) {
+                return response;
+            }
+            try {
+                Thread.sleep(20 + ThreadLocalRandom.current().nextInt(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return response;
+            }
+        }
     }
 
     public static Response refund(String bearer, long orderId, String key, String refundNo, long amount) {
@@ -71,12 +105,12 @@ public final class Api {
         Response opened = as(ops).contentType(ContentType.JSON).body(Map.of("userId", userId, "currency", "EUR")).post("/accounts");
         assertEquals(201, opened.statusCode(), opened.asString());
         if (balance > 0) {
-            Response deposited = deposit(ops, userId, "fund-" + java.util.UUID.randomUUID(), balance);
+            Response deposited = deposit(ops, userId, "fund-" + UUID.randomUUID(), balance);
             assertEquals(201, deposited.statusCode(), deposited.asString());
         }
     }
 
     public static String newKey() {
-        return "k-" + java.util.UUID.randomUUID();
+        return "k-" + UUID.randomUUID();
     }
 }

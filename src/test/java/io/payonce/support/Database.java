@@ -7,9 +7,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * Direct SQL for tests, over plain JDBC so that it works the same beside an in-process app
- * ({@code @QuarkusTest}) and beside the packaged jar or native executable ({@code *IT}): to set up
- * states the API cannot reach and to check what was written.
+ * Direct SQL for tests and for the programs under bench/, over plain JDBC so that it works the same
+ * beside an in-process app ({@code @QuarkusTest}) and beside the packaged jar or native executable
+ * ({@code *IT}): to set up states the API cannot reach and to check what was written.
  */
 public final class Database {
 
@@ -31,9 +31,15 @@ public final class Database {
         return new Database("jdbc:mariadb://" + host + ":" + port + "/" + name);
     }
 
+    /** Logs in as PAYONCE_DB_USER with PAYONCE_DB_PASSWORD, the variables the service reads; root without a password here by default. */
     public Connection connect() throws SQLException {
-        return DriverManager.getConnection(url, System.getenv().getOrDefault("PAYONCE_DB_USER", "root"),
-                System.getenv().getOrDefault("PAYONCE_DB_PASSWORD", ""));
+        return connect("");
+    }
+
+    /** With driver options, such as the server-side prepared statements a load generator wants. */
+    public Connection connect(String options) throws SQLException {
+        return DriverManager.getConnection(options.isEmpty() ? url : url + "?" + options,
+                System.getenv().getOrDefault("PAYONCE_DB_USER", "root"), System.getenv().getOrDefault("PAYONCE_DB_PASSWORD", ""));
     }
 
     public long count(String sql, Object... args) {

@@ -5,7 +5,10 @@ import io.restassured.response.Response;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** A replay is the first answer again, byte for byte: status, content type, Location and the raw body. */
+/**
+ * A replay is the first answer again, byte for byte: status, content type, Location and the raw body,
+ * marked with Idempotent-Replayed: true, the one way payonce says that an answer repeats an earlier one.
+ */
 public final class Replays {
 
     private Replays() {
@@ -15,6 +18,11 @@ public final class Replays {
     public static void assertReplayOf(Response first, Response replay) {
         assertEquals("true", replay.header("Idempotent-Replayed"), "not marked as a replay: " + replay.asString());
         assertSameAnswer(first, replay);
+    }
+
+    /** Whether the answer says it repeats an earlier one. */
+    public static boolean isRepeat(Response answer) {
+        return "true".equals(answer.header("Idempotent-Replayed"));
     }
 
     /** The two answers are identical byte for byte, whichever of them was the replay. */

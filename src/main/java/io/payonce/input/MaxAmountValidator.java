@@ -1,4 +1,4 @@
-package io.payonce.api;
+package io.payonce.input;
 
 import io.payonce.config.PayonceConfig;
 import jakarta.enterprise.context.ApplicationScoped;

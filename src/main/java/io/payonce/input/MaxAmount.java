@@ -1,4 +1,4 @@
-package io.payonce.api;
+package io.payonce.input;
 
 import jakarta.validation.Constraint;
 import jakarta.validation.Payload;

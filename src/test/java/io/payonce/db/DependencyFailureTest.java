@@ -1,4 +1,4 @@
-package io.payonce.api;
+package io.payonce.db;
 
 import com.fasterxml.jackson.core.JsonParseException;
 import io.vertx.core.http.ConnectionPoolTooBusyException;

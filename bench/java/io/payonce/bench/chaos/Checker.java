@@ -1,29 +1,13 @@
-/*
- * The checker of the chaos harness. After a run it proves, from the database and the workload's
- * history, that the service kept its promise, and writes the report:
- *   - at most one debit per order and per key; no definite refusal moved money;
- *   - every acknowledged operation is in the ledger (nothing lost);
- *   - every operation whose outcome the client never learned had exactly 0 or 1 effect;
- *   - every balance equals the sum of its entries; money is conserved;
- *   - no answer was a 500;
- *   - both ways: every row that moved money (ledger line, order, payment, refund) belongs to exactly
- *     one operation of the history, and the ledger's totals lie between what was acknowledged and
- *     that plus what stayed unknown (the schema's UNIQUE keys cannot see a second credit under a
- *     new reference; this can);
- *   - the run proved something: enough operations of every type, most of them acknowledged, every
- *     fault injected while attempts were in flight, a workload that ended cleanly, a history where
- *     every attempt has its outcome and all definite answers of one operation are identical.
- * Any violation makes it exit with status 1.
- *
- * Run (compiled by run.sh): java -cp <classes>:<mariadb-java-client.jar> Checker <jdbc-url> <history.tsv>
- *     <faults.tsv> <metrics-dir> <out-dir> <load-seconds> <workload-exit-status> <title>
- */
+package io.payonce.bench.chaos;
+
+import io.payonce.account.EntryType;
+import io.payonce.support.Database;
+import io.payonce.support.MoneyInvariants;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -37,7 +21,28 @@ import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
-public class Checker {
+/*
+ * The checker of the chaos harness. After a run it proves, from the database and the workload's
+ * history, that the service kept its promise, and writes the report:
+ *   - the money invariants the tests assert too (MoneyInvariants): at most one debit per order and
+ *     per key, every balance the sum of its entries, one ledger line per payment and refund...;
+ *   - money is conserved; no definite refusal moved money;
+ *   - every acknowledged operation is in the ledger (nothing lost);
+ *   - every operation whose outcome the client never learned had exactly 0 or 1 effect;
+ *   - no answer was a 500;
+ *   - both ways: every row that moved money (ledger line, order, payment, refund) belongs to exactly
+ *     one operation of the history, and the ledger's totals lie between what was acknowledged and
+ *     that plus what stayed unknown (the schema's UNIQUE keys cannot see a second credit under a
+ *     new reference; this can);
+ *   - the run proved something: enough operations of every type, most of them acknowledged, every
+ *     fault injected while attempts were in flight, a workload that ended cleanly, a history where
+ *     every attempt has its outcome and all definite answers of one operation are identical.
+ * Any violation makes it exit with status 1.
+ *
+ * Run by run.sh, on the test classpath, with PAYONCE_DB_* naming the server: Checker <database>
+ *     <history.tsv> <faults.tsv> <metrics-dir> <out-dir> <load-seconds> <workload-exit-status> <title>
+ */
+public final class Checker {
 
     /**
      * Acknowledged operations per minute of load that a run must reach, per type: about a fifth of
@@ -52,8 +57,7 @@ public class Checker {
     record Attempt(long op, String type, String key, String subject, int target, long start, long end, String status, String detail,
                    String body) {
         boolean definite() {
-            return !status.equals("TIMEOUT") && !status.startsWith("5") && !detail.endsWith("_IN_USE")
-                    && !detail.equals("PAYMENT_IN_PROGRESS");
+            return !status.equals("TIMEOUT") && Answers.definite(Integer.parseInt(status), detail);
         }
 
         String answer() {
@@ -61,8 +65,9 @@ public class Checker {
         }
     }
 
+    /** {@code repeat}: the answer that settled it said it repeats an earlier one (Idempotent-Replayed). */
     record Op(long id, String type, String user, String key, String subject, long amount, int attempts, String outcome,
-              int status, String detail, String body) {
+              int status, String detail, String body, boolean repeat) {
         boolean settled() {
             return outcome.equals("ok") || outcome.equals("fail");
         }
@@ -112,7 +117,7 @@ public class Checker {
     }
 
     public static void main(String[] args) throws Exception {
-        try (Connection db = DriverManager.getConnection(args[0], "root", "")) {
+        try (Connection db = Database.named(args[0]).connect()) {
             Checker checker = new Checker(db, Long.parseLong(args[5]), Integer.parseInt(args[6]));
             checker.load(Path.of(args[1]), Path.of(args[2]));
             checker.check();
@@ -150,7 +155,7 @@ public class Checker {
             case "A" -> attempts.add(new Attempt(Long.parseLong(f[1]), f[2], f[4], f[5], Integer.parseInt(f[8]), Long.parseLong(f[9]),
                     Long.parseLong(f[10]), f[11], f[12], f[13]));
             case "O" -> ops.add(new Op(Long.parseLong(f[1]), f[2], f[3], f[4], f[5], Long.parseLong(f[6]), Integer.parseInt(f[7]), f[8],
-                    Integer.parseInt(f[9]), f[10], f[11]));
+                    Integer.parseInt(f[9]), f[10], f[11], "repeat".equals(f[12])));
             default -> throw new IllegalArgumentException("not a history line");
         }
     }
@@ -165,23 +170,7 @@ public class Checker {
 
     /** Invariants that the database must hold by itself, whatever the history says. */
     void checkTheDatabaseAlone() throws SQLException {
-        checks.add(new Check("orders with more than one payment", count("""
-                SELECT COUNT(*) FROM (SELECT order_id FROM pay_record GROUP BY order_id HAVING COUNT(*) > 1) t"""), "pay_record"));
-        checks.add(new Check("payments without exactly one ledger debit of their amount", count("""
-                SELECT COUNT(*) FROM pay_record p WHERE (SELECT COUNT(*) FROM account_entry e WHERE e.ref_type = 'PAYMENT'
-                  AND e.ref_id = CAST(p.id AS CHAR CHARACTER SET ascii) AND e.delta = -p.amount) <> 1"""), "pay_record vs account_entry"));
-        checks.add(new Check("ledger debits without a payment", count("""
-                SELECT COUNT(*) FROM account_entry e WHERE e.ref_type = 'PAYMENT'
-                  AND NOT EXISTS (SELECT 1 FROM pay_record p WHERE p.id = CAST(e.ref_id AS UNSIGNED))"""), "account_entry vs pay_record"));
-        checks.add(new Check("keys that paid more than once", count("""
-                SELECT COUNT(*) FROM (SELECT user_id, idem_key FROM pay_record GROUP BY user_id, idem_key HAVING COUNT(*) > 1) t"""),
-                "pay_record by key"));
-        checks.add(new Check("accounts whose balance differs from the sum of their entries", count("""
-                SELECT COUNT(*) FROM account a WHERE a.balance <> (SELECT COALESCE(SUM(delta), 0) FROM account_entry e
-                  WHERE e.user_id = a.user_id)"""), "account vs account_entry"));
-        checks.add(new Check("orders whose refunds exceed or disagree with their total", count("""
-                SELECT COUNT(*) FROM orders o WHERE o.refunded_amount > o.amount OR o.refunded_amount <>
-                  (SELECT COALESCE(SUM(amount), 0) FROM refund_record r WHERE r.order_id = o.id)"""), "orders vs refund_record"));
+        MoneyInvariants.violations(db).forEach((invariant, violations) -> checks.add(new Check(invariant, violations, "database")));
         long balances = count("SELECT COALESCE(SUM(balance), 0) FROM account");
         long deposits = count("SELECT COALESCE(SUM(delta), 0) FROM account_entry WHERE ref_type = 'DEPOSIT'");
         long paid = count("SELECT COALESCE(SUM(amount), 0) FROM pay_record");
@@ -418,13 +407,10 @@ public class Checker {
     /**
      * Under an Idempotency-Key every answer after the first is a replay of the stored one, byte for
      * byte: all definite answers must be equal, and equal to the outcome, and an operation recorded as
-     * unknown must have had none. Opening an account is not keyed (a repeat answers 200 with the
-     * account the first 201 created) and moves no money, so it is left out.
+     * unknown must have had none. Opening an account is not keyed, but its repeat answers the same
+     * way: the first answer's status and body, marked as a repeat.
      */
     static boolean answersAgree(Op op, List<Attempt> attempts) {
-        if (op.type.equals("open")) {
-            return true;
-        }
         Set<String> answers = attempts.stream().filter(Attempt::definite).map(Attempt::answer).collect(Collectors.toSet());
         if (!op.settled()) {
             return answers.isEmpty();
@@ -468,7 +454,7 @@ public class Checker {
             payments = new HashMap<>();
             for (Payment p : rows("SELECT id, order_id, user_id, amount, idem_key FROM pay_record",
                     row -> new Payment(row.getLong(1), row.getLong(2), row.getString(3), row.getLong(4), row.getString(5)))) {
-                payments.put(Long.toString(p.id), p);
+                payments.put(EntryType.referenceOf(p.id), p);
             }
         }
         return payments;
@@ -479,7 +465,7 @@ public class Checker {
         Map<String, Refund> refunds = new HashMap<>();
         for (Refund r : rows("SELECT id, order_id, refund_no, user_id, amount FROM refund_record",
                 row -> new Refund(row.getLong(1), row.getLong(2), row.getString(3), row.getString(4), row.getLong(5)))) {
-            refunds.put(Long.toString(r.id), r);
+            refunds.put(EntryType.referenceOf(r.id), r);
         }
         return refunds;
     }
@@ -512,7 +498,7 @@ public class Checker {
     /** Whether what the client was told is what the database holds. */
     boolean acknowledged(Op op, long effects) throws Exception {
         return switch (op.type) {
-            case "pay" -> op.status == 201
+            case "pay" -> op.status == 201 && !op.repeat
                     ? effects == 1 && count("SELECT COUNT(*) FROM pay_record WHERE id = ? AND order_id = ? AND idem_key = ?",
                             Long.parseLong(op.detail), Long.parseLong(op.subject), op.key) == 1
                     : count("SELECT COUNT(*) FROM pay_record WHERE id = ? AND order_id = ?",

@@ -1,5 +1,8 @@
-package io.payonce.api;
+package io.payonce.auth;
 
+import io.payonce.api.ApiException;
+import io.payonce.api.ErrorCode;
+import io.payonce.input.Identifiers;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 

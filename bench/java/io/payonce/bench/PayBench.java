@@ -1,16 +1,7 @@
-/*
- * The load program of bench/run.sh. It drives the pay transaction's own SQL straight at MariaDB
- * (the ceiling) and POST /orders/{id}/pay at payonce, on the same database, and prints one result
- * line per measurement. Orders and accounts are seeded directly, so that only the pay is measured.
- *
- *   seed      <jdbc> <users>                                   accounts with room for every benchmark payment
- *   ceiling   <jdbc> <concurrency> <payments>                  the pay transaction's SQL over JDBC
- *   pay       <jdbc> <url> <key.pem> <concurrency> <payments> <keys-out>
- *   prepare   <jdbc> <key.pem> <payments> <pays-out>           fresh orders and keys as lines for bench/pay.lua (wrk)
- *   replay    <url> <key.pem> <concurrency> <keys-in>
- *   storm     <jdbc> <url> <key.pem> <copies>                  that many identical pays at once
- *   rate      <jdbc> <url> <key.pem> <per-second> <seconds>    open loop: latency from the intended send time
- */
+package io.payonce.bench;
+
+import io.payonce.support.Database;
+import io.payonce.support.Tokens;
 
 import java.io.IOException;
 import java.net.URI;
@@ -20,7 +11,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -39,7 +29,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-public class PayBench {
+/*
+ * The load program of bench/run.sh. It drives the pay transaction's own SQL straight at MariaDB
+ * (the ceiling) and POST /orders/{id}/pay at payonce, on the same database, and prints one result
+ * line per measurement. Orders and accounts are seeded directly, so that only the pay is measured.
+ *
+ * It runs on the test classpath: it signs tokens with the test key and reaches the database named by
+ * PAYONCE_DB_* (support.Tokens, support.Database), as the tests do.
+ *
+ *   seed      <database> <users>                              accounts with room for every benchmark payment
+ *   ceiling   <database> <concurrency> <payments>             the pay transaction's SQL over JDBC
+ *   pay       <database> <url> <concurrency> <payments>
+ *   prepare   <database> <payments> <pays-out>                fresh orders and keys as lines for bench/pay.lua (wrk)
+ *   storm     <database> <url> <copies>                       that many identical pays at once
+ *   rate      <database> <url> <per-second> <seconds>         open loop: latency from the intended send time
+ */
+
+public final class PayBench {
 
     static final int USERS = 2000;
     static final long AMOUNT = 100;
@@ -54,22 +60,20 @@ public class PayBench {
         switch (args[0]) {
             case "seed" -> seedAccounts(args[1]);
             case "ceiling" -> ceiling(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]));
-            case "pay" -> pay(args[1], args[2], Path.of(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
-            case "prepare" -> prepare(args[1], Path.of(args[2]), Integer.parseInt(args[3]), Path.of(args[4]));
-            case "replay" -> replay(args[1], Path.of(args[2]), Integer.parseInt(args[3]), Path.of(args[4]));
-            case "storm" -> storm(args[1], args[2], Path.of(args[3]), Integer.parseInt(args[4]));
-            case "rate" -> rate(args[1], args[2], Path.of(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+            case "pay" -> pay(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+            case "prepare" -> prepare(args[1], Integer.parseInt(args[2]), Path.of(args[3]));
+            case "storm" -> storm(args[1], args[2], Integer.parseInt(args[3]));
+            case "rate" -> rate(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
 
-    static Connection connect(String jdbc) throws SQLException {
-        return DriverManager.getConnection(jdbc + "?useServerPrepStmts=true&cachePrepStmts=true&rewriteBatchedStatements=true",
-                "root", "");
+    static Connection connect(String database) throws SQLException {
+        return Database.named(database).connect("useServerPrepStmts=true&cachePrepStmts=true&rewriteBatchedStatements=true");
     }
 
-    static void seedAccounts(String jdbc) throws SQLException {
-        try (Connection db = connect(jdbc); PreparedStatement insert = db.prepareStatement(
+    static void seedAccounts(String database) throws SQLException {
+        try (Connection db = connect(database); PreparedStatement insert = db.prepareStatement(
                 "INSERT INTO account (user_id, balance, currency) VALUES (?, 1000000000000, 'EUR')")) {
             for (int i = 0; i < USERS; i++) {
                 insert.setString(1, "bench-" + i);
@@ -80,9 +84,9 @@ public class PayBench {
     }
 
     /** Fresh UNPAID orders spread over the users, so that payments do not queue on one account row. */
-    static List<Order> seedOrders(String jdbc, int count) throws SQLException {
+    static List<Order> seedOrders(String database, int count) throws SQLException {
         String tag = UUID.randomUUID().toString().substring(0, 8);
-        try (Connection db = connect(jdbc)) {
+        try (Connection db = connect(database)) {
             try (PreparedStatement insert = db.prepareStatement(
                     "INSERT INTO orders (order_sn, user_id, amount, currency, status) VALUES (?, ?, ?, 'EUR', 'UNPAID')")) {
                 for (int i = 0; i < count; i++) {
@@ -107,13 +111,13 @@ public class PayBench {
     }
 
     /** The pay transaction's statements, exactly as payonce sends them, one connection per worker. */
-    static void ceiling(String jdbc, int concurrency, int payments) throws Exception {
-        List<Order> orders = seedOrders(jdbc, payments);
+    static void ceiling(String database, int concurrency, int payments) throws Exception {
+        List<Order> orders = seedOrders(database, payments);
         AtomicInteger next = new AtomicInteger();
         long[] latencies = new long[payments];
         long started = System.nanoTime();
         runWorkers(concurrency, () -> {
-            try (Connection db = connect(jdbc)) {
+            try (Connection db = connect(database)) {
                 db.setAutoCommit(false);
                 db.createStatement().execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
                 PreparedStatement claim = db.prepareStatement("""
@@ -172,43 +176,29 @@ public class PayBench {
         report("ceiling", concurrency, latencies, System.nanoTime() - started, Map.of());
     }
 
-    static void pay(String jdbc, String url, Path keyPem, int concurrency, int payments, Path keysOut) throws Exception {
-        List<Order> orders = seedOrders(jdbc, payments);
+    static void pay(String database, String url, int concurrency, int payments) throws Exception {
+        List<Order> orders = seedOrders(database, payments);
         List<Pay> pays = new ArrayList<>(payments);
         for (Order order : orders) {
             pays.add(new Pay(order.user, order.id, UUID.randomUUID().toString()));
         }
-        Files.write(keysOut, pays.stream().map(p -> p.user + "\t" + p.order + "\t" + p.key).toList());
-        send("pay", url, keyPem, concurrency, pays);
+        send("pay", url, concurrency, pays);
     }
 
     /** Path, bearer token and key per line: the same pays as {@code pay} sends, for a lighter load generator. */
-    static void prepare(String jdbc, Path keyPem, int payments, Path paysOut) throws Exception {
-        GatewayTokens tokens = new GatewayTokens(keyPem);
+    static void prepare(String database, int payments, Path paysOut) throws Exception {
         Map<String, String> bearers = new java.util.HashMap<>();
         List<String> lines = new ArrayList<>(payments);
-        for (Order order : seedOrders(jdbc, payments)) {
-            String bearer = bearers.computeIfAbsent(order.user, user -> {
-                try {
-                    return tokens.mint(user, "user");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+        for (Order order : seedOrders(database, payments)) {
+            String bearer = bearers.computeIfAbsent(order.user, user -> Tokens.lastingAnHour(user, "user"));
             lines.add("/orders/" + order.id + "/pay\t" + bearer + "\t" + UUID.randomUUID());
         }
         Files.write(paysOut, lines);
     }
 
-    static void replay(String url, Path keyPem, int concurrency, Path keysIn) throws Exception {
-        List<Pay> pays = Files.readAllLines(keysIn).stream().map(line -> line.split("\t"))
-                .map(f -> new Pay(f[0], Long.parseLong(f[1]), f[2])).toList();
-        send("replay", url, keyPem, concurrency, pays);
-    }
-
     /** Closed loop: each worker sends its next pay when the previous one answered. */
-    static void send(String mode, String url, Path keyPem, int concurrency, List<Pay> pays) throws Exception {
-        Client client = new Client(url, keyPem);
+    static void send(String mode, String url, int concurrency, List<Pay> pays) throws Exception {
+        Client client = new Client(url);
         AtomicInteger next = new AtomicInteger();
         long[] latencies = new long[pays.size()];
         Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
@@ -226,13 +216,13 @@ public class PayBench {
     }
 
     /** Identical pays of one order under one key, all at once; counts what the database executed for them. */
-    static void storm(String jdbc, String url, Path keyPem, int copies) throws Exception {
-        Client client = new Client(url, keyPem);
-        Order single = seedOrders(jdbc, 2).get(0);
-        Order stormed = seedOrders(jdbc, 1).get(0);
-        long[] before = statementCounts(jdbc);
+    static void storm(String database, String url, int copies) throws Exception {
+        Client client = new Client(url);
+        Order single = seedOrders(database, 2).get(0);
+        Order stormed = seedOrders(database, 1).get(0);
+        long[] before = statementCounts(database);
         client.pay(new Pay(single.user, single.id, UUID.randomUUID().toString()));
-        long[] afterOne = statementCounts(jdbc);
+        long[] afterOne = statementCounts(database);
         Pay pay = new Pay(stormed.user, stormed.id, UUID.randomUUID().toString());
         Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
         long[] latencies = new long[copies];
@@ -257,18 +247,18 @@ public class PayBench {
         }
         long wall = System.nanoTime() - started;
         threads.shutdown();
-        long[] afterStorm = statementCounts(jdbc);
+        long[] afterStorm = statementCounts(database);
         long oneStatements = afterOne[0] - before[0] - 1;
         long stormStatements = afterStorm[0] - afterOne[0] - 1;
         report("storm", copies, latencies, wall, statuses, Map.of("statements_one_pay", oneStatements,
-                "statements_storm", stormStatements, "debits", count(jdbc, "SELECT COUNT(*) FROM pay_record WHERE order_id = " + stormed.id)));
+                "statements_storm", stormStatements, "debits", count(database, "SELECT COUNT(*) FROM pay_record WHERE order_id = " + stormed.id)));
     }
 
     /** Open loop at a fixed rate: latency counts from when a request was due, not from when it could be sent. */
-    static void rate(String jdbc, String url, Path keyPem, int perSecond, int seconds) throws Exception {
-        Client client = new Client(url, keyPem);
+    static void rate(String database, String url, int perSecond, int seconds) throws Exception {
+        Client client = new Client(url);
         int total = perSecond * seconds;
-        List<Order> orders = seedOrders(jdbc, total);
+        List<Order> orders = seedOrders(database, total);
         long[] latencies = new long[total];
         Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
         ExecutorService senders = Executors.newFixedThreadPool(256);
@@ -292,8 +282,8 @@ public class PayBench {
     }
 
     /** Questions (every statement the server ran) and commits, server-wide. */
-    static long[] statementCounts(String jdbc) throws SQLException {
-        try (Connection db = connect(jdbc); ResultSet rows = db.createStatement().executeQuery(
+    static long[] statementCounts(String database) throws SQLException {
+        try (Connection db = connect(database); ResultSet rows = db.createStatement().executeQuery(
                 "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_commit')")) {
             long[] counts = new long[2];
             while (rows.next()) {
@@ -303,8 +293,8 @@ public class PayBench {
         }
     }
 
-    static long count(String jdbc, String sql) throws SQLException {
-        try (Connection db = connect(jdbc); ResultSet rows = db.createStatement().executeQuery(sql)) {
+    static long count(String database, String sql) throws SQLException {
+        try (Connection db = connect(database); ResultSet rows = db.createStatement().executeQuery(sql)) {
             rows.next();
             return rows.getLong(1);
         }
@@ -350,22 +340,14 @@ public class PayBench {
     static final class Client {
         final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
         final String url;
-        final GatewayTokens tokens;
         final Map<String, String> bearers = new ConcurrentHashMap<>();
 
-        Client(String url, Path keyPem) throws Exception {
+        Client(String url) {
             this.url = url;
-            this.tokens = new GatewayTokens(keyPem);
         }
 
         int pay(Pay pay) throws IOException, InterruptedException {
-            String bearer = bearers.computeIfAbsent(pay.user, user -> {
-                try {
-                    return tokens.mint(user, "user");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            String bearer = bearers.computeIfAbsent(pay.user, user -> Tokens.lastingAnHour(user, "user"));
             HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/orders/" + pay.order + "/pay"))
                     .timeout(Duration.ofSeconds(30))
                     .header("Authorization", "Bearer " + bearer)

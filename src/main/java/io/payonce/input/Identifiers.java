@@ -1,4 +1,4 @@
-package io.payonce.api;
+package io.payonce.input;
 
 /** The shapes of identifiers that callers choose: ASCII, bounded, safe in keys, logs and URLs. */
 public final class Identifiers {

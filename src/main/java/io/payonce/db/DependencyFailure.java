@@ -1,5 +1,6 @@
-package io.payonce.api;
+package io.payonce.db;
 
+import io.payonce.redis.RedisErrors;
 import io.vertx.core.VertxException;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
 import io.vertx.core.impl.NoStackTraceThrowable;
@@ -18,27 +19,10 @@ import java.util.concurrent.TimeoutException;
  * Tells a store that failed for now (unreachable, timed out, lost the connection, deadlocked) from a
  * request that failed for good. The first kind is answered 503 with Retry-After and may be retried
  * with the same command and key; it was never the client's fault. Only the database's and Redis's
- * own connection failures count: any other exception is a bug, and a bug must not be retried and
- * answered "try later" forever.
+ * own failures count ({@link SqlErrors}, {@link RedisErrors}) and the clients' connection failures:
+ * any other exception is a bug, and a bug must not be retried and answered "try later" forever.
  */
 public final class DependencyFailure {
-
-    /**
-     * Deadlock (1213), lock-wait timeout (1205), a statement cut off by the session's time bound
-     * (MariaDB 1969, MySQL 3024), too many connections (1040), connection killed (1927), server gone
-     * or connection lost (2006, 2013).
-     */
-    private static final Set<Integer> TRANSIENT_MYSQL_ERRORS = Set.of(1213, 1205, 1969, 3024, 1040, 1927, 2006, 2013);
-
-    /** A statement stopped by the session's time bound: answered 503, but not retried, since it would only run as long again. */
-    private static final Set<Integer> STATEMENT_TIMEOUTS = Set.of(1969, 3024);
-
-    /**
-     * Redis replies that mean "not now": closed connection, loading, busy script, failover under way
-     * (down, read-only replica, too few replicas), out of memory or unable to persist.
-     */
-    private static final Set<String> TRANSIENT_REDIS_ERRORS = Set.of("CONNECTION_CLOSED", "LOADING", "BUSY", "MASTERDOWN",
-            "CLUSTERDOWN", "TRYAGAIN", "READONLY", "NOREPLICAS", "OOM", "MISCONF");
 
     /**
      * How the Vert.x Redis and SQL clients fail a command on a connection that has closed, a pool
@@ -60,28 +44,31 @@ public final class DependencyFailure {
         return false;
     }
 
-    private static boolean isTransientItself(Throwable t) {
-        if (t instanceof MySQLException mysql) {
-            return TRANSIENT_MYSQL_ERRORS.contains(mysql.getErrorCode());
+    /**
+     * Transient, and worth running the same transaction again at once. A statement cut off by the
+     * session's time bound is answered 503 but not retried: it would only run as long again.
+     */
+    public static boolean isWorthRetrying(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (SqlErrors.isStatementTimeout(t)) {
+                return false;
+            }
         }
-        if (t instanceof ErrorType redis) {
-            return TRANSIENT_REDIS_ERRORS.stream().anyMatch(redis::is);
+        return isTransient(failure);
+    }
+
+    private static boolean isTransientItself(Throwable t) {
+        if (t instanceof MySQLException) {
+            return SqlErrors.isTransient(t);
+        }
+        if (t instanceof ErrorType) {
+            return RedisErrors.isTransient(t);
         }
         if (t instanceof NoStackTraceThrowable || t.getClass() == VertxException.class) {
             String message = t.getMessage() == null ? "" : t.getMessage();
             return CLOSED_OR_TIMED_OUT.contains(message) || message.startsWith(NOT_ACTIVE);
         }
         return isConnectionFailure(t) || isTimeout(t);
-    }
-
-    /** Transient, and worth running the same transaction again at once. */
-    public static boolean isWorthRetrying(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof MySQLException mysql && STATEMENT_TIMEOUTS.contains(mysql.getErrorCode())) {
-                return false;
-            }
-        }
-        return isTransient(failure);
     }
 
     private static boolean isConnectionFailure(Throwable t) {

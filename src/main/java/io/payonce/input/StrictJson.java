@@ -1,4 +1,4 @@
-package io.payonce.api;
+package io.payonce.input;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;

@@ -1,15 +1,7 @@
-/*
- * The bank workload for the chaos harness: many users, orders, pays, refunds and deposits sent the
- * way real clients send them when things go wrong. Each logical operation has one Idempotency-Key
- * and keeps it across all its retries; clients time out at random (a few ms to 2 s), retry with
- * jitter, double-click, and send retries to the other instance. Every attempt and every operation's
- * outcome is written to a history file for the checker; an exception inside the workload still
- * writes the outcome line (as unknown) and makes the workload exit with status 1.
- *
- * Run (compiled with bench/common by run.sh): java Workload <gateway-url> <instance-a-url> <instance-b-url>
- *     <private-key.pem> <seconds> <history.tsv>
- * JDK only, no dependencies, loopback only.
- */
+package io.payonce.bench.chaos;
+
+import io.payonce.idempotency.Answer;
+import io.payonce.support.Tokens;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -35,7 +27,20 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-public class Workload {
+/*
+ * The bank workload for the chaos harness: many users, orders, pays, refunds and deposits sent the
+ * way real clients send them when things go wrong. Each logical operation has one Idempotency-Key
+ * and keeps it across all its retries; clients time out at random (a few ms to 2 s), retry with
+ * jitter, double-click, and send retries to the other instance. Every attempt and every operation's
+ * outcome is written to a history file for the checker; an exception inside the workload still
+ * writes the outcome line (as unknown) and makes the workload exit with status 1.
+ *
+ * Run by run.sh, on the test classpath (it signs its tokens with the test key, as the tests do):
+ *     Workload <gateway-url> <instance-a-url> <instance-b-url> <seconds> <history.tsv>
+ * Loopback only.
+ */
+
+public final class Workload {
 
     static final int USERS = 12;
     static final int WORKERS = 24;
@@ -46,7 +51,6 @@ public class Workload {
     static final int ABANDON_PERCENT = 5;
 
     final String[] targets;
-    final GatewayTokens tokens;
     final History history;
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(1)).build();
@@ -54,20 +58,18 @@ public class Workload {
     final List<User> users = new ArrayList<>();
     final String opsToken;
 
-    Workload(String[] targets, GatewayTokens tokens, History history) throws Exception {
+    Workload(String[] targets, History history) {
         this.targets = targets;
-        this.tokens = tokens;
         this.history = history;
-        this.opsToken = token("chaos-ops", "ops");
+        this.opsToken = Tokens.lastingAnHour("chaos-ops", "ops");
     }
 
     public static void main(String[] args) throws Exception {
         String[] targets = {args[0], args[1], args[2]};
-        GatewayTokens tokens = new GatewayTokens(Path.of(args[3]));
-        long seconds = Long.parseLong(args[4]);
+        long seconds = Long.parseLong(args[3]);
         long failures;
-        try (History history = new History(Path.of(args[5]))) {
-            Workload workload = new Workload(targets, tokens, history);
+        try (History history = new History(Path.of(args[4]))) {
+            Workload workload = new Workload(targets, history);
             workload.openAccounts();
             failures = workload.run(seconds);
         }
@@ -78,10 +80,11 @@ public class Workload {
         }
     }
 
-    void openAccounts() throws Exception {
+    void openAccounts() throws InterruptedException {
         String run = Long.toString(System.currentTimeMillis(), 36);
         for (int i = 0; i < USERS; i++) {
-            User user = new User("chaos-" + run + "-" + i, token("chaos-" + run + "-" + i, "user"));
+            String id = "chaos-" + run + "-" + i;
+            User user = new User(id, Tokens.lastingAnHour(id, "user"));
             users.add(user);
             Operation open = new Operation(this, "open", user, "open-" + user.id, "/accounts", opsToken,
                     "{\"userId\":\"" + user.id + "\",\"currency\":\"EUR\"}", 0, user.id);
@@ -153,10 +156,6 @@ public class Workload {
 
     static String newKey() {
         return "chaos-" + UUID.randomUUID();
-    }
-
-    String token(String subject, String group) throws Exception {
-        return tokens.mint(subject, group);
     }
 
     record Order(long id, long amount) {
@@ -281,7 +280,7 @@ public class Workload {
             Attempt attempt;
             try {
                 HttpResponse<String> response = workload.http.send(request(target, timeout), HttpResponse.BodyHandlers.ofString());
-                attempt = classify(response.statusCode(), response.body());
+                attempt = classify(response.statusCode(), response.body(), response.headers().firstValue(Answer.IDEMPOTENT_REPLAYED).isPresent());
             } catch (IOException e) {
                 attempt = Attempt.noAnswer(e);
             } catch (RuntimeException | InterruptedException e) {
@@ -304,14 +303,12 @@ public class Workload {
             return request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
         }
 
-        private static Attempt classify(int status, String body) {
+        private static Attempt classify(int status, String body, boolean repeat) {
             String code = match(CODE, body);
             if (status / 100 == 2) {
-                return new Attempt(status, match(ID, body), body, true);
+                return new Attempt(status, match(ID, body), body, true, repeat);
             }
-            boolean retryable = status >= 500 || "IDEMPOTENCY_KEY_IN_USE".equals(code) || "PAYMENT_IN_PROGRESS".equals(code)
-                    || "SUBMIT_TOKEN_IN_USE".equals(code) || status == 0;
-            return new Attempt(status, code, body, !retryable);
+            return new Attempt(status, code, body, Answers.definite(status, code), repeat);
         }
 
         private static String match(Pattern pattern, String text) {
@@ -331,11 +328,12 @@ public class Workload {
 
     /**
      * One answer: its status (0 when none came), the id it names or its error code (or the exception
-     * that stood for it), the body as received, and whether it settles the operation.
+     * that stood for it), the body as received, whether it settles the operation, and whether it said
+     * that it repeats an earlier answer (Idempotent-Replayed).
      */
-    record Attempt(int status, String detail, String body, boolean definite) {
+    record Attempt(int status, String detail, String body, boolean definite, boolean repeat) {
         static Attempt noAnswer(Exception e) {
-            return new Attempt(0, e.getClass().getSimpleName(), "", false);
+            return new Attempt(0, e.getClass().getSimpleName(), "", false, false);
         }
     }
 
@@ -343,11 +341,11 @@ public class Workload {
     record Outcome(String name, Attempt answer) {
         /** The prefix of the detail by which the checker tells an operation ended by an exception of the workload. */
         static final String EXCEPTION = "exception:";
-        static final Outcome UNKNOWN = new Outcome("unknown", new Attempt(0, "", "", false));
+        static final Outcome UNKNOWN = new Outcome("unknown", new Attempt(0, "", "", false, false));
 
         static Outcome exception(Throwable e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            return new Outcome("unknown", new Attempt(0, EXCEPTION + cause.getClass().getSimpleName(), "", false));
+            return new Outcome("unknown", new Attempt(0, EXCEPTION + cause.getClass().getSimpleName(), "", false, false));
         }
 
         boolean ok() {
@@ -357,9 +355,10 @@ public class Workload {
 
     /**
      * One line per attempt and one per operation, tab-separated, in the order they end:
-     * A  op type user key subject amount attempt-number target start-ms end-ms status|TIMEOUT detail body
-     * O  op type user key subject amount attempts ok|fail|unknown status detail body
-     * (TIMEOUT: no answer came; detail then names the exception.)
+     * A  op type user key subject amount attempt-number target start-ms end-ms status|TIMEOUT detail body repeat
+     * O  op type user key subject amount attempts ok|fail|unknown status detail body repeat
+     * (TIMEOUT: no answer came; detail then names the exception. repeat: "repeat" when the answer carried
+     * Idempotent-Replayed, else empty.)
      */
     static final class History implements AutoCloseable {
         private static final Pattern LINE_BREAKS_AND_TABS = Pattern.compile("[\\t\\r\\n]+");
@@ -373,13 +372,18 @@ public class Workload {
             write(String.join("\t", "A", Long.toString(op.id), op.type, op.user.id, op.key, op.subject,
                     Long.toString(op.amount), Integer.toString(number), Integer.toString(target), Long.toString(start),
                     Long.toString(end), attempt.status == 0 ? "TIMEOUT" : Integer.toString(attempt.status), attempt.detail,
-                    oneField(attempt.body)));
+                    oneField(attempt.body), repeatMark(attempt)));
         }
 
         synchronized void operation(Operation op, Outcome outcome) {
             write(String.join("\t", "O", Long.toString(op.id), op.type, op.user.id, op.key, op.subject,
                     Long.toString(op.amount), Integer.toString(op.attempts), outcome.name,
-                    Integer.toString(outcome.answer.status), outcome.answer.detail, oneField(outcome.answer.body)));
+                    Integer.toString(outcome.answer.status), outcome.answer.detail, oneField(outcome.answer.body),
+                    repeatMark(outcome.answer)));
+        }
+
+        private static String repeatMark(Attempt attempt) {
+            return attempt.repeat ? "repeat" : "";
         }
 
         /** A body in one tab-separated field: JSON bodies have no raw tabs or line breaks, the gateway's HTML pages do. */

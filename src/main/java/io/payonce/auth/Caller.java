@@ -1,4 +1,4 @@
-package io.payonce.api;
+package io.payonce.auth;
 
 /** Who is asking: the JWT subject, and whether the caller holds the operations role. */
 public record Caller(String userId, boolean ops) {

@@ -1,0 +1,60 @@
+package io.payonce.idempotency;
+
+import io.payonce.api.Problem;
+import io.payonce.metrics.DuplicateLayer;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * The answer to a write: status, body and, for a created resource, its Location. Every repeat of a
+ * write, however it was recognised (the same key, the same submit token, the same natural key such
+ * as an order number or a refund number), answers with the first answer's status and headers and
+ * says so in one way only: {@code Idempotent-Replayed: true}. {@code caughtBy} names the defence
+ * that recognised the repeat, null for a first answer.
+ *
+ * @param body the view to send, or, for an answer stored under a key, its JSON text exactly as stored
+ */
+public record Answer(int status, Object body, String location, DuplicateLayer caughtBy) {
+
+    public static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
+
+    public static Answer ok(Object body) {
+        return new Answer(200, body, null, null);
+    }
+
+    public static Answer created(Object body) {
+        return new Answer(201, body, null, null);
+    }
+
+    /** A 201 whose Location names what it created; every repeat carries the same Location. */
+    public static Answer created(Object body, String location) {
+        return new Answer(201, body, location, null);
+    }
+
+    /** This answer, given to a request that {@code layer} recognised as a repeat of an earlier one. */
+    public Answer repeatCaughtBy(DuplicateLayer layer) {
+        return new Answer(status, body, location, layer);
+    }
+
+    public Answer withJson(String json) {
+        return new Answer(status, json, location, caughtBy);
+    }
+
+    public boolean repeat() {
+        return caughtBy != null;
+    }
+
+    public Response toResponse() {
+        Response.ResponseBuilder response = Response.status(status)
+                .type(status >= 400 ? Problem.MEDIA_TYPE : MediaType.APPLICATION_JSON)
+                .entity(body);
+        if (location != null) {
+            response.header(HttpHeaders.LOCATION, location);
+        }
+        if (repeat()) {
+            response.header(IDEMPOTENT_REPLAYED, "true");
+        }
+        return response.build();
+    }
+}

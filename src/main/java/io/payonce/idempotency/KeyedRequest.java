@@ -1,0 +1,28 @@
+package io.payonce.idempotency;
+
+import io.payonce.metrics.DuplicateLayer;
+
+/**
+ * A write as it arrives: which operation, on what, under which key, and the path a recorded problem
+ * names as its instance. It is read once, at the edge ({@link IdempotencyGuard#read}); the service
+ * that runs it adds who is asking and what was asked ({@link #by}).
+ *
+ * @param keyLayer the defence a repeat of this key counts as: the Idempotency-Key, or the submit
+ *                 token whose digest stands in for one
+ */
+public record KeyedRequest(WriteOperation operation, String target, IdempotencyKey key, String instance, DuplicateLayer keyLayer) {
+
+    /** The command for this request: scope is the caller, {@code body} the parsed request, if any. */
+    public IdempotentCommand by(String scope, Object body) {
+        return new IdempotentCommand(scope, this, Fingerprint.of(operation.tag(), target, CanonicalJson.of(body)));
+    }
+
+    /**
+     * A submission under a one-time token: the token's digest is its key, so that records and log
+     * lines never hold a token.
+     */
+    public static KeyedRequest ofSubmitToken(WriteOperation operation, Object targetId, String submitToken, String instance) {
+        IdempotencyKey key = new IdempotencyKey(Fingerprint.of("submit-token", "", submitToken).sha256());
+        return new KeyedRequest(operation, operation.target(targetId), key, instance, DuplicateLayer.TOKEN);
+    }
+}

@@ -1,0 +1,82 @@
+package io.payonce.support;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The invariants money must keep in a payonce database, whatever happened to it: each one a query
+ * that counts the rows breaking it. The tests assert them after every test class
+ * ({@link LedgerInvariants}) and the chaos checker after every fault run, from this one list. Plain
+ * JDBC, independent of the code under test. What a CHECK constraint already makes impossible (a
+ * negative balance, refunds beyond the amount) is left to the schema.
+ */
+public final class MoneyInvariants {
+
+    /** What each invariant forbids, and the query that counts the rows that break it. */
+    private static final Map<String, String> QUERIES = new LinkedHashMap<>();
+
+    static {
+        QUERIES.put("accounts whose balance differs from the sum of their entries", """
+                SELECT COUNT(*) FROM account a
+                WHERE a.balance <> (SELECT COALESCE(SUM(e.delta), 0) FROM account_entry e WHERE e.user_id = a.user_id)""");
+        // UNIQUE(pay_record.order_id) forbids this today; the check stays so that a migration dropping that index is caught.
+        QUERIES.put("orders paid more than once", """
+                SELECT COUNT(*) FROM (SELECT order_id FROM pay_record GROUP BY order_id HAVING COUNT(*) > 1) twice""");
+        QUERIES.put("keys that paid more than once", """
+                SELECT COUNT(*) FROM (SELECT user_id, idem_key FROM pay_record GROUP BY user_id, idem_key HAVING COUNT(*) > 1) twice""");
+        QUERIES.put("payments without exactly one ledger line of their amount", """
+                SELECT COUNT(*) FROM pay_record p
+                WHERE (SELECT COUNT(*) FROM account_entry e
+                       WHERE e.ref_type = 'PAYMENT' AND e.ref_id = CAST(p.id AS CHAR CHARACTER SET ascii) AND e.delta = -p.amount) <> 1""");
+        QUERIES.put("payment ledger lines without a payment", """
+                SELECT COUNT(*) FROM account_entry e
+                WHERE e.ref_type = 'PAYMENT' AND NOT EXISTS (SELECT 1 FROM pay_record p WHERE p.id = CAST(e.ref_id AS UNSIGNED))""");
+        QUERIES.put("refunds without exactly one ledger line of their amount", """
+                SELECT COUNT(*) FROM refund_record r
+                WHERE (SELECT COUNT(*) FROM account_entry e
+                       WHERE e.ref_type = 'REFUND' AND e.ref_id = CAST(r.id AS CHAR CHARACTER SET ascii) AND e.delta = r.amount) <> 1""");
+        QUERIES.put("refund ledger lines without a refund", """
+                SELECT COUNT(*) FROM account_entry e
+                WHERE e.ref_type = 'REFUND' AND NOT EXISTS (SELECT 1 FROM refund_record r WHERE r.id = CAST(e.ref_id AS UNSIGNED))""");
+        QUERIES.put("ledger lines whose sign does not match what moved the money", """
+                SELECT COUNT(*) FROM account_entry e
+                WHERE (e.ref_type = 'PAYMENT' AND e.delta >= 0) OR (e.ref_type IN ('REFUND', 'DEPOSIT') AND e.delta <= 0)""");
+        // The CHECK orders_refund_cap keeps refunded_amount within the amount; this compares it with the refunds themselves.
+        QUERIES.put("orders whose refunded total disagrees with their refunds", """
+                SELECT COUNT(*) FROM orders o
+                WHERE o.refunded_amount <> (SELECT COALESCE(SUM(r.amount), 0) FROM refund_record r WHERE r.order_id = o.id)""");
+        QUERIES.put("payments of orders that are unpaid or closed", """
+                SELECT COUNT(*) FROM pay_record p JOIN orders o ON o.id = p.order_id
+                WHERE o.status IN ('UNPAID', 'CLOSED')""");
+        QUERIES.put("payments whose amount, payer or currency differ from their order's", """
+                SELECT COUNT(*) FROM pay_record p JOIN orders o ON o.id = p.order_id
+                WHERE p.amount <> o.amount OR p.user_id <> o.user_id OR p.currency <> o.currency""");
+        // Users without an account own only orders that state-machine tests moved by direct SQL.
+        QUERIES.put("paid orders of account holders without a payment", """
+                SELECT COUNT(*) FROM orders o
+                WHERE o.status IN ('PAID', 'SHIPPED', 'COMPLETED', 'REFUNDED')
+                  AND NOT EXISTS (SELECT 1 FROM pay_record p WHERE p.order_id = o.id)
+                  AND o.user_id IN (SELECT user_id FROM account)""");
+    }
+
+    private MoneyInvariants() {
+    }
+
+    /** Each invariant, in a fixed order, with the number of rows that break it. */
+    public static Map<String, Long> violations(Connection connection) throws SQLException {
+        Map<String, Long> violations = new LinkedHashMap<>();
+        try (Statement statement = connection.createStatement()) {
+            for (Map.Entry<String, String> invariant : QUERIES.entrySet()) {
+                try (ResultSet rows = statement.executeQuery(invariant.getValue())) {
+                    rows.next();
+                    violations.put(invariant.getKey(), rows.getLong(1));
+                }
+            }
+        }
+        return violations;
+    }
+}
