@@ -1,6 +1,6 @@
 package io.payonce.bench.chaos;
 
-import io.payonce.idempotency.Answer;
+import io.payonce.api.RepeatMarker;
 import io.payonce.support.Tokens;
 
 import java.io.BufferedWriter;
@@ -280,7 +280,7 @@ public final class Workload {
             Attempt attempt;
             try {
                 HttpResponse<String> response = workload.http.send(request(target, timeout), HttpResponse.BodyHandlers.ofString());
-                attempt = classify(response.statusCode(), response.body(), response.headers().firstValue(Answer.IDEMPOTENT_REPLAYED).isPresent());
+                attempt = classify(response.statusCode(), response.body(), response.headers().firstValue(RepeatMarker.HEADER).isPresent());
             } catch (IOException e) {
                 attempt = Attempt.noAnswer(e);
             } catch (RuntimeException | InterruptedException e) {

@@ -29,8 +29,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
@@ -64,8 +62,6 @@ public class AccountResource {
             description = "Opening it again in the same currency is a repeat: the first answer's status and Location, the account, "
                     + "and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "201", description = "The account; Location names it; Idempotent-Replayed: true when it existed already",
-            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
-                    schema = @Schema(type = SchemaType.BOOLEAN)),
             content = @Content(schema = @Schema(implementation = Account.class)))
     @APIResponse(responseCode = "409", description = "ACCOUNT_EXISTS in another currency")
     public Uni<Response> open(@Valid @NotNull NewAccountRequest request) {
@@ -82,8 +78,6 @@ public class AccountResource {
                     + "The body names the external settlement it books (reference): an account is credited once per reference, "
                     + "whoever sends it and under whatever key.")
     @APIResponse(responseCode = "201", description = "Deposited; the balance after it",
-            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
-                    schema = @Schema(type = SchemaType.BOOLEAN)),
             content = @Content(schema = @Schema(implementation = DepositView.class)))
     @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST")
     @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND (recorded under the key)")

@@ -15,9 +15,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -43,9 +40,7 @@ public class CouponResource {
     @RepeatProtection(UNIQUE_INDEX)
     @Operation(summary = "Grant the caller the coupon of an activity",
             description = "A repeat answers 201 with the existing grant and Idempotent-Replayed: true.")
-    @APIResponse(responseCode = "201", description = "The grant; Idempotent-Replayed: true when it was granted earlier",
-            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
-                    schema = @Schema(type = SchemaType.BOOLEAN)))
+    @APIResponse(responseCode = "201", description = "The grant; Idempotent-Replayed: true when it was granted earlier")
     @APIResponse(responseCode = "400", description = "VALIDATION_FAILED: the activity id is malformed")
     public Uni<Response> grant(@PathParam("activityId") @Pattern(regexp = Identifiers.BUSINESS_NUMBER) String activityId) {
         return coupons.grant(callers.current().userId(), activityId).map(Answer::toResponse);

@@ -1,6 +1,7 @@
 package io.payonce.idempotency;
 
 import io.payonce.api.Problem;
+import io.payonce.api.RepeatMarker;
 import io.payonce.metrics.DuplicateLayer;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
@@ -16,8 +17,6 @@ import jakarta.ws.rs.core.Response;
  * @param body the view to send, or, for an answer stored under a key, its JSON text exactly as stored
  */
 public record Answer(int status, Object body, String location, DuplicateLayer caughtBy) {
-
-    public static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
 
     public static Answer ok(Object body) {
         return new Answer(200, body, null, null);
@@ -53,7 +52,7 @@ public record Answer(int status, Object body, String location, DuplicateLayer ca
             response.header(HttpHeaders.LOCATION, location);
         }
         if (repeat()) {
-            response.header(IDEMPOTENT_REPLAYED, "true");
+            response.header(RepeatMarker.HEADER, "true");
         }
         return response.build();
     }

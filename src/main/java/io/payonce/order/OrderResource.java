@@ -26,8 +26,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
@@ -91,9 +89,7 @@ public class OrderResource {
                     + "the first answer, byte for byte, and Idempotent-Replayed: true; the caller's own orderSn with the same content "
                     + "answers with its order. Order numbers belong to their user. An order in a currency the caller's account does "
                     + "not hold is refused.")
-    @APIResponse(responseCode = "201", description = "Created, or the replay of the first answer; Location names the order",
-            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
-                    schema = @Schema(type = SchemaType.BOOLEAN)))
+    @APIResponse(responseCode = "201", description = "Created, or the replay of the first answer; Location names the order")
     @APIResponse(responseCode = "400", description = "VALIDATION_FAILED, MALFORMED_REQUEST, SUBMIT_TOKEN_MISSING, SUBMIT_TOKEN_MALFORMED "
             + "or IDEMPOTENCY_KEY_INVALID")
     @APIResponse(responseCode = "409", description = "SUBMIT_TOKEN_INVALID (reload the form), SUBMIT_TOKEN_IN_USE or "
@@ -130,8 +126,6 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "PAID → SHIPPED (ops)", description = "Repeating it on a SHIPPED order changes nothing and answers with the order and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
-            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
-                    schema = @Schema(type = SchemaType.BOOLEAN)),
             content = @Content(schema = @Schema(implementation = OrderView.class)))
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
@@ -145,8 +139,6 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "SHIPPED → COMPLETED (ops)", description = "Repeating it on a COMPLETED order changes nothing and answers with the order and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
-            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
-                    schema = @Schema(type = SchemaType.BOOLEAN)),
             content = @Content(schema = @Schema(implementation = OrderView.class)))
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
@@ -160,8 +152,6 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order changes nothing and answers with the order and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
-            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
-                    schema = @Schema(type = SchemaType.BOOLEAN)),
             content = @Content(schema = @Schema(implementation = OrderView.class)))
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND")
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")

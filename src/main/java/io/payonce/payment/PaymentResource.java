@@ -25,8 +25,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
@@ -71,8 +69,6 @@ public class PaymentResource {
                     + "back with Idempotent-Replayed: true. Another key for a paid order is a repeat too: 201 with the order's payment and "
                     + "Idempotent-Replayed: true.")
     @APIResponse(responseCode = "201", description = "The order's payment: made by this request, or, with Idempotent-Replayed: true, by an earlier one",
-            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
-                    schema = @Schema(type = SchemaType.BOOLEAN)),
             content = @Content(schema = @Schema(implementation = PaymentView.class)))
     @APIResponse(responseCode = "402", description = "INSUFFICIENT_FUNDS (recorded under the key; pay again with a new key after a deposit)")
     @APIResponse(responseCode = "409", description = "PAYMENT_IN_PROGRESS or IDEMPOTENCY_KEY_IN_USE (retry after Retry-After with the same key); "
@@ -100,8 +96,6 @@ public class PaymentResource {
                     + "gets 403. The sum of refunds never exceeds the payment; the order becomes REFUNDED at the full amount. "
                     + "A refund number refunds once: repeating it, under any key, answers with the first refund and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "201", description = "The refund: made by this request, or, with Idempotent-Replayed: true, by an earlier one",
-            headers = @Header(name = Answer.IDEMPOTENT_REPLAYED, description = "true when this answer repeats an earlier one",
-                    schema = @Schema(type = SchemaType.BOOLEAN)),
             content = @Content(schema = @Schema(implementation = RefundView.class)))
     @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT (with refundable, the amount left), REFUND_NO_CONFLICT or ILLEGAL_TRANSITION (recorded); "
             + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
