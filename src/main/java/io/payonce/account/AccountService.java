@@ -4,6 +4,8 @@ import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
 import io.payonce.auth.Caller;
 import io.payonce.db.UniqueKey;
+import io.payonce.events.EventType;
+import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.AnswerMeter;
 import io.payonce.idempotency.IdempotencyGuard;
@@ -23,12 +25,14 @@ public class AccountService {
     private final Ledger ledger;
     private final IdempotencyGuard guard;
     private final AnswerMeter meter;
+    private final Outbox outbox;
 
-    AccountService(AccountRepository accounts, Ledger ledger, IdempotencyGuard guard, AnswerMeter meter) {
+    AccountService(AccountRepository accounts, Ledger ledger, IdempotencyGuard guard, AnswerMeter meter, Outbox outbox) {
         this.accounts = accounts;
         this.ledger = ledger;
         this.guard = guard;
         this.meter = meter;
+        this.outbox = outbox;
     }
 
     /**
@@ -59,7 +63,9 @@ public class AccountService {
     public Uni<Answer> deposit(Caller caller, KeyedRequest request, String userId, DepositRequest deposit) {
         return guard.run(request.by(caller.userId(), deposit), tx -> ledger.credit(tx, userId, deposit.currency(), deposit.amount(),
                         EntryType.DEPOSIT, deposit.reference())
-                .flatMap(credited -> accounts.find(tx, userId))
+                .flatMap(credited -> outbox.record(tx, EventType.DEPOSIT_CREDITED, userId, null, deposit.reference(), deposit.amount(),
+                        deposit.currency(), request.key().value()))
+                .flatMap(recorded -> accounts.find(tx, userId))
                 .map(account -> Answer.created(new DepositView(userId, deposit.amount(), account.currency(), account.balance()))));
     }
 

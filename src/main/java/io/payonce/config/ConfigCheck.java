@@ -26,6 +26,9 @@ public class ConfigCheck {
         if (config.idempotency().retention().compareTo(MIN_RETENTION) < 0) {
             problems.add("payonce.idempotency.retention must be at least 24h so that late retries still replay");
         }
+        if (config.outbox().retention().compareTo(MIN_RETENTION) < 0) {
+            problems.add("payonce.outbox.retention must be at least 24h so that a sent event can still be traced and sent again");
+        }
         requirePositive(problems, "payonce.lock.ttl", config.lock().ttl());
         requirePositive(problems, "payonce.submit-token.ttl", config.submitToken().ttl());
         requirePositive(problems, "payonce.auto-close.delay", config.autoClose().delay());

@@ -30,6 +30,9 @@ public interface PayonceConfig {
     /** Session settings of every database connection. */
     Database database();
 
+    /** The events of money movements, written with them and published after COMMIT. */
+    Outbox outbox();
+
     /**
      * The store settings production must name, each from its environment variable: checked when the
      * configuration is read, before anything connects, so that a missing one stops the start with the
@@ -104,6 +107,31 @@ public interface PayonceConfig {
 
         /** PAYONCE_REDIS_HOST. */
         String redisHost();
+
+        /** PAYONCE_RABBITMQ_HOST. */
+        String rabbitmqHost();
+
+        /** PAYONCE_RABBITMQ_USER. */
+        String rabbitmqUser();
+
+        /** PAYONCE_RABBITMQ_PASSWORD: present in production; the broker connection reads it itself. */
+        String rabbitmqPassword();
+    }
+
+    interface Outbox {
+        /** How often each instance publishes unsent events; {@code off} disables the relay on this instance. */
+        @WithDefault("1s")
+        String relayEvery();
+
+        /** Events locked and published per transaction, and sent events deleted per relay run. */
+        @WithDefault("100")
+        @Min(1)
+        @Max(1000)
+        int batchSize();
+
+        /** How long a sent event is kept, for audit and for re-publishing by hand; at least 24 hours. */
+        @WithDefault("7d")
+        Duration retention();
     }
 
     interface Database {

@@ -6,6 +6,8 @@ import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
 import io.payonce.auth.Caller;
 import io.payonce.db.UniqueKey;
+import io.payonce.events.EventType;
+import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.Detached;
 import io.payonce.idempotency.IdempotencyGuard;
@@ -25,7 +27,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * The pay pipeline, one method per step, in the order they run: lock the order in Redis; in one
  * transaction claim the key, move the order UNPAID→PAID by compare-and-set, record the payment,
- * deduct the amount with its ledger line and store the answer; then release the lock. Each step
+ * deduct the amount with its ledger line and its event, and store the answer; then release the lock. Each step
  * that finds the payment already made answers with it as a repeat.
  */
 @ApplicationScoped
@@ -38,9 +40,10 @@ public class PaymentService {
     private final OrderRepository orders;
     private final PaymentRepository payments;
     private final Ledger ledger;
+    private final Outbox outbox;
 
     PaymentService(Pool pool, PayLock lock, IdempotencyGuard guard, OrderAccess access, OrderRepository orders,
-                   PaymentRepository payments, Ledger ledger) {
+                   PaymentRepository payments, Ledger ledger, Outbox outbox) {
         this.pool = pool;
         this.lock = lock;
         this.guard = guard;
@@ -48,6 +51,7 @@ public class PaymentService {
         this.orders = orders;
         this.payments = payments;
         this.ledger = ledger;
+        this.outbox = outbox;
     }
 
     /**
@@ -79,12 +83,18 @@ public class PaymentService {
         return UniqueKey.insertOr(payments.insertPayment(tx, order, command.key()), () -> Uni.createFrom().nullItem())
                 .flatMap(paymentId -> paymentId == null
                         ? existingPayment(tx, order.id(), DuplicateLayer.UNIQUE_INDEX)
-                        : deduct(tx, order, paymentId));
+                        : deduct(tx, order, paymentId, command));
     }
 
-    /** Insufficient funds fails here; the guard then rolls back to its savepoint and records the 402. */
-    private Uni<Answer> deduct(SqlConnection tx, Order order, long paymentId) {
-        return ledger.debit(tx, order.userId(), order.currency(), order.amount(), EntryType.PAYMENT, EntryType.referenceOf(paymentId))
+    /**
+     * The debit, its ledger line and the payment's event. Insufficient funds fails here; the guard
+     * then rolls back to its savepoint, the event with the rest, and records the 402.
+     */
+    private Uni<Answer> deduct(SqlConnection tx, Order order, long paymentId, IdempotentCommand command) {
+        String reference = EntryType.referenceOf(paymentId);
+        return ledger.debit(tx, order.userId(), order.currency(), order.amount(), EntryType.PAYMENT, reference)
+                .flatMap(debited -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, order.userId(), order.id(), reference, order.amount(),
+                        order.currency(), command.key().value()))
                 .replaceWith(Answer.created(PaymentView.of(paymentId, order)));
     }
 

@@ -6,6 +6,8 @@ import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
 import io.payonce.auth.Caller;
 import io.payonce.db.UniqueKey;
+import io.payonce.events.EventType;
+import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
@@ -23,7 +25,7 @@ import java.util.Map;
 /**
  * Partial and full refunds, in one transaction under the request's key: lock the order row, record
  * the refund under its refund number, add it to the order's refunded total within the cap, credit
- * the account with its ledger line.
+ * the account with its ledger line and write the refund's event.
  */
 @ApplicationScoped
 public class RefundService {
@@ -33,29 +35,36 @@ public class RefundService {
     private final OrderRepository orders;
     private final PaymentRepository payments;
     private final Ledger ledger;
+    private final Outbox outbox;
 
-    RefundService(IdempotencyGuard guard, OrderAccess access, OrderRepository orders, PaymentRepository payments, Ledger ledger) {
+    RefundService(IdempotencyGuard guard, OrderAccess access, OrderRepository orders, PaymentRepository payments, Ledger ledger,
+                  Outbox outbox) {
         this.guard = guard;
         this.access = access;
         this.orders = orders;
         this.payments = payments;
         this.ledger = ledger;
+        this.outbox = outbox;
     }
 
     public Uni<Answer> refund(Caller caller, KeyedRequest request, long orderId, RefundRequest refund) {
         return guard.run(request.by(caller.userId(), refund), tx -> access.lock(tx, caller, orderId)
                 .flatMap(order -> UniqueKey.insertOr(
-                        payments.insertRefund(tx, order, refund.refundNo(), refund.amount()).flatMap(made -> addWithinCap(tx, order, made)),
+                        payments.insertRefund(tx, order, refund.refundNo(), refund.amount())
+                                .flatMap(made -> addWithinCap(tx, order, made, request.key().value())),
                         () -> existingRefund(tx, order, refund))));
     }
 
-    private Uni<Answer> addWithinCap(SqlConnection tx, Order order, Refund refund) {
+    private Uni<Answer> addWithinCap(SqlConnection tx, Order order, Refund refund, String key) {
         return orders.addRefund(tx, order.id(), refund.amount()).flatMap(added -> {
             if (!added) {
                 return Uni.createFrom().failure(beyondCap(order, refund.amount()));
             }
-            return ledger.credit(tx, order.userId(), order.currency(), refund.amount(), EntryType.REFUND, EntryType.referenceOf(refund.id()))
-                    .flatMap(credited -> orders.findById(tx, order.id()))
+            String reference = EntryType.referenceOf(refund.id());
+            return ledger.credit(tx, order.userId(), order.currency(), refund.amount(), EntryType.REFUND, reference)
+                    .flatMap(credited -> outbox.record(tx, EventType.REFUND_CREATED, order.userId(), order.id(), reference,
+                            refund.amount(), order.currency(), key))
+                    .flatMap(recorded -> orders.findById(tx, order.id()))
                     .map(after -> Answer.created(RefundView.of(refund, after)));
         });
     }

@@ -29,6 +29,14 @@ class ConfigCheckTest {
     }
 
     @Test
+    void anOutboxRetentionShorterThanADayIsRefused() {
+        List<String> problems = ConfigCheck.problems(config(Map.of("payonce.outbox.retention", "12h")));
+
+        assertEquals(1, problems.size());
+        assertTrue(problems.get(0).contains("payonce.outbox.retention"));
+    }
+
+    @Test
     void zeroOrNegativeDurationsAreRefused() {
         List<String> problems = ConfigCheck.problems(config(Map.of(
                 "payonce.lock.ttl", "0s",
@@ -55,7 +63,10 @@ class ConfigCheckTest {
                         "payonce.required-in-production.db-host", "db.example",
                         "payonce.required-in-production.db-user", "payonce",
                         "payonce.required-in-production.db-password", "secret",
-                        "payonce.required-in-production.redis-host", "redis.example"))
+                        "payonce.required-in-production.redis-host", "redis.example",
+                        "payonce.required-in-production.rabbitmq-host", "rabbitmq.example",
+                        "payonce.required-in-production.rabbitmq-user", "payonce",
+                        "payonce.required-in-production.rabbitmq-password", "secret"))
                 .withDefaultValues(values)
                 .build();
         return config.getConfigMapping(PayonceConfig.class);

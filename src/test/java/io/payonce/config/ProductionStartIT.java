@@ -27,10 +27,14 @@ class ProductionStartIT {
             "PAYONCE_DB_HOST", "127.0.0.1",
             "PAYONCE_DB_USER", "payonce",
             "PAYONCE_DB_PASSWORD", "not-empty",
-            "PAYONCE_REDIS_HOST", "127.0.0.1");
+            "PAYONCE_REDIS_HOST", "127.0.0.1",
+            "PAYONCE_RABBITMQ_HOST", "127.0.0.1",
+            "PAYONCE_RABBITMQ_USER", "payonce",
+            "PAYONCE_RABBITMQ_PASSWORD", "not-empty");
 
     @ParameterizedTest
-    @ValueSource(strings = {"PAYONCE_DB_HOST", "PAYONCE_DB_USER", "PAYONCE_DB_PASSWORD", "PAYONCE_REDIS_HOST"})
+    @ValueSource(strings = {"PAYONCE_DB_HOST", "PAYONCE_DB_USER", "PAYONCE_DB_PASSWORD", "PAYONCE_REDIS_HOST", "PAYONCE_RABBITMQ_HOST",
+            "PAYONCE_RABBITMQ_USER", "PAYONCE_RABBITMQ_PASSWORD"})
     void aMissingStoreVariableStopsTheStartAndIsNamed(String missing) throws Exception {
         Map<String, String> environment = new HashMap<>(STORES);
         environment.remove(missing);

@@ -1,0 +1,17 @@
+package io.payonce.events;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+/**
+ * An event as published: its stable id, what happened, whose money, the order and the record that
+ * moved it, how much, and the idempotency key of the request that caused it, carried downstream so
+ * that a consumer can tie the event to the request. Fields that do not apply are left out.
+ *
+ * @param ref the payment's or refund's id, or the deposit's external reference: what the ledger line names
+ */
+@RegisterForReflection
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Event(String eventId, String type, String userId, Long orderId, String ref, long amount, String currency,
+                    String idempotencyKey) {
+}

@@ -1,0 +1,47 @@
+package io.payonce.events;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.UUID;
+
+/**
+ * Writes an event in the caller's transaction, beside the ledger line of the money it reports: the
+ * event commits or rolls back with the money, so it exists if and only if the money moved. A
+ * recorded refusal (insufficient funds, a cap) rolls back to the guard's savepoint and takes the
+ * event with it. The relay publishes it after COMMIT.
+ */
+@ApplicationScoped
+public class Outbox {
+
+    private final OutboxRepository events;
+    private final ObjectMapper json;
+
+    Outbox(OutboxRepository events, ObjectMapper json) {
+        this.events = events;
+        this.json = json;
+    }
+
+    /**
+     * @param ref     what the ledger line names: a payment's or refund's id, a deposit's reference
+     * @param orderId the order the money belongs to; null for a deposit
+     * @param key     the idempotency key of the request that moved the money
+     */
+    public Uni<Void> record(SqlClient tx, EventType type, String userId, Long orderId, String ref, long amount, String currency,
+                            String key) {
+        String eventId = UUID.randomUUID().toString();
+        Event event = new Event(eventId, type.routingKey(), userId, orderId, ref, amount, currency, key);
+        return events.insert(tx, event, type, toJson(event));
+    }
+
+    private String toJson(Event event) {
+        try {
+            return json.writeValueAsString(event);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("An event is a plain record and always serializes", e);
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package io.payonce.events;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
+import io.payonce.support.Api;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Replays;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The outbox: every movement of money writes one event in its own transaction, a repeat or a
+ * refusal writes none, and the relay publishes each event to RabbitMQ with its event id as the
+ * message id and marks it sent once the broker confirmed it. Real MariaDB, real RabbitMQ.
+ */
+@QuarkusTest
+@ExtendWith(LedgerInvariants.class)
+class OutboxTest {
+
+    /** The test profile's exchange (application.properties). */
+    private static final String EXCHANGE = "payonce.events.test";
+
+    private final Database db = Database.forTests();
+    private final ObjectMapper json = new ObjectMapper();
+
+    @Test
+    void aPaymentARefundAndADepositEachWriteOneEventCarryingTheirKey() throws Exception {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 5000);
+        String bearer = Tokens.user(user);
+        long order = Api.newOrder(bearer, 1200);
+        String payKey = Api.newKey();
+        Response paid = Api.pay(bearer, order, payKey);
+        Replays.assertReplayOf(paid, Api.pay(bearer, order, payKey));
+        Replays.assertReplayOf(paid, Api.pay(bearer, order, Api.newKey()));
+        String refundKey = Api.newKey();
+        assertEquals(201, Api.refund(Tokens.ops(), order, refundKey, "r-1", 200).statusCode());
+
+        Map<String, JsonNode> events = eventsOf(user);
+
+        assertEquals(3, events.size(), events.toString());
+        JsonNode payment = events.get("payment.succeeded");
+        assertEquals(payKey, payment.path("idempotencyKey").asText());
+        assertEquals(paid.jsonPath().getLong("paymentId"), payment.path("ref").asLong());
+        assertEquals(order, payment.path("orderId").asLong());
+        assertEquals(1200, payment.path("amount").asLong());
+        assertEquals("EUR", payment.path("currency").asText());
+        assertEquals(refundKey, events.get("refund.created").path("idempotencyKey").asText());
+        assertEquals(200, events.get("refund.created").path("amount").asLong());
+        assertEquals(5000, events.get("deposit.credited").path("amount").asLong());
+        assertTrue(events.get("deposit.credited").path("orderId").isMissingNode(), "a deposit belongs to no order");
+    }
+
+    @Test
+    void aRefusedPaymentWritesNoEvent() {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 100);
+        String bearer = Tokens.user(user);
+        long order = Api.newOrder(bearer, 1200);
+
+        Response refused = Api.pay(bearer, order, Api.newKey());
+
+        assertEquals(402, refused.statusCode(), refused.asString());
+        assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", user));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ?", user), "the deposit's event only");
+    }
+
+    @Test
+    void theRelayPublishesEachEventUnderItsIdOnceTheBrokerConfirmedIt() throws Exception {
+        try (Connection connection = broker().newConnection(); Channel channel = connection.createChannel()) {
+            channel.exchangeDeclare(EXCHANGE, "topic", true);
+            String queue = channel.queueDeclare().getQueue();
+            channel.queueBind(queue, EXCHANGE, "payment.succeeded");
+            String user = Tokens.newUserId();
+            Api.fundedAccount(user, 5000);
+            String bearer = Tokens.user(user);
+            String key = Api.newKey();
+            assertEquals(201, Api.pay(bearer, Api.newOrder(bearer, 700), key).statusCode());
+            String eventId = db.string("SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", user);
+
+            GetResponse delivered = awaitMessage(channel, queue, eventId);
+
+            assertEquals("application/json", delivered.getProps().getContentType());
+            assertEquals(2, delivered.getProps().getDeliveryMode(), "persistent");
+            JsonNode event = json.readTree(new String(delivered.getBody(), StandardCharsets.UTF_8));
+            assertEquals(eventId, event.path("eventId").asText());
+            assertEquals(key, event.path("idempotencyKey").asText());
+            assertEquals(700, event.path("amount").asLong());
+            assertEquals(1, awaitSent(eventId), "marked sent after the confirm");
+        }
+    }
+
+    /** This user's events by type, as their payloads. */
+    private Map<String, JsonNode> eventsOf(String user) throws Exception {
+        Map<String, JsonNode> events = new HashMap<>();
+        try (var connection = db.connect();
+             var query = connection.prepareStatement("SELECT event_type, payload FROM outbox_event WHERE user_id = ?")) {
+            query.setString(1, user);
+            try (var rows = query.executeQuery()) {
+                while (rows.next()) {
+                    events.put(rows.getString(1), json.readTree(rows.getString(2)));
+                }
+            }
+        }
+        return events;
+    }
+
+    /** The message with this id, skipping any others the queue holds; fails after 10 s. */
+    private static GetResponse awaitMessage(Channel channel, String queue, String messageId) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            GetResponse message = channel.basicGet(queue, true);
+            if (message == null) {
+                Thread.sleep(50);
+            } else if (messageId.equals(message.getProps().getMessageId())) {
+                return message;
+            }
+        }
+        throw new AssertionError("event " + messageId + " never arrived");
+    }
+
+    private long awaitSent(String eventId) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        long sent = 0;
+        while (System.nanoTime() < deadline && sent == 0) {
+            sent = db.count("SELECT COUNT(*) FROM outbox_event WHERE event_id = ? AND sent_at IS NOT NULL", eventId);
+            Thread.sleep(50);
+        }
+        return sent;
+    }
+
+    private static ConnectionFactory broker() {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(System.getenv().getOrDefault("PAYONCE_RABBITMQ_HOST", "127.0.0.1"));
+        factory.setPort(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
+        return factory;
+    }
+}
