@@ -48,8 +48,8 @@ gateway_port=$(free_port)
 port_a=$(free_port)
 port_b=$(free_port)
 export PAYONCE_DB_PORT=$(free_port) PAYONCE_REDIS_PORT=$(free_port)
-# The instances' events go to an exchange of the harness's own on the machine's broker.
-export PAYONCE_EVENTS_EXCHANGE=payonce.events.chaos
+# The instances' events and commands use an exchange and a queue of the harness's own on the machine's broker.
+export PAYONCE_EVENTS_EXCHANGE=payonce.events.chaos PAYONCE_COMMANDS_QUEUE=payonce.commands.chaos
 
 require_tools() {
     local missing=()

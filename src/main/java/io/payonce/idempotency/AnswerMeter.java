@@ -49,6 +49,7 @@ public class AnswerMeter {
     }
 
     private static boolean replayedFromStore(Answer answer) {
-        return answer.caughtBy() == DuplicateLayer.IDEMPOTENCY_KEY || answer.caughtBy() == DuplicateLayer.TOKEN;
+        return answer.caughtBy() == DuplicateLayer.IDEMPOTENCY_KEY || answer.caughtBy() == DuplicateLayer.TOKEN
+                || answer.caughtBy() == DuplicateLayer.MESSAGE_ID;
     }
 }

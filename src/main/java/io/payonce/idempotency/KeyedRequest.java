@@ -17,6 +17,11 @@ public record KeyedRequest(WriteOperation operation, String target, IdempotencyK
         return new IdempotentCommand(scope, this, Fingerprint.of(operation.tag(), target, CanonicalJson.of(body)));
     }
 
+    /** The same request, its key carried as a message id: a repeat counts as caught by {@code layer}. */
+    public KeyedRequest caughtAs(DuplicateLayer layer) {
+        return new KeyedRequest(operation, target, key, instance, layer);
+    }
+
     /**
      * A submission under a one-time token: the token's digest is its key, so that records and log
      * lines never hold a token.

@@ -10,6 +10,8 @@ public enum DuplicateLayer {
     LOCK,
     /** The Idempotency-Key had already been claimed: its answer was replayed. */
     IDEMPOTENCY_KEY,
+    /** A command message's id (its key) had already been claimed: a redelivery or a copy, answered with the first answer. */
+    MESSAGE_ID,
     /** A status compare-and-set found the order already moved. */
     STATE_CAS,
     /** A unique index refused a second row. */

@@ -2,11 +2,9 @@ package io.payonce.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
+import io.payonce.support.Broker;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Replays;
@@ -16,7 +14,7 @@ import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -32,8 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(LedgerInvariants.class)
 class OutboxTest {
 
-    /** The test profile's exchange (application.properties). */
-    private static final String EXCHANGE = "payonce.events.test";
+    private static final String EXCHANGE = Broker.EVENTS;
 
     private final Database db = Database.forTests();
     private final ObjectMapper json = new ObjectMapper();
@@ -82,10 +79,8 @@ class OutboxTest {
 
     @Test
     void theRelayPublishesEachEventUnderItsIdOnceTheBrokerConfirmedIt() throws Exception {
-        try (Connection connection = broker().newConnection(); Channel channel = connection.createChannel()) {
-            channel.exchangeDeclare(EXCHANGE, "topic", true);
-            String queue = channel.queueDeclare().getQueue();
-            channel.queueBind(queue, EXCHANGE, "payment.succeeded");
+        try (Broker broker = Broker.connect()) {
+            String queue = broker.temporaryQueueOn(EXCHANGE, "payment.succeeded");
             String user = Tokens.newUserId();
             Api.fundedAccount(user, 5000);
             String bearer = Tokens.user(user);
@@ -93,11 +88,11 @@ class OutboxTest {
             assertEquals(201, Api.pay(bearer, Api.newOrder(bearer, 700), key).statusCode());
             String eventId = db.string("SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", user);
 
-            GetResponse delivered = awaitMessage(channel, queue, eventId);
+            GetResponse delivered = broker.await(queue, m -> eventId.equals(m.getProps().getMessageId()), Duration.ofSeconds(10));
 
             assertEquals("application/json", delivered.getProps().getContentType());
             assertEquals(2, delivered.getProps().getDeliveryMode(), "persistent");
-            JsonNode event = json.readTree(new String(delivered.getBody(), StandardCharsets.UTF_8));
+            JsonNode event = json.readTree(Broker.text(delivered));
             assertEquals(eventId, event.path("eventId").asText());
             assertEquals(key, event.path("idempotencyKey").asText());
             assertEquals(700, event.path("amount").asLong());
@@ -120,20 +115,6 @@ class OutboxTest {
         return events;
     }
 
-    /** The message with this id, skipping any others the queue holds; fails after 10 s. */
-    private static GetResponse awaitMessage(Channel channel, String queue, String messageId) throws Exception {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            GetResponse message = channel.basicGet(queue, true);
-            if (message == null) {
-                Thread.sleep(50);
-            } else if (messageId.equals(message.getProps().getMessageId())) {
-                return message;
-            }
-        }
-        throw new AssertionError("event " + messageId + " never arrived");
-    }
-
     private long awaitSent(String eventId) throws InterruptedException {
         long deadline = System.nanoTime() + 5_000_000_000L;
         long sent = 0;
@@ -142,12 +123,5 @@ class OutboxTest {
             Thread.sleep(50);
         }
         return sent;
-    }
-
-    private static ConnectionFactory broker() {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost(System.getenv().getOrDefault("PAYONCE_RABBITMQ_HOST", "127.0.0.1"));
-        factory.setPort(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
-        return factory;
     }
 }

@@ -1,0 +1,256 @@
+package io.payonce.commands;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.payonce.api.ApiException;
+import io.payonce.api.Problem;
+import io.payonce.api.RepeatMarker;
+import io.payonce.auth.Caller;
+import io.payonce.db.DependencyFailure;
+import io.payonce.idempotency.Answer;
+import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.KeyedRequest;
+import io.payonce.idempotency.WriteOperation;
+import io.payonce.metrics.DuplicateLayer;
+import io.payonce.payment.PaymentService;
+import io.payonce.payment.RefundRequest;
+import io.payonce.payment.RefundService;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
+import io.smallrye.reactive.messaging.rabbitmq.OutgoingRabbitMQMetadata;
+import io.smallrye.reactive.messaging.rabbitmq.RabbitMQRejectMetadata;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.Validator;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.eclipse.microprofile.reactive.messaging.Metadata;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Pay and refund commands from the queue, through the same guard and the same pipelines as HTTP.
+ * The AMQP message-id is the key, scoped to the caller the command acts for, as its HTTP twin
+ * would be: the user for a pay, the sending service (app-id) for a refund. So a redelivery, or the
+ * same command sent again, finds its claim and gets the first answer; no second effect.
+ *
+ * <p>What happens to a message, decided here and nowhere else:
+ * <ul>
+ * <li>an answer (a success, or a business refusal such as 402, 404 or 409): replied to its
+ * reply-to, if any, with the confirm awaited, then acked, and only then: a broker that loses the
+ * ack redelivers, and the redelivery replies with the same stored answer;</li>
+ * <li>"not now" (a store down, a twin in flight): nacked back to the queue after a pause, so that
+ * it waits for the store instead of spinning, and never dead-lettered;</li>
+ * <li>a message that can never succeed (unreadable, invalid, no message-id or app-id): published to
+ * the dead-letter queue with the reason in its headers, then acked.</li>
+ * </ul>
+ */
+@ApplicationScoped
+public class CommandConsumer {
+
+    static final String COMMANDS = "payonce-commands";
+    static final String REPLIES = "payonce-replies";
+    static final String DEAD_LETTERS = "payonce-dead-letters";
+    static final String REASON_HEADER = "x-payonce-reason";
+    static final String STATUS_HEADER = "x-payonce-status";
+
+    private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
+    /** How long a command that met a store down waits before it goes back to the queue. */
+    private static final Duration REQUEUE_AFTER = Duration.ofSeconds(1);
+
+    private final ObjectMapper json;
+    private final Validator validator;
+    private final IdempotencyGuard guard;
+    private final PaymentService payments;
+    private final RefundService refunds;
+    private final MutinyEmitter<String> replies;
+    private final MutinyEmitter<byte[]> deadLetters;
+    private final String deadLetterRoutingKey;
+    private final MeterRegistry registry;
+
+    CommandConsumer(ObjectMapper json, Validator validator, IdempotencyGuard guard, PaymentService payments, RefundService refunds,
+                    @Channel(REPLIES) MutinyEmitter<String> replies, @Channel(DEAD_LETTERS) MutinyEmitter<byte[]> deadLetters,
+                    @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".queue.name") String queue, MeterRegistry registry) {
+        this.json = json;
+        this.validator = validator;
+        this.guard = guard;
+        this.payments = payments;
+        this.refunds = refunds;
+        this.replies = replies;
+        this.deadLetters = deadLetters;
+        this.deadLetterRoutingKey = queue;
+        this.registry = registry;
+    }
+
+    @Incoming(COMMANDS)
+    Uni<Void> consume(Message<byte[]> message) {
+        IncomingRabbitMQMetadata amqp = message.getMetadata(IncomingRabbitMQMetadata.class).orElseThrow();
+        return Uni.createFrom().deferred(() -> execute(message.getPayload(), amqp))
+                .onFailure(CommandConsumer::isRefusal).recoverWithItem(refused -> refusal((ApiException) refused))
+                .onItem().transformToUni(answer -> reply(amqp, answer)
+                        .flatMap(replied -> ack(message, answer.repeat() ? "replayed" : "executed"))
+                        // The effect and its answer are stored: a redelivery replies with them again.
+                        .onFailure().recoverWithUni(unreplied -> requeue(message, amqp, unreplied)))
+                .onFailure(CommandConsumer::isNotNow).recoverWithUni(notNow -> requeue(message, amqp, notNow))
+                .onFailure(failure -> !(failure instanceof Settled)).recoverWithUni(never -> deadLetter(message, amqp, never))
+                // A failed Uni would end the channel: a message the broker could not be told about is
+                // redelivered when the channel reconnects.
+                .onFailure().invoke(e -> LOG.warnf("Command %s left unsettled: %s", amqp.getMessageId().orElse("?"), e.toString()))
+                .onFailure().recoverWithNull();
+    }
+
+    private Uni<Answer> execute(byte[] body, IncomingRabbitMQMetadata amqp) {
+        Command command = read(body);
+        String key = amqp.getMessageId().orElse(null);
+        String sender = amqp.getAppId().orElseThrow(() -> new Unprocessable("app-id missing: it names the service that sends the command"));
+        if (command instanceof Command.Pay pay) {
+            return payments.pay(new Caller(pay.userId(), false), pay.orderId(),
+                    keyed(WriteOperation.PAY, pay.orderId(), key, "/orders/" + pay.orderId() + "/pay"));
+        }
+        Command.Refund refund = (Command.Refund) command;
+        return refunds.refund(new Caller(sender, true),
+                keyed(WriteOperation.REFUND, refund.orderId(), key, "/orders/" + refund.orderId() + "/refunds"),
+                refund.orderId(), new RefundRequest(refund.refundNo(), refund.amount()));
+    }
+
+    /** The key as HTTP reads it, a missing or malformed one refused alike; a repeat counts as caught by the message id. */
+    private KeyedRequest keyed(WriteOperation operation, long orderId, String messageId, String instance) {
+        try {
+            return guard.read(operation, orderId, messageId, instance).caughtAs(DuplicateLayer.MESSAGE_ID);
+        } catch (ApiException invalidKey) {
+            throw new Unprocessable("message-id: " + invalidKey.detail());
+        }
+    }
+
+    private Command read(byte[] body) {
+        Command command;
+        try {
+            command = json.readValue(body, Command.class);
+        } catch (IOException unreadable) {
+            throw new Unprocessable("the body is not a pay or refund command: " + unreadable.getClass().getSimpleName());
+        }
+        if (command == null) {
+            throw new Unprocessable("the body is empty");
+        }
+        Set<ConstraintViolation<Command>> violations = validator.validate(command);
+        if (!violations.isEmpty()) {
+            throw new Unprocessable("invalid " + violations.stream()
+                    .map(v -> v.getPropertyPath() + " " + v.getMessage())
+                    .sorted(Comparator.naturalOrder())
+                    .collect(Collectors.joining(", ")));
+        }
+        return command;
+    }
+
+    /** The reply, identical on every redelivery but for the repeat marker, under the command's correlation id. */
+    private Uni<Void> reply(IncomingRabbitMQMetadata amqp, Answer answer) {
+        if (amqp.getReplyTo().isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        OutgoingRabbitMQMetadata properties = OutgoingRabbitMQMetadata.builder()
+                .withRoutingKey(amqp.getReplyTo().get())
+                .withCorrelationId(amqp.getCorrelationId().orElse(amqp.getMessageId().orElse(null)))
+                .withContentType(answer.status() >= 400 ? Problem.MEDIA_TYPE : "application/json")
+                .withHeader(STATUS_HEADER, answer.status())
+                .withHeader(RepeatMarker.HEADER, answer.repeat())
+                .withDeliveryMode(2)
+                .build();
+        return replies.sendMessage(Message.of(text(answer.body())).addMetadata(properties));
+    }
+
+    private Uni<Void> ack(Message<?> message, String outcome) {
+        count(outcome);
+        return settled(Uni.createFrom().completionStage(message::ack));
+    }
+
+    private Uni<Void> requeue(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable notNow) {
+        LOG.infof("Command %s back to the queue in %s: %s", amqp.getMessageId().orElse("?"), REQUEUE_AFTER, notNow.toString());
+        count("requeued");
+        return Uni.createFrom().voidItem().onItem().delayIt().by(REQUEUE_AFTER)
+                .flatMap(waited -> settled(Uni.createFrom().completionStage(
+                        () -> message.nack(notNow, Metadata.of(new RabbitMQRejectMetadata(true))))));
+    }
+
+    /** An ack or a nack that failed means the channel is gone: nothing more to decide about the message. */
+    private static Uni<Void> settled(Uni<Void> ackOrNack) {
+        return ackOrNack.onFailure().transform(Settled::new);
+    }
+
+    /**
+     * A message that can never succeed leaves the queue for the dead-letter queue, with the reason,
+     * and is acked only once the dead-letter copy is confirmed. Anything unforeseen goes there too,
+     * named, rather than round the queue for ever.
+     */
+    private Uni<Void> deadLetter(Message<byte[]> message, IncomingRabbitMQMetadata amqp, Throwable never) {
+        String reason = never instanceof Unprocessable unprocessable ? unprocessable.getMessage() : "unexpected failure: " + never;
+        if (!(never instanceof Unprocessable)) {
+            LOG.errorf(never, "Command %s could not be processed", amqp.getMessageId().orElse("?"));
+        }
+        OutgoingRabbitMQMetadata.Builder properties = OutgoingRabbitMQMetadata.builder()
+                .withRoutingKey(deadLetterRoutingKey)
+                .withHeaders(amqp.getHeaders())
+                .withHeader(REASON_HEADER, reason)
+                .withDeliveryMode(2);
+        amqp.getMessageId().ifPresent(properties::withMessageId);
+        amqp.getAppId().ifPresent(properties::withAppId);
+        amqp.getCorrelationId().ifPresent(properties::withCorrelationId);
+        amqp.getContentType().ifPresent(properties::withContentType);
+        return deadLetters.sendMessage(Message.of(message.getPayload()).addMetadata(properties.build()))
+                .flatMap(copied -> ack(message, "dead_lettered"))
+                .onFailure().recoverWithUni(copyFailed -> requeue(message, amqp, copyFailed));
+    }
+
+    /** A refusal the client is told about: recorded or not, it is the command's answer. */
+    private static Answer refusal(ApiException refused) {
+        return new Answer(refused.code().status(), Problem.of(refused, null), null, null);
+    }
+
+    private static boolean isRefusal(Throwable failure) {
+        return failure instanceof ApiException api && !api.code().retryLater() && api.code().status() != 400;
+    }
+
+    private static boolean isNotNow(Throwable failure) {
+        return (failure instanceof ApiException api && api.code().retryLater()) || DependencyFailure.isTransient(failure);
+    }
+
+    private String text(Object body) {
+        try {
+            return body instanceof String stored ? stored : json.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("Answers are plain records and always serialize", e);
+        }
+    }
+
+    private void count(String outcome) {
+        Counter.builder("payonce.messages")
+                .description("Command messages, by what became of them")
+                .tag("outcome", outcome.toLowerCase(Locale.ROOT))
+                .register(registry)
+                .increment();
+    }
+
+    /** The broker could not be told what became of a message; the channel's recovery redelivers it. */
+    static final class Settled extends RuntimeException {
+        Settled(Throwable cause) {
+            super("ack or nack failed", cause, false, false);
+        }
+    }
+
+    /** A command that can never succeed, however often it is sent. */
+    static final class Unprocessable extends RuntimeException {
+        Unprocessable(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package io.payonce.commands;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.GetResponse;
+import io.payonce.support.Api;
+import io.payonce.support.Broker;
+import io.payonce.support.Concurrently;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Pay and refund commands through RabbitMQ: the message id is the key, a redelivery or a copy gets
+ * the first answer and moves no money again, refusals are answers, and what can never succeed goes
+ * to the dead-letter queue with its reason. Real RabbitMQ, real MariaDB.
+ */
+@QuarkusTest
+@ExtendWith(LedgerInvariants.class)
+class CommandTest {
+
+    private static final String COMMANDS = Broker.COMMANDS;
+    private static final String DEAD_LETTERS = Broker.DEAD_LETTERS;
+    private static final Duration WITHIN = Duration.ofSeconds(15);
+
+    private final Database db = Database.forTests();
+
+    @Test
+    void aPayCommandPaysOnceAndItsRedeliveryRepliesWithTheSameAnswer() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.temporaryQueue();
+            String user = Tokens.newUserId();
+            Api.fundedAccount(user, 5000);
+            long order = Api.newOrder(Tokens.user(user), 1200);
+            String key = "msg-" + UUID.randomUUID();
+
+            GetResponse first = send(broker, key, replies, pay(user, order));
+            GetResponse again = send(broker, key, replies, pay(user, order));
+
+            assertEquals(201, status(first), Broker.text(first));
+            assertEquals(false, repeat(first));
+            assertEquals(Broker.text(first), Broker.text(again), "the redelivery gets the first answer");
+            assertEquals(true, repeat(again));
+            assertEquals(1, db.payments(order));
+            assertEquals(3800, db.balance(user));
+        }
+    }
+
+    @Test
+    void oneKeyByHttpAndByMessageAtOnceIsOneOperation() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.temporaryQueue();
+            String user = Tokens.newUserId();
+            Api.fundedAccount(user, 5000);
+            String bearer = Tokens.user(user);
+            long order = Api.newOrder(bearer, 1200);
+            String key = "msg-" + UUID.randomUUID();
+            String correlation = UUID.randomUUID().toString();
+
+            for (int i = 0; i < 25; i++) {
+                broker.publish(COMMANDS, "pay", properties(key, replies, correlation), pay(user, order));
+            }
+            List<Callable<Response>> overHttp = new ArrayList<>();
+            for (int i = 0; i < 25; i++) {
+                overHttp.add(() -> Api.payUntilSettled(bearer, order, key));
+            }
+            List<Response> httpAnswers = Concurrently.run(overHttp);
+            List<GetResponse> messageAnswers = broker.awaitAll(replies, 25, m -> correlation.equals(m.getProps().getCorrelationId()), WITHIN);
+
+            List<String> bodies = new ArrayList<>();
+            httpAnswers.forEach(answer -> bodies.add(answer.statusCode() + " " + answer.asString()));
+            messageAnswers.forEach(answer -> bodies.add(status(answer) + " " + Broker.text(answer)));
+            assertEquals(1, bodies.stream().distinct().count(), "50 answers, one answer: " + bodies.stream().distinct().toList());
+            long firsts = httpAnswers.stream().filter(a -> a.header("Idempotent-Replayed") == null).count()
+                    + messageAnswers.stream().filter(m -> !repeat(m)).count();
+            assertEquals(1, firsts, "one execution, 49 repeats");
+            assertEquals(1, db.payments(order));
+            assertEquals(3800, db.balance(user));
+        }
+    }
+
+    @Test
+    void aRefusalIsAnAnswerRepliedAndAcked() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.temporaryQueue();
+            String user = Tokens.newUserId();
+            Api.fundedAccount(user, 100);
+            long order = Api.newOrder(Tokens.user(user), 1200);
+            String key = "msg-" + UUID.randomUUID();
+
+            GetResponse refused = send(broker, key, replies, pay(user, order));
+            GetResponse stranger = send(broker, "msg-" + UUID.randomUUID(), replies, pay(Tokens.newUserId(), order));
+
+            assertEquals(402, status(refused), Broker.text(refused));
+            assertEquals("INSUFFICIENT_FUNDS", JsonPath.from(Broker.text(refused)).getString("code"));
+            assertEquals(404, status(stranger), "only the owner's order can be paid: " + Broker.text(stranger));
+            assertEquals(0, db.payments(order));
+            assertEquals(0, broker.messageCount(COMMANDS), "acked, not waiting for another try");
+        }
+    }
+
+    @Test
+    void aCommandThatCanNeverSucceedIsDeadLetteredWithItsReason() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.temporaryQueue();
+            String unreadable = "msg-" + UUID.randomUUID();
+            String keyless = "{\"type\":\"pay\",\"userId\":\"" + Tokens.newUserId() + "\",\"orderId\":" + Long.MAX_VALUE + "}";
+            String invalid = "msg-" + UUID.randomUUID();
+
+            broker.publish(COMMANDS, "pay", properties(unreadable, replies, unreadable), "{\"type\":\"pay\",");
+            broker.publish(COMMANDS, "pay", new AMQP.BasicProperties.Builder().appId("order-system").replyTo(replies).build(), keyless);
+            broker.publish(COMMANDS, "refund", properties(invalid, replies, invalid), "{\"type\":\"refund\",\"orderId\":1,\"refundNo\":\"r 1\",\"amount\":-5}");
+
+            GetResponse unreadableDead = broker.await(DEAD_LETTERS, m -> unreadable.equals(m.getProps().getMessageId()), WITHIN);
+            GetResponse keylessDead = broker.await(DEAD_LETTERS, m -> keyless.equals(Broker.text(m)), WITHIN);
+            GetResponse invalidDead = broker.await(DEAD_LETTERS, m -> invalid.equals(m.getProps().getMessageId()), WITHIN);
+
+            assertTrue(reason(unreadableDead).contains("not a pay or refund command"), reason(unreadableDead));
+            assertTrue(reason(keylessDead).contains("message-id"), reason(keylessDead));
+            assertTrue(reason(invalidDead).contains("amount") && reason(invalidDead).contains("refundNo"), reason(invalidDead));
+            assertEquals("{\"type\":\"pay\",", Broker.text(unreadableDead), "the message as it came");
+            assertEquals(0, broker.messageCount(replies), "no reply for what was never a command");
+            assertEquals(0, broker.messageCount(COMMANDS));
+        }
+    }
+
+    private static GetResponse send(Broker broker, String key, String replies, String body) throws Exception {
+        String correlation = UUID.randomUUID().toString();
+        broker.publish(COMMANDS, "pay", properties(key, replies, correlation), body);
+        return broker.await(replies, m -> correlation.equals(m.getProps().getCorrelationId()), WITHIN);
+    }
+
+    private static AMQP.BasicProperties properties(String key, String replyTo, String correlation) {
+        return new AMQP.BasicProperties.Builder().messageId(key).appId("order-system").replyTo(replyTo).correlationId(correlation)
+                .contentType("application/json").build();
+    }
+
+    private static String pay(String user, long order) {
+        return "{\"type\":\"pay\",\"userId\":\"" + user + "\",\"orderId\":" + order + "}";
+    }
+
+    private static int status(GetResponse reply) {
+        return ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue();
+    }
+
+    private static boolean repeat(GetResponse reply) {
+        Map<String, Object> headers = reply.getProps().getHeaders();
+        return Boolean.TRUE.equals(headers.get("Idempotent-Replayed"));
+    }
+
+    private static String reason(GetResponse deadLetter) {
+        Object reason = deadLetter.getProps().getHeaders().get(CommandConsumer.REASON_HEADER);
+        assertFalse(reason == null, "the reason is in the headers");
+        return reason.toString();
+    }
+}

@@ -1,0 +1,115 @@
+package io.payonce.support;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+
+/** The RabbitMQ the tests talk to (PAYONCE_RABBITMQ_HOST and _PORT, loopback by default), through the plain Java client. */
+public final class Broker implements AutoCloseable {
+
+    /** This build's names (application.properties, test profile): its database's name, which the build makes unique. */
+    private static final String RUN = System.getenv().getOrDefault("PAYONCE_TEST_DB_NAME", "payonce_test");
+    public static final String EVENTS = "payonce.events." + RUN;
+    public static final String COMMANDS = "payonce.commands." + RUN;
+    public static final String DEAD_LETTERS = COMMANDS + ".dlq";
+    private static final String DEAD_LETTER_EXCHANGE = COMMANDS + ".dlx";
+
+    private final Connection connection;
+    private final Channel channel;
+
+    private Broker(Connection connection, Channel channel) {
+        this.connection = connection;
+        this.channel = channel;
+    }
+
+    public static Broker connect() throws IOException, TimeoutException {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(System.getenv().getOrDefault("PAYONCE_RABBITMQ_HOST", "127.0.0.1"));
+        factory.setPort(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
+        Connection connection = factory.newConnection();
+        return new Broker(connection, connection.createChannel());
+    }
+
+    /** A queue of this test's own, deleted with the connection. */
+    public String temporaryQueue() throws IOException {
+        return channel.queueDeclare().getQueue();
+    }
+
+    /** A temporary queue bound to {@code exchange} (a durable topic exchange, declared if missing). */
+    public String temporaryQueueOn(String exchange, String routingKey) throws IOException {
+        channel.exchangeDeclare(exchange, "topic", true);
+        String queue = temporaryQueue();
+        channel.queueBind(queue, exchange, routingKey);
+        return queue;
+    }
+
+    public void publish(String exchange, String routingKey, AMQP.BasicProperties properties, String body) throws IOException {
+        channel.basicPublish(exchange, routingKey, properties, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The first message on {@code queue} that {@code wanted} accepts, skipping others; fails after {@code within}. */
+    public GetResponse await(String queue, Predicate<GetResponse> wanted, Duration within) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            GetResponse message = channel.basicGet(queue, true);
+            if (message == null) {
+                Thread.sleep(20);
+            } else if (wanted.test(message)) {
+                return message;
+            }
+        }
+        throw new AssertionError("no wanted message on " + queue + " within " + within);
+    }
+
+    /** Every message {@code wanted} accepts that arrives on {@code queue} until {@code count} have come; fails after {@code within}. */
+    public List<GetResponse> awaitAll(String queue, int count, Predicate<GetResponse> wanted, Duration within)
+            throws IOException, InterruptedException {
+        List<GetResponse> messages = new ArrayList<>();
+        long deadline = System.nanoTime() + within.toNanos();
+        while (messages.size() < count && System.nanoTime() < deadline) {
+            GetResponse message = channel.basicGet(queue, true);
+            if (message == null) {
+                Thread.sleep(20);
+            } else if (wanted.test(message)) {
+                messages.add(message);
+            }
+        }
+        if (messages.size() < count) {
+            throw new AssertionError(messages.size() + " of " + count + " messages on " + queue + " within " + within);
+        }
+        return messages;
+    }
+
+    public long messageCount(String queue) throws IOException {
+        return channel.messageCount(queue);
+    }
+
+    public static String text(GetResponse message) {
+        return new String(message.getBody(), StandardCharsets.UTF_8);
+    }
+
+    /** Deletes this build's exchanges and queues; what does not exist is passed over. */
+    public void deleteRunObjects() throws IOException {
+        for (String queue : new String[] {COMMANDS, DEAD_LETTERS}) {
+            channel.queueDelete(queue);
+        }
+        for (String exchange : new String[] {EVENTS, COMMANDS, DEAD_LETTER_EXCHANGE}) {
+            channel.exchangeDelete(exchange);
+        }
+    }
+
+    @Override
+    public void close() throws IOException, TimeoutException {
+        connection.close();
+    }
+}
