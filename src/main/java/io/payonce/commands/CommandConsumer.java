@@ -8,11 +8,13 @@ import io.payonce.api.ApiException;
 import io.payonce.api.Problem;
 import io.payonce.api.RepeatMarker;
 import io.payonce.auth.Caller;
+import io.payonce.config.PayonceConfig;
 import io.payonce.db.DependencyFailure;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.WriteOperation;
+import io.payonce.input.Identifiers;
 import io.payonce.metrics.DuplicateLayer;
 import io.payonce.payment.PaymentService;
 import io.payonce.payment.RefundRequest;
@@ -37,13 +39,16 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
  * Pay and refund commands from the queue, through the same guard and the same pipelines as HTTP.
- * The AMQP message-id is the key, scoped to the caller the command acts for, as its HTTP twin
- * would be: the user for a pay, the sending service (app-id) for a refund. So a redelivery, or the
- * same command sent again, finds its claim and gets the first answer; no second effect.
+ * The sender is the AMQP user-id, which the broker checks against the login of the connection that
+ * published: only the senders that payonce.commands allows for a command's type are heard. The
+ * message-id is the key, scoped to the caller the command acts for, as its HTTP twin would be: the
+ * user for a pay, the sender for a refund. So a redelivery, or the same command sent again, finds
+ * its claim and gets the first answer; no second effect.
  *
  * <p>What happens to a message, decided here and nowhere else:
  * <ul>
@@ -52,9 +57,13 @@ import java.util.stream.Collectors;
  * ack redelivers, and the redelivery replies with the same stored answer;</li>
  * <li>"not now" (a store down, a twin in flight): nacked back to the queue after a pause, so that
  * it waits for the store instead of spinning, and never dead-lettered;</li>
- * <li>a message that can never succeed (unreadable, invalid, no message-id or app-id): published to
- * the dead-letter queue with the reason in its headers, then acked.</li>
+ * <li>a message that can never succeed (too large, unreadable, invalid, no message-id, a sender not
+ * allowed, a reply-to that is not the sender's): published to the dead-letter queue with the reason
+ * in its headers, then acked; if even that copy fails, rejected to the queue's dead-letter exchange;</li>
+ * <li>anything unforeseen: back to the queue once, then dead-lettered, so that no message goes round
+ * for ever.</li>
  * </ul>
+ * One instance handles one command at a time; more instances handle more.
  */
 @ApplicationScoped
 public class CommandConsumer {
@@ -68,6 +77,13 @@ public class CommandConsumer {
     private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
     /** How long a command that met a store down waits before it goes back to the queue. */
     private static final Duration REQUEUE_AFTER = Duration.ofSeconds(1);
+    /** A reply or a dead-letter copy not confirmed by then is given up: the connector retries a publish for minutes. */
+    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(2);
+    /** A command is a few short fields; anything larger is not one, and is not parsed. */
+    static final int MAX_BODY_BYTES = 4096;
+    /** The broker's direct reply-to: replies to the very connection that sent the command. */
+    private static final String DIRECT_REPLY_TO = "amq.rabbitmq.reply-to";
+    private static final Pattern SENDER = Pattern.compile(Identifiers.USER_ID);
 
     private final ObjectMapper json;
     private final Validator validator;
@@ -77,11 +93,14 @@ public class CommandConsumer {
     private final MutinyEmitter<String> replies;
     private final MutinyEmitter<byte[]> deadLetters;
     private final String deadLetterRoutingKey;
+    private final Set<String> paySenders;
+    private final Set<String> refundSenders;
     private final MeterRegistry registry;
 
     CommandConsumer(ObjectMapper json, Validator validator, IdempotencyGuard guard, PaymentService payments, RefundService refunds,
                     @Channel(REPLIES) MutinyEmitter<String> replies, @Channel(DEAD_LETTERS) MutinyEmitter<byte[]> deadLetters,
-                    @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".queue.name") String queue, MeterRegistry registry) {
+                    @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".queue.name") String queue, PayonceConfig config,
+                    MeterRegistry registry) {
         this.json = json;
         this.validator = validator;
         this.guard = guard;
@@ -90,6 +109,8 @@ public class CommandConsumer {
         this.replies = replies;
         this.deadLetters = deadLetters;
         this.deadLetterRoutingKey = queue;
+        this.paySenders = config.commands().paySenders().orElse(Set.of());
+        this.refundSenders = config.commands().refundSenders().orElse(Set.of());
         this.registry = registry;
     }
 
@@ -99,10 +120,14 @@ public class CommandConsumer {
         return Uni.createFrom().deferred(() -> execute(message.getPayload(), amqp))
                 .onFailure(CommandConsumer::isRefusal).recoverWithItem(refused -> refusal((ApiException) refused))
                 .onItem().transformToUni(answer -> reply(amqp, answer)
-                        .flatMap(replied -> ack(message, answer.repeat() ? "replayed" : "executed"))
-                        // The effect and its answer are stored: a redelivery replies with them again.
-                        .onFailure().recoverWithUni(unreplied -> requeue(message, amqp, unreplied)))
+                        // The effect and its answer are stored: the same command sent again gets them again.
+                        .onFailure().invoke(unreplied -> LOG.warnf("Reply to command %s not confirmed: %s",
+                                amqp.getMessageId().orElse("?"), unreplied.toString()))
+                        .onFailure().recoverWithNull()
+                        .flatMap(replied -> ack(message, answer.repeat() ? "replayed" : "executed")))
                 .onFailure(CommandConsumer::isNotNow).recoverWithUni(notNow -> requeue(message, amqp, notNow))
+                .onFailure(failure -> isUnforeseen(failure) && !amqp.isRedeliver())
+                .recoverWithUni(unforeseen -> requeue(message, amqp, unforeseen))
                 .onFailure(failure -> !(failure instanceof Settled)).recoverWithUni(never -> deadLetter(message, amqp, never))
                 // A failed Uni would end the channel: a message the broker could not be told about is
                 // redelivered when the channel reconnects.
@@ -113,7 +138,8 @@ public class CommandConsumer {
     private Uni<Answer> execute(byte[] body, IncomingRabbitMQMetadata amqp) {
         Command command = read(body);
         String key = amqp.getMessageId().orElse(null);
-        String sender = amqp.getAppId().orElseThrow(() -> new Unprocessable("app-id missing: it names the service that sends the command"));
+        String sender = allowedSender(amqp, command);
+        requireOwnReplyQueue(amqp, sender);
         if (command instanceof Command.Pay pay) {
             return payments.pay(new Caller(pay.userId(), false), pay.orderId(),
                     keyed(WriteOperation.PAY, pay.orderId(), key, "/orders/" + pay.orderId() + "/pay"));
@@ -122,6 +148,30 @@ public class CommandConsumer {
         return refunds.refund(new Caller(sender, true),
                 keyed(WriteOperation.REFUND, refund.orderId(), key, "/orders/" + refund.orderId() + "/refunds"),
                 refund.orderId(), new RefundRequest(refund.refundNo(), refund.amount()));
+    }
+
+    /** The broker-checked user-id of the sender, if it may send this kind of command. */
+    private String allowedSender(IncomingRabbitMQMetadata amqp, Command command) {
+        String sender = amqp.getUserId().orElseThrow(() -> new Unprocessable("user-id missing: it names the sender"));
+        Set<String> allowed = command instanceof Command.Pay ? paySenders : refundSenders;
+        if (!SENDER.matcher(sender).matches() || !allowed.contains(sender)) {
+            throw new Unprocessable("sender " + sender + " may not send " + (command instanceof Command.Pay ? "pay" : "refund") + " commands");
+        }
+        return sender;
+    }
+
+    /**
+     * A reply goes only where the sender can read it: the broker's direct reply-to, or a queue named
+     * {@code <sender>.replies} or {@code <sender>.replies.<anything>}; never into another service's queue.
+     */
+    private static void requireOwnReplyQueue(IncomingRabbitMQMetadata amqp, String sender) {
+        amqp.getReplyTo().ifPresent(replyTo -> {
+            boolean own = replyTo.startsWith(DIRECT_REPLY_TO) || replyTo.equals(sender + ".replies")
+                    || replyTo.startsWith(sender + ".replies.");
+            if (!own) {
+                throw new Unprocessable("reply-to " + replyTo + " is not a reply queue of " + sender);
+            }
+        });
     }
 
     /** The key as HTTP reads it, a missing or malformed one refused alike; a repeat counts as caught by the message id. */
@@ -134,6 +184,9 @@ public class CommandConsumer {
     }
 
     private Command read(byte[] body) {
+        if (body.length > MAX_BODY_BYTES) {
+            throw new Unprocessable("the body is over " + MAX_BODY_BYTES + " bytes");
+        }
         Command command;
         try {
             command = json.readValue(body, Command.class);
@@ -166,7 +219,7 @@ public class CommandConsumer {
                 .withHeader(RepeatMarker.HEADER, answer.repeat())
                 .withDeliveryMode(2)
                 .build();
-        return replies.sendMessage(Message.of(text(answer.body())).addMetadata(properties));
+        return replies.sendMessage(Message.of(text(answer.body())).addMetadata(properties)).ifNoItem().after(CONFIRM_TIMEOUT).fail();
     }
 
     private Uni<Void> ack(Message<?> message, String outcome) {
@@ -207,8 +260,15 @@ public class CommandConsumer {
         amqp.getCorrelationId().ifPresent(properties::withCorrelationId);
         amqp.getContentType().ifPresent(properties::withContentType);
         return deadLetters.sendMessage(Message.of(message.getPayload()).addMetadata(properties.build()))
+                .ifNoItem().after(CONFIRM_TIMEOUT).fail()
                 .flatMap(copied -> ack(message, "dead_lettered"))
-                .onFailure().recoverWithUni(copyFailed -> requeue(message, amqp, copyFailed));
+                // The queue's own dead-letter exchange takes it then, without the reason.
+                .onFailure(failure -> !(failure instanceof Settled)).recoverWithUni(copyFailed -> reject(message, copyFailed));
+    }
+
+    private Uni<Void> reject(Message<?> message, Throwable reason) {
+        count("dead_lettered");
+        return settled(Uni.createFrom().completionStage(() -> message.nack(reason, Metadata.of(new RabbitMQRejectMetadata(false)))));
     }
 
     /** A refusal the client is told about: recorded or not, it is the command's answer. */
@@ -218,6 +278,10 @@ public class CommandConsumer {
 
     private static boolean isRefusal(Throwable failure) {
         return failure instanceof ApiException api && !api.code().retryLater() && api.code().status() != 400;
+    }
+
+    private static boolean isUnforeseen(Throwable failure) {
+        return !(failure instanceof Unprocessable) && !(failure instanceof Settled) && !(failure instanceof ApiException);
     }
 
     private static boolean isNotNow(Throwable failure) {

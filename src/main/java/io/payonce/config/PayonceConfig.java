@@ -7,6 +7,8 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.Positive;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * Every payonce setting, under the {@code payonce.} prefix. Checked at start: a setting outside its
@@ -32,6 +34,9 @@ public interface PayonceConfig {
 
     /** The events of money movements, written with them and published after COMMIT. */
     Outbox outbox();
+
+    /** Pay and refund commands by message. */
+    Commands commands();
 
     /**
      * The store settings production must name, each from its environment variable: checked when the
@@ -116,6 +121,18 @@ public interface PayonceConfig {
 
         /** PAYONCE_RABBITMQ_PASSWORD: present in production; the broker connection reads it itself. */
         String rabbitmqPassword();
+    }
+
+    interface Commands {
+        /**
+         * The broker users (the AMQP user-id, which the broker checks against the connection's
+         * login) that may send pay commands: services trusted to pay for the users they name.
+         * None by default in production: a command from anyone else is dead-lettered.
+         */
+        Optional<Set<String>> paySenders();
+
+        /** The broker users that may send refund commands, as ops may by HTTP; none by default in production. */
+        Optional<Set<String>> refundSenders();
     }
 
     interface Outbox {

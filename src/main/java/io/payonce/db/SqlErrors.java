@@ -15,7 +15,7 @@ import java.util.Set;
  * <li>1213, deadlock: InnoDB rolled this transaction back to let another go on.</li>
  * <li>1969 (MariaDB) and 3024 (MySQL): a statement cut off by the session's time bound.</li>
  * <li>1040, 1927, 2006, 2013: too many connections, connection killed, server gone, connection
- * lost.</li>
+ * lost; 1053, 1290, 1836: a server shutting down or read-only, as during a failover.</li>
  * </ul>
  */
 public final class SqlErrors {
@@ -24,7 +24,7 @@ public final class SqlErrors {
     private static final int LOCK_WAIT_TIMEOUT = 1205;
     private static final int DEADLOCK = 1213;
     private static final Set<Integer> STATEMENT_TIMEOUTS = Set.of(1969, 3024);
-    private static final Set<Integer> CONNECTION_LOST = Set.of(1040, 1927, 2006, 2013);
+    private static final Set<Integer> CONNECTION_LOST = Set.of(1040, 1927, 2006, 2013, 1053, 1290, 1836);
 
     private SqlErrors() {
     }

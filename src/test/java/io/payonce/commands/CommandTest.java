@@ -43,7 +43,7 @@ class CommandTest {
     @Test
     void aPayCommandPaysOnceAndItsRedeliveryRepliesWithTheSameAnswer() throws Exception {
         try (Broker broker = Broker.connect()) {
-            String replies = broker.temporaryQueue();
+            String replies = broker.replyQueue();
             String user = Tokens.newUserId();
             Api.fundedAccount(user, 5000);
             long order = Api.newOrder(Tokens.user(user), 1200);
@@ -64,7 +64,7 @@ class CommandTest {
     @Test
     void oneKeyByHttpAndByMessageAtOnceIsOneOperation() throws Exception {
         try (Broker broker = Broker.connect()) {
-            String replies = broker.temporaryQueue();
+            String replies = broker.replyQueue();
             String user = Tokens.newUserId();
             Api.fundedAccount(user, 5000);
             String bearer = Tokens.user(user);
@@ -97,7 +97,7 @@ class CommandTest {
     @Test
     void aRefusalIsAnAnswerRepliedAndAcked() throws Exception {
         try (Broker broker = Broker.connect()) {
-            String replies = broker.temporaryQueue();
+            String replies = broker.replyQueue();
             String user = Tokens.newUserId();
             Api.fundedAccount(user, 100);
             long order = Api.newOrder(Tokens.user(user), 1200);
@@ -110,32 +110,87 @@ class CommandTest {
             assertEquals("INSUFFICIENT_FUNDS", JsonPath.from(Broker.text(refused)).getString("code"));
             assertEquals(404, status(stranger), "only the owner's order can be paid: " + Broker.text(stranger));
             assertEquals(0, db.payments(order));
-            assertEquals(0, broker.messageCount(COMMANDS), "acked, not waiting for another try");
+            Thread.sleep(2500);
+            assertEquals(0, broker.messageCount(replies), "acked: no second try, no second reply");
         }
     }
 
     @Test
     void aCommandThatCanNeverSucceedIsDeadLetteredWithItsReason() throws Exception {
         try (Broker broker = Broker.connect()) {
-            String replies = broker.temporaryQueue();
+            String replies = broker.replyQueue();
             String unreadable = "msg-" + UUID.randomUUID();
             String keyless = "{\"type\":\"pay\",\"userId\":\"" + Tokens.newUserId() + "\",\"orderId\":" + Long.MAX_VALUE + "}";
             String invalid = "msg-" + UUID.randomUUID();
 
             broker.publish(COMMANDS, "pay", properties(unreadable, replies, unreadable), "{\"type\":\"pay\",");
-            broker.publish(COMMANDS, "pay", new AMQP.BasicProperties.Builder().appId("order-system").replyTo(replies).build(), keyless);
+            broker.publish(COMMANDS, "pay", new AMQP.BasicProperties.Builder().userId(Broker.USER).replyTo(replies).build(), keyless);
             broker.publish(COMMANDS, "refund", properties(invalid, replies, invalid), "{\"type\":\"refund\",\"orderId\":1,\"refundNo\":\"r 1\",\"amount\":-5}");
+            String unsigned = "msg-" + UUID.randomUUID();
+            broker.publish(COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(unsigned).replyTo(replies).build(),
+                    pay(Tokens.newUserId(), 1));
+            String elsewhere = "msg-" + UUID.randomUUID();
+            broker.publish(COMMANDS, "pay", properties(elsewhere, "billing.replies", elsewhere), pay(Tokens.newUserId(), 1));
 
             GetResponse unreadableDead = broker.await(DEAD_LETTERS, m -> unreadable.equals(m.getProps().getMessageId()), WITHIN);
             GetResponse keylessDead = broker.await(DEAD_LETTERS, m -> keyless.equals(Broker.text(m)), WITHIN);
             GetResponse invalidDead = broker.await(DEAD_LETTERS, m -> invalid.equals(m.getProps().getMessageId()), WITHIN);
+            GetResponse unsignedDead = broker.await(DEAD_LETTERS, m -> unsigned.equals(m.getProps().getMessageId()), WITHIN);
+            GetResponse elsewhereDead = broker.await(DEAD_LETTERS, m -> elsewhere.equals(m.getProps().getMessageId()), WITHIN);
 
             assertTrue(reason(unreadableDead).contains("not a pay or refund command"), reason(unreadableDead));
             assertTrue(reason(keylessDead).contains("message-id"), reason(keylessDead));
             assertTrue(reason(invalidDead).contains("amount") && reason(invalidDead).contains("refundNo"), reason(invalidDead));
+            assertTrue(reason(unsignedDead).contains("user-id"), "no sender, no command: " + reason(unsignedDead));
+            assertTrue(reason(elsewhereDead).contains("reply-to"), "never a reply into another service's queue: " + reason(elsewhereDead));
             assertEquals("{\"type\":\"pay\",", Broker.text(unreadableDead), "the message as it came");
             assertEquals(0, broker.messageCount(replies), "no reply for what was never a command");
             assertEquals(0, broker.messageCount(COMMANDS));
+        }
+    }
+
+    @Test
+    void aMessageIdIsAKeyBoundToItsCommand() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            String user = Tokens.newUserId();
+            Api.fundedAccount(user, 5000);
+            String bearer = Tokens.user(user);
+            long first = Api.newOrder(bearer, 100);
+            long second = Api.newOrder(bearer, 200);
+            String key = "msg-" + UUID.randomUUID();
+
+            GetResponse paid = send(broker, key, replies, pay(user, first));
+            GetResponse reused = send(broker, key, replies, pay(user, second));
+            Response overHttp = Api.pay(bearer, second, key);
+
+            assertEquals(201, status(paid), Broker.text(paid));
+            assertEquals(422, status(reused), Broker.text(reused));
+            assertEquals("IDEMPOTENCY_KEY_REUSED", JsonPath.from(Broker.text(reused)).getString("code"));
+            assertEquals(422, overHttp.statusCode(), "the message's key is the user's key over HTTP too: " + overHttp.asString());
+            assertEquals(0, db.payments(second));
+        }
+    }
+
+    @Test
+    void aRefundCommandRefundsOnceAsOpsWould() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            String user = Tokens.newUserId();
+            Api.fundedAccount(user, 5000);
+            String bearer = Tokens.user(user);
+            long order = Api.newOrder(bearer, 1000);
+            assertEquals(201, Api.pay(bearer, order, Api.newKey()).statusCode());
+            String key = "msg-" + UUID.randomUUID();
+            String refund = "{\"type\":\"refund\",\"orderId\":" + order + ",\"refundNo\":\"r-1\",\"amount\":300}";
+
+            GetResponse refunded = send(broker, key, replies, refund);
+            GetResponse again = send(broker, key, replies, refund);
+
+            assertEquals(201, status(refunded), Broker.text(refunded));
+            assertEquals(Broker.text(refunded), Broker.text(again));
+            assertEquals(true, repeat(again));
+            assertEquals(4300, db.balance(user));
         }
     }
 
@@ -145,9 +200,10 @@ class CommandTest {
         return broker.await(replies, m -> correlation.equals(m.getProps().getCorrelationId()), WITHIN);
     }
 
+    /** As the order system would send it: signed by its broker login (user-id), keyed, with a reply queue of its own. */
     private static AMQP.BasicProperties properties(String key, String replyTo, String correlation) {
-        return new AMQP.BasicProperties.Builder().messageId(key).appId("order-system").replyTo(replyTo).correlationId(correlation)
-                .contentType("application/json").build();
+        return new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER).appId("order-system").replyTo(replyTo)
+                .correlationId(correlation).contentType("application/json").build();
     }
 
     private static String pay(String user, long order) {

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
@@ -40,9 +41,17 @@ public final class Broker implements AutoCloseable {
         return new Broker(connection, connection.createChannel());
     }
 
+    /** The broker user the tests log in as: the sender their commands name in user-id. */
+    public static final String USER = "guest";
+
     /** A queue of this test's own, deleted with the connection. */
     public String temporaryQueue() throws IOException {
         return channel.queueDeclare().getQueue();
+    }
+
+    /** A reply queue of this test's own, named as payonce accepts a sender's reply queues. */
+    public String replyQueue() throws IOException {
+        return channel.queueDeclare(USER + ".replies." + UUID.randomUUID(), false, true, true, null).getQueue();
     }
 
     /** A temporary queue bound to {@code exchange} (a durable topic exchange, declared if missing). */
