@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
@@ -18,10 +19,9 @@ import java.util.function.Predicate;
 /** The RabbitMQ the tests talk to (PAYONCE_RABBITMQ_HOST and _PORT, loopback by default), through the plain Java client. */
 public final class Broker implements AutoCloseable {
 
-    /** This build's names (application.properties, test profile): its database's name, which the build makes unique. */
-    private static final String RUN = System.getenv().getOrDefault("PAYONCE_TEST_DB_NAME", "payonce_test");
-    public static final String EVENTS = "payonce.events." + RUN;
-    public static final String COMMANDS = "payonce.commands." + RUN;
+    /** This build's names, which the build makes unique (pom.xml), as payonce reads them. */
+    public static final String EVENTS = System.getenv().getOrDefault("PAYONCE_EVENTS_EXCHANGE", "payonce.events");
+    public static final String COMMANDS = System.getenv().getOrDefault("PAYONCE_COMMANDS_QUEUE", "payonce.commands");
     public static final String DEAD_LETTERS = COMMANDS + ".dlq";
     private static final String DEAD_LETTER_EXCHANGE = COMMANDS + ".dlx";
 
@@ -97,6 +97,15 @@ public final class Broker implements AutoCloseable {
             throw new AssertionError(messages.size() + " of " + count + " messages on " + queue + " within " + within);
         }
         return messages;
+    }
+
+    /** How many messages with these ids lie in this build's dead-letter queue; it is emptied on the way. */
+    public long deadLetters(Set<String> messageIds) throws IOException {
+        long found = 0;
+        for (GetResponse message = channel.basicGet(DEAD_LETTERS, true); message != null; message = channel.basicGet(DEAD_LETTERS, true)) {
+            found += messageIds.contains(message.getProps().getMessageId()) ? 1 : 0;
+        }
+        return found;
     }
 
     public long messageCount(String queue) throws IOException {

@@ -5,6 +5,8 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Direct SQL for tests and for the programs under bench/, over plain JDBC so that it works the same
@@ -48,6 +50,20 @@ public final class Database {
 
     public String string(String sql, Object... args) {
         return query(sql, args, rows -> rows.getString(1));
+    }
+
+    /** The first column of every row. */
+    public List<String> strings(String sql, Object... args) {
+        try (Connection connection = connect(); PreparedStatement statement = bind(connection.prepareStatement(sql), args);
+             ResultSet rows = statement.executeQuery()) {
+            List<String> values = new ArrayList<>();
+            while (rows.next()) {
+                values.add(rows.getString(1));
+            }
+            return values;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public int update(String sql, Object... args) {

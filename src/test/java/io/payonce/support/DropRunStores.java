@@ -32,6 +32,9 @@ public class DropRunStores implements LauncherSessionListener {
         } catch (SQLException e) {
             System.err.println("The test database " + name + " was left behind: " + e.getMessage());
         }
+        if (!Broker.COMMANDS.endsWith(name) || !Broker.EVENTS.endsWith(name)) {
+            return;
+        }
         try (Broker broker = Broker.connect()) {
             broker.deleteRunObjects();
         } catch (IOException | TimeoutException e) {

@@ -1,0 +1,76 @@
+package io.payonce.commands;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.GetResponse;
+import io.payonce.support.Api;
+import io.payonce.support.Broker;
+import io.payonce.support.Database;
+import io.payonce.support.GatedStores;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Commands that arrive while the database is down wait on the queue, none is dead-lettered, and
+ * each is processed once when the database returns. The database goes down for payonce only: its
+ * connections run through a gate the test shuts.
+ */
+@QuarkusTest
+@TestProfile(GatedStores.MariaDb.class)
+@ExtendWith(LedgerInvariants.class)
+class DatabaseOutageTest {
+
+    private static final int COMMANDS = 3;
+
+    private final Database db = Database.forTests();
+
+    @Test
+    void commandsWaitForTheDatabaseAndAreProcessedOnceWhenItReturns() throws Exception {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 10_000);
+        String bearer = Tokens.user(user);
+        List<Long> orders = new ArrayList<>();
+        for (int i = 0; i < COMMANDS; i++) {
+            orders.add(Api.newOrder(bearer, 1000));
+        }
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            String correlation = UUID.randomUUID().toString();
+            Set<String> keys = new HashSet<>();
+
+            GatedStores.gate().shut();
+            for (long order : orders) {
+                String key = "msg-" + UUID.randomUUID();
+                keys.add(key);
+                broker.publish(Broker.COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER)
+                        .replyTo(replies).correlationId(correlation).build(), "{\"type\":\"pay\",\"userId\":\"" + user + "\",\"orderId\":" + order + "}");
+            }
+            Thread.sleep(4000);
+            long repliedWhileDown = broker.messageCount(replies);
+            GatedStores.gate().open();
+            List<GetResponse> answers = broker.awaitAll(replies, COMMANDS, m -> correlation.equals(m.getProps().getCorrelationId()),
+                    Duration.ofSeconds(40));
+
+            assertEquals(0, repliedWhileDown, "nothing is answered while the database is down");
+            answers.forEach(answer -> assertEquals(201,
+                    ((Number) answer.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue(), Broker.text(answer)));
+            for (long order : orders) {
+                assertEquals(1, db.payments(order), "order " + order + " paid once");
+            }
+            assertEquals(10_000 - COMMANDS * 1000, db.balance(user));
+            assertEquals(0, broker.deadLetters(keys), "nothing that would succeed was dead-lettered");
+        }
+    }
+}

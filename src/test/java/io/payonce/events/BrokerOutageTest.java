@@ -1,0 +1,65 @@
+package io.payonce.events;
+
+import io.payonce.support.Api;
+import io.payonce.support.Broker;
+import io.payonce.support.Database;
+import io.payonce.support.GatedStores;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Payments made while the broker is away: their events wait in the outbox, unsent, and every one
+ * is delivered once the broker is back, each with its one event id however often it was sent. The
+ * broker goes away for payonce only: its connections run through a gate the test shuts.
+ */
+@QuarkusTest
+@TestProfile(GatedStores.RabbitMq.class)
+@ExtendWith(LedgerInvariants.class)
+class BrokerOutageTest {
+
+    private static final int PAYMENTS = 3;
+
+    private final Database db = Database.forTests();
+
+    @Test
+    void eventsWaitForTheBrokerAndAreAllDeliveredWhenItReturns() throws Exception {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 10_000);
+        String bearer = Tokens.user(user);
+        try (Broker broker = Broker.connect()) {
+            String queue = broker.temporaryQueueOn(Broker.EVENTS, "payment.succeeded");
+
+            GatedStores.gate().shut();
+            for (int i = 0; i < PAYMENTS; i++) {
+                assertEquals(201, Api.pay(bearer, Api.newOrder(bearer, 1000), Api.newKey()).statusCode(), "paying needs no broker");
+            }
+            Thread.sleep(3000);
+            long unsentWhileAway = db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded' "
+                    + "AND sent_at IS NULL", user);
+            Set<String> written = new HashSet<>(db.strings(
+                    "SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", user));
+            GatedStores.gate().open();
+            Set<String> delivered = new HashSet<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+            while (!delivered.containsAll(written) && System.nanoTime() < deadline) {
+                delivered.add(broker.await(queue, m -> true, Duration.ofSeconds(40)).getProps().getMessageId());
+            }
+
+            assertEquals(PAYMENTS, unsentWhileAway, "the events wait in the outbox while the broker is away");
+            assertEquals(PAYMENTS, written.size());
+            assertTrue(delivered.containsAll(written), "every event delivered: " + written + " vs " + delivered);
+            assertTrue(written.containsAll(delivered), "no event id but the written ones: " + delivered);
+        }
+    }
+}
