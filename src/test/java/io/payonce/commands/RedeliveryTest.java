@@ -1,0 +1,85 @@
+package io.payonce.commands;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.GetResponse;
+import io.payonce.support.Api;
+import io.payonce.support.Broker;
+import io.payonce.support.Database;
+import io.payonce.support.GatedStores;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.RowHolder;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The consumer's connection dies while its pay is inside the transaction: the transaction commits,
+ * the ack never reaches the broker, and the broker redelivers the command. The redelivery finds the
+ * claim and replies with the stored answer: one debit, and the answer HTTP replays for that key.
+ */
+@QuarkusTest
+@TestProfile(GatedStores.RabbitMq.class)
+@ExtendWith(LedgerInvariants.class)
+class RedeliveryTest {
+
+    private final Database db = Database.forTests();
+
+    @Test
+    void aCommandWhoseAckWasLostIsRedeliveredAndRepliedWithoutASecondDebit() throws Exception {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 5000);
+        String bearer = Tokens.user(user);
+        long order = Api.newOrder(bearer, 1200);
+        String key = "msg-" + UUID.randomUUID();
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(user, 1500);
+
+            broker.publish(Broker.COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER)
+                    .replyTo(replies).correlationId(key).build(), "{\"type\":\"pay\",\"userId\":\"" + user + "\",\"orderId\":" + order + "}");
+            // The consumer takes the command within milliseconds; its debit then waits on the held row.
+            Thread.sleep(500);
+            GatedStores.gate().shut();
+            rowReleased.get(10, TimeUnit.SECONDS);
+            awaitPaid(order);
+            Thread.sleep(2500);
+            GatedStores.gate().open();
+            // The first run's reply, held by the connector while the broker was cut off, may come too; the redelivery's is marked.
+            List<GetResponse> answers = new ArrayList<>();
+            do {
+                answers.add(broker.await(replies, m -> key.equals(m.getProps().getCorrelationId()), Duration.ofSeconds(40)));
+            } while (!Boolean.TRUE.equals(answers.get(answers.size() - 1).getProps().getHeaders().get("Idempotent-Replayed")));
+            Response overHttp = Api.pay(bearer, order, key);
+
+            // A command the consumer had not taken before the cut would run afresh now, unmarked, and no marked reply would come.
+            assertTrue(answers.size() <= 2, "the first run's reply at most, then the redelivery's: " + answers.size());
+            for (GetResponse reply : answers) {
+                assertEquals(201, ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue(), Broker.text(reply));
+                assertEquals(overHttp.asString(), Broker.text(reply), "the key's one answer, by message and over HTTP");
+            }
+            assertEquals(1, db.payments(order));
+            assertEquals(3800, db.balance(user));
+        }
+    }
+
+    private void awaitPaid(long order) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (db.payments(order) == 0) {
+            assertTrue(System.nanoTime() < deadline, "the pay never committed");
+            Thread.sleep(20);
+        }
+    }
+}
