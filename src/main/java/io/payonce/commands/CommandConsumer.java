@@ -1,9 +1,6 @@
 package io.payonce.commands;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.api.ApiException;
 import io.payonce.api.Problem;
 import io.payonce.api.RepeatMarker;
@@ -16,6 +13,7 @@ import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.WriteOperation;
 import io.payonce.input.Identifiers;
 import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.PayonceMetrics;
 import io.payonce.payment.PaymentService;
 import io.payonce.payment.RefundRequest;
 import io.payonce.payment.RefundService;
@@ -37,7 +35,6 @@ import org.jboss.logging.Logger;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -95,12 +92,12 @@ public class CommandConsumer {
     private final String deadLetterRoutingKey;
     private final Set<String> paySenders;
     private final Set<String> refundSenders;
-    private final MeterRegistry registry;
+    private final PayonceMetrics metrics;
 
     CommandConsumer(ObjectMapper json, Validator validator, IdempotencyGuard guard, PaymentService payments, RefundService refunds,
                     @Channel(REPLIES) MutinyEmitter<String> replies, @Channel(DEAD_LETTERS) MutinyEmitter<byte[]> deadLetters,
                     @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".queue.name") String queue, PayonceConfig config,
-                    MeterRegistry registry) {
+                    PayonceMetrics metrics) {
         this.json = json;
         this.validator = validator;
         this.guard = guard;
@@ -111,14 +108,14 @@ public class CommandConsumer {
         this.deadLetterRoutingKey = queue;
         this.paySenders = config.commands().paySenders().orElse(Set.of());
         this.refundSenders = config.commands().refundSenders().orElse(Set.of());
-        this.registry = registry;
+        this.metrics = metrics;
     }
 
     @Incoming(COMMANDS)
     Uni<Void> consume(Message<byte[]> message) {
         IncomingRabbitMQMetadata amqp = message.getMetadata(IncomingRabbitMQMetadata.class).orElseThrow();
         return Uni.createFrom().deferred(() -> execute(message.getPayload(), amqp))
-                .onFailure(CommandConsumer::isRefusal).recoverWithItem(refused -> refusal((ApiException) refused))
+                .onFailure(CommandConsumer::isRefusal).recoverWithItem(refused -> Answer.problem((ApiException) refused, null))
                 .onItem().transformToUni(answer -> reply(amqp, answer)
                         // The effect and its answer are stored: the same command sent again gets them again.
                         .onFailure().invoke(unreplied -> LOG.warnf("Reply to command %s not confirmed: %s",
@@ -219,17 +216,17 @@ public class CommandConsumer {
                 .withHeader(RepeatMarker.HEADER, answer.repeat())
                 .withDeliveryMode(2)
                 .build();
-        return replies.sendMessage(Message.of(text(answer.body())).addMetadata(properties)).ifNoItem().after(CONFIRM_TIMEOUT).fail();
+        return replies.sendMessage(Message.of(answer.bodyJson(json)).addMetadata(properties)).ifNoItem().after(CONFIRM_TIMEOUT).fail();
     }
 
     private Uni<Void> ack(Message<?> message, String outcome) {
-        count(outcome);
+        metrics.message(outcome);
         return settled(Uni.createFrom().completionStage(message::ack));
     }
 
     private Uni<Void> requeue(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable notNow) {
         LOG.infof("Command %s back to the queue in %s: %s", amqp.getMessageId().orElse("?"), REQUEUE_AFTER, notNow.toString());
-        count("requeued");
+        metrics.message("requeued");
         return Uni.createFrom().voidItem().onItem().delayIt().by(REQUEUE_AFTER)
                 .flatMap(waited -> settled(Uni.createFrom().completionStage(
                         () -> message.nack(notNow, Metadata.of(new RabbitMQRejectMetadata(true))))));
@@ -267,13 +264,8 @@ public class CommandConsumer {
     }
 
     private Uni<Void> reject(Message<?> message, Throwable reason) {
-        count("dead_lettered");
+        metrics.message("dead_lettered");
         return settled(Uni.createFrom().completionStage(() -> message.nack(reason, Metadata.of(new RabbitMQRejectMetadata(false)))));
-    }
-
-    /** A refusal the client is told about: recorded or not, it is the command's answer. */
-    private static Answer refusal(ApiException refused) {
-        return new Answer(refused.code().status(), Problem.of(refused, null), null, null);
     }
 
     private static boolean isRefusal(Throwable failure) {
@@ -286,22 +278,6 @@ public class CommandConsumer {
 
     private static boolean isNotNow(Throwable failure) {
         return (failure instanceof ApiException api && api.code().retryLater()) || DependencyFailure.isTransient(failure);
-    }
-
-    private String text(Object body) {
-        try {
-            return body instanceof String stored ? stored : json.writeValueAsString(body);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("Answers are plain records and always serialize", e);
-        }
-    }
-
-    private void count(String outcome) {
-        Counter.builder("payonce.messages")
-                .description("Command messages, by what became of them")
-                .tag("outcome", outcome.toLowerCase(Locale.ROOT))
-                .register(registry)
-                .increment();
     }
 
     /** The broker could not be told what became of a message; the channel's recovery redelivers it. */

@@ -1,5 +1,8 @@
 package io.payonce.idempotency;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.payonce.api.ApiException;
 import io.payonce.api.Problem;
 import io.payonce.api.RepeatMarker;
 import io.payonce.metrics.DuplicateLayer;
@@ -31,6 +34,11 @@ public record Answer(int status, Object body, String location, DuplicateLayer ca
         return new Answer(201, body, location, null);
     }
 
+    /** A refusal as its answer: the problem, naming {@code instance}. */
+    public static Answer problem(ApiException refused, String instance) {
+        return new Answer(refused.code().status(), Problem.of(refused, instance), null, null);
+    }
+
     /** This answer, given to a request that {@code layer} recognised as a repeat of an earlier one. */
     public Answer repeatCaughtBy(DuplicateLayer layer) {
         return new Answer(status, body, location, layer);
@@ -38,6 +46,18 @@ public record Answer(int status, Object body, String location, DuplicateLayer ca
 
     public Answer withJson(String json) {
         return new Answer(status, json, location, caughtBy);
+    }
+
+    /** The body as JSON text: a stored answer's text as it is, a view written by {@code json}. */
+    public String bodyJson(ObjectMapper json) {
+        if (body instanceof String stored) {
+            return stored;
+        }
+        try {
+            return json.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("Answers are plain records and always serialize", e);
+        }
     }
 
     public boolean repeat() {

@@ -25,7 +25,7 @@ public class AnswerMeter {
     public Uni<Answer> counted(WriteOperation operation, Uni<Answer> write) {
         return write.onItemOrFailure().invoke((answer, failure) -> {
             if (failure == null) {
-                metrics.answered(operation.tag(), replayedFromStore(answer) ? Outcome.REPLAYED : Outcome.EXECUTED, answer.caughtBy());
+                metrics.answered(operation.tag(), answer.repeat() && answer.caughtBy().replaysStoredAnswer() ? Outcome.REPLAYED : Outcome.EXECUTED, answer.caughtBy());
             } else if (failure instanceof ApiException refused) {
                 countRefusal(operation, refused);
             }
@@ -46,10 +46,5 @@ public class AnswerMeter {
             default -> {
             }
         }
-    }
-
-    private static boolean replayedFromStore(Answer answer) {
-        return answer.caughtBy() == DuplicateLayer.IDEMPOTENCY_KEY || answer.caughtBy() == DuplicateLayer.TOKEN
-                || answer.caughtBy() == DuplicateLayer.MESSAGE_ID;
     }
 }

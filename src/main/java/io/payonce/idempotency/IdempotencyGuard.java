@@ -1,10 +1,8 @@
 package io.payonce.idempotency;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
-import io.payonce.api.Problem;
 import io.payonce.db.SqlErrors;
 import io.payonce.db.Transactions;
 import io.payonce.db.UniqueKey;
@@ -109,13 +107,13 @@ public class IdempotencyGuard {
         return tx.query(SAVEPOINT).execute()
                 .flatMap(ignored -> work.apply(tx))
                 .onFailure(IdempotencyGuard::isRecorded).recoverWithUni(failure -> tx.query(ROLLBACK_TO_SAVEPOINT).execute()
-                        .replaceWith(problemAnswer((ApiException) failure, command)))
+                        .replaceWith(Answer.problem((ApiException) failure, command.instance())))
                 .flatMap(answer -> store(tx, command, answer));
     }
 
     /** Stores the answer as JSON text and answers with that very text, so that the first answer and every replay are one. */
     private Uni<Answer> store(SqlClient tx, IdempotentCommand command, Answer answer) {
-        String body = toJson(answer.body());
+        String body = answer.bodyJson(json);
         return records.complete(tx, command, answer.status(), body, answer.location()).replaceWith(answer.withJson(body));
     }
 
@@ -154,19 +152,7 @@ public class IdempotencyGuard {
                 answer.status(), answer.repeat() ? " (repeat)" : "");
     }
 
-    private static Answer problemAnswer(ApiException failure, IdempotentCommand command) {
-        return new Answer(failure.code().status(), Problem.of(failure, command.instance()), null, null);
-    }
-
     private static boolean isRecorded(Throwable failure) {
         return failure instanceof ApiException api && api.code().recorded();
-    }
-
-    private String toJson(Object body) {
-        try {
-            return json.writeValueAsString(body);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("Answers are plain records and always serialize", e);
-        }
     }
 }

@@ -17,6 +17,11 @@ public enum DuplicateLayer {
     /** A unique index refused a second row. */
     UNIQUE_INDEX;
 
+    /** Whether a repeat caught here is answered from the answer stored under a key, rather than by running again. */
+    public boolean replaysStoredAnswer() {
+        return this == TOKEN || this == IDEMPOTENCY_KEY || this == MESSAGE_ID;
+    }
+
     public String tag() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -43,6 +43,15 @@ public class PayonceMetrics {
         }
     }
 
+    /** A command message, by what became of it: executed, replayed, requeued or dead_lettered. */
+    public void message(String outcome) {
+        Counter.builder("payonce.messages")
+                .description("Command messages, by what became of them")
+                .tag("outcome", outcome)
+                .register(registry)
+                .increment();
+    }
+
     public void lockDegraded() {
         lockDegraded.increment();
     }

@@ -7,6 +7,7 @@ import io.payonce.support.Broker;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Payer;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
@@ -44,20 +45,18 @@ class CommandTest {
     void aPayCommandPaysOnceAndItsRedeliveryRepliesWithTheSameAnswer() throws Exception {
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
-            String user = Tokens.newUserId();
-            Api.fundedAccount(user, 5000);
-            long order = Api.newOrder(Tokens.user(user), 1200);
+            Payer payer = Payer.withOrder(5000, 1200);
             String key = "msg-" + UUID.randomUUID();
 
-            GetResponse first = send(broker, key, replies, pay(user, order));
-            GetResponse again = send(broker, key, replies, pay(user, order));
+            GetResponse first = send(broker, key, replies, pay(payer.userId(), payer.order()));
+            GetResponse again = send(broker, key, replies, pay(payer.userId(), payer.order()));
 
             assertEquals(201, status(first), Broker.text(first));
             assertEquals(false, repeat(first));
             assertEquals(Broker.text(first), Broker.text(again), "the redelivery gets the first answer");
             assertEquals(true, repeat(again));
-            assertEquals(1, db.payments(order));
-            assertEquals(3800, db.balance(user));
+            assertEquals(1, db.payments(payer.order()));
+            assertEquals(3800, db.balance(payer.userId()));
         }
     }
 
@@ -65,19 +64,16 @@ class CommandTest {
     void oneKeyByHttpAndByMessageAtOnceIsOneOperation() throws Exception {
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
-            String user = Tokens.newUserId();
-            Api.fundedAccount(user, 5000);
-            String bearer = Tokens.user(user);
-            long order = Api.newOrder(bearer, 1200);
+            Payer payer = Payer.withOrder(5000, 1200);
             String key = "msg-" + UUID.randomUUID();
             String correlation = UUID.randomUUID().toString();
 
             for (int i = 0; i < 25; i++) {
-                broker.publish(COMMANDS, "pay", properties(key, replies, correlation), pay(user, order));
+                broker.publish(COMMANDS, "pay", properties(key, replies, correlation), pay(payer.userId(), payer.order()));
             }
             List<Callable<Response>> overHttp = new ArrayList<>();
             for (int i = 0; i < 25; i++) {
-                overHttp.add(() -> Api.payUntilSettled(bearer, order, key));
+                overHttp.add(() -> Api.payUntilSettled(payer.bearer(), payer.order(), key));
             }
             List<Response> httpAnswers = Concurrently.run(overHttp);
             List<GetResponse> messageAnswers = broker.awaitAll(replies, 25, m -> correlation.equals(m.getProps().getCorrelationId()), WITHIN);
@@ -89,8 +85,8 @@ class CommandTest {
             long firsts = httpAnswers.stream().filter(a -> a.header("Idempotent-Replayed") == null).count()
                     + messageAnswers.stream().filter(m -> !repeat(m)).count();
             assertEquals(1, firsts, "one execution, 49 repeats");
-            assertEquals(1, db.payments(order));
-            assertEquals(3800, db.balance(user));
+            assertEquals(1, db.payments(payer.order()));
+            assertEquals(3800, db.balance(payer.userId()));
         }
     }
 
@@ -98,18 +94,16 @@ class CommandTest {
     void aRefusalIsAnAnswerRepliedAndAcked() throws Exception {
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
-            String user = Tokens.newUserId();
-            Api.fundedAccount(user, 100);
-            long order = Api.newOrder(Tokens.user(user), 1200);
+            Payer payer = Payer.withOrder(100, 1200);
             String key = "msg-" + UUID.randomUUID();
 
-            GetResponse refused = send(broker, key, replies, pay(user, order));
-            GetResponse stranger = send(broker, "msg-" + UUID.randomUUID(), replies, pay(Tokens.newUserId(), order));
+            GetResponse refused = send(broker, key, replies, pay(payer.userId(), payer.order()));
+            GetResponse stranger = send(broker, "msg-" + UUID.randomUUID(), replies, pay(Tokens.newUserId(), payer.order()));
 
             assertEquals(402, status(refused), Broker.text(refused));
             assertEquals("INSUFFICIENT_FUNDS", JsonPath.from(Broker.text(refused)).getString("code"));
             assertEquals(404, status(stranger), "only the owner's order can be paid: " + Broker.text(stranger));
-            assertEquals(0, db.payments(order));
+            assertEquals(0, db.payments(payer.order()));
             Thread.sleep(2500);
             assertEquals(0, broker.messageCount(replies), "acked: no second try, no second reply");
         }
@@ -176,13 +170,10 @@ class CommandTest {
     void aRefundCommandRefundsOnceAsOpsWould() throws Exception {
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
-            String user = Tokens.newUserId();
-            Api.fundedAccount(user, 5000);
-            String bearer = Tokens.user(user);
-            long order = Api.newOrder(bearer, 1000);
-            assertEquals(201, Api.pay(bearer, order, Api.newKey()).statusCode());
+            Payer payer = Payer.withOrder(5000, 1000);
+            assertEquals(201, Api.pay(payer.bearer(), payer.order(), Api.newKey()).statusCode());
             String key = "msg-" + UUID.randomUUID();
-            String refund = "{\"type\":\"refund\",\"orderId\":" + order + ",\"refundNo\":\"r-1\",\"amount\":300}";
+            String refund = "{\"type\":\"refund\",\"orderId\":" + payer.order() + ",\"refundNo\":\"r-1\",\"amount\":300}";
 
             GetResponse refunded = send(broker, key, replies, refund);
             GetResponse again = send(broker, key, replies, refund);
@@ -190,7 +181,7 @@ class CommandTest {
             assertEquals(201, status(refunded), Broker.text(refunded));
             assertEquals(Broker.text(refunded), Broker.text(again));
             assertEquals(true, repeat(again));
-            assertEquals(4300, db.balance(user));
+            assertEquals(4300, db.balance(payer.userId()));
         }
     }
 

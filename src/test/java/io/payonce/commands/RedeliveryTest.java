@@ -7,8 +7,8 @@ import io.payonce.support.Broker;
 import io.payonce.support.Database;
 import io.payonce.support.GatedStores;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Payer;
 import io.payonce.support.RowHolder;
-import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
@@ -39,22 +39,19 @@ class RedeliveryTest {
 
     @Test
     void aCommandWhoseAckWasLostIsRedeliveredAndRepliedWithoutASecondDebit() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 5000);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 1200);
+        Payer payer = Payer.withOrder(5000, 1200);
         String key = "msg-" + UUID.randomUUID();
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
-            CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(user, 1500);
+            CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(payer.userId(), 1500);
 
             broker.publish(Broker.COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER)
-                    .replyTo(replies).correlationId(key).build(), "{\"type\":\"pay\",\"userId\":\"" + user + "\",\"orderId\":" + order + "}");
+                    .replyTo(replies).correlationId(key).build(), "{\"type\":\"pay\",\"userId\":\"" + payer.userId() + "\",\"orderId\":" + payer.order() + "}");
             // The consumer takes the command within milliseconds; its debit then waits on the held row.
             Thread.sleep(500);
             GatedStores.gate().shut();
             rowReleased.get(10, TimeUnit.SECONDS);
-            awaitPaid(order);
+            awaitPaid(payer.order());
             Thread.sleep(2500);
             GatedStores.gate().open();
             // The first run's reply, held by the connector while the broker was cut off, may come too; the redelivery's is marked.
@@ -62,7 +59,7 @@ class RedeliveryTest {
             do {
                 answers.add(broker.await(replies, m -> key.equals(m.getProps().getCorrelationId()), Duration.ofSeconds(40)));
             } while (!Boolean.TRUE.equals(answers.get(answers.size() - 1).getProps().getHeaders().get("Idempotent-Replayed")));
-            Response overHttp = Api.pay(bearer, order, key);
+            Response overHttp = Api.pay(payer.bearer(), payer.order(), key);
 
             // A command the consumer had not taken before the cut would run afresh now, unmarked, and no marked reply would come.
             assertTrue(answers.size() <= 2, "the first run's reply at most, then the redelivery's: " + answers.size());
@@ -70,8 +67,8 @@ class RedeliveryTest {
                 assertEquals(201, ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue(), Broker.text(reply));
                 assertEquals(overHttp.asString(), Broker.text(reply), "the key's one answer, by message and over HTTP");
             }
-            assertEquals(1, db.payments(order));
-            assertEquals(3800, db.balance(user));
+            assertEquals(1, db.payments(payer.order()));
+            assertEquals(3800, db.balance(payer.userId()));
         }
     }
 

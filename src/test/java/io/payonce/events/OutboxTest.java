@@ -7,6 +7,7 @@ import io.payonce.support.Api;
 import io.payonce.support.Broker;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Payer;
 import io.payonce.support.Replays;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
@@ -37,24 +38,21 @@ class OutboxTest {
 
     @Test
     void aPaymentARefundAndADepositEachWriteOneEventCarryingTheirKey() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 5000);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 1200);
+        Payer payer = Payer.withOrder(5000, 1200);
         String payKey = Api.newKey();
-        Response paid = Api.pay(bearer, order, payKey);
-        Replays.assertReplayOf(paid, Api.pay(bearer, order, payKey));
-        Replays.assertReplayOf(paid, Api.pay(bearer, order, Api.newKey()));
+        Response paid = Api.pay(payer.bearer(), payer.order(), payKey);
+        Replays.assertReplayOf(paid, Api.pay(payer.bearer(), payer.order(), payKey));
+        Replays.assertReplayOf(paid, Api.pay(payer.bearer(), payer.order(), Api.newKey()));
         String refundKey = Api.newKey();
-        assertEquals(201, Api.refund(Tokens.ops(), order, refundKey, "r-1", 200).statusCode());
+        assertEquals(201, Api.refund(Tokens.ops(), payer.order(), refundKey, "r-1", 200).statusCode());
 
-        Map<String, JsonNode> events = eventsOf(user);
+        Map<String, JsonNode> events = eventsOf(payer.userId());
 
         assertEquals(3, events.size(), events.toString());
         JsonNode payment = events.get("payment.succeeded");
         assertEquals(payKey, payment.path("idempotencyKey").asText());
         assertEquals(paid.jsonPath().getLong("paymentId"), payment.path("ref").asLong());
-        assertEquals(order, payment.path("orderId").asLong());
+        assertEquals(payer.order(), payment.path("orderId").asLong());
         assertEquals(1200, payment.path("amount").asLong());
         assertEquals("EUR", payment.path("currency").asText());
         assertEquals(refundKey, events.get("refund.created").path("idempotencyKey").asText());
@@ -65,16 +63,13 @@ class OutboxTest {
 
     @Test
     void aRefusedPaymentWritesNoEvent() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 100);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 1200);
+        Payer payer = Payer.withOrder(100, 1200);
 
-        Response refused = Api.pay(bearer, order, Api.newKey());
+        Response refused = Api.pay(payer.bearer(), payer.order(), Api.newKey());
 
         assertEquals(402, refused.statusCode(), refused.asString());
-        assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", user));
-        assertEquals(1, db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ?", user), "the deposit's event only");
+        assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", payer.userId()));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ?", payer.userId()), "the deposit's event only");
     }
 
     @Test
