@@ -1,10 +1,12 @@
 package io.payonce.commands;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.AMQP;
 import io.payonce.api.ApiException;
 import io.payonce.api.Problem;
 import io.payonce.api.RepeatMarker;
 import io.payonce.auth.Caller;
+import io.payonce.broker.ConfirmedPublisher;
 import io.payonce.config.PayonceConfig;
 import io.payonce.db.DependencyFailure;
 import io.payonce.idempotency.Answer;
@@ -18,23 +20,24 @@ import io.payonce.payment.PaymentService;
 import io.payonce.payment.RefundRequest;
 import io.payonce.payment.RefundService;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
-import io.smallrye.reactive.messaging.rabbitmq.OutgoingRabbitMQMetadata;
 import io.smallrye.reactive.messaging.rabbitmq.RabbitMQRejectMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.ConstraintViolation;
 import jakarta.validation.Validator;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.eclipse.microprofile.reactive.messaging.Metadata;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -66,16 +69,16 @@ import java.util.stream.Collectors;
 public class CommandConsumer {
 
     static final String COMMANDS = "payonce-commands";
-    static final String REPLIES = "payonce-replies";
-    static final String DEAD_LETTERS = "payonce-dead-letters";
     static final String REASON_HEADER = "x-payonce-reason";
     static final String STATUS_HEADER = "x-payonce-status";
 
     private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
     /** How long a command that met a store down waits before it goes back to the queue. */
     private static final Duration REQUEUE_AFTER = Duration.ofSeconds(1);
-    /** A reply or a dead-letter copy not confirmed by then is given up: the connector retries a publish for minutes. */
-    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(2);
+    /** The default exchange, which routes to the queue its routing key names: the way to a reply-to queue. */
+    private static final String DEFAULT_EXCHANGE = "";
+    /** AMQP delivery mode 2: the broker writes the message to disk in a durable queue. */
+    private static final int PERSISTENT = 2;
     /** A command is a few short fields; anything larger is not one, and is not parsed. */
     static final int MAX_BODY_BYTES = 4096;
     /** The broker's direct reply-to: replies to the very connection that sent the command. */
@@ -87,24 +90,25 @@ public class CommandConsumer {
     private final IdempotencyGuard guard;
     private final PaymentService payments;
     private final RefundService refunds;
-    private final MutinyEmitter<String> replies;
-    private final MutinyEmitter<byte[]> deadLetters;
+    private final ConfirmedPublisher publisher;
+    private final String deadLetterExchange;
     private final String deadLetterRoutingKey;
     private final Set<String> paySenders;
     private final Set<String> refundSenders;
     private final PayonceMetrics metrics;
 
     CommandConsumer(ObjectMapper json, Validator validator, IdempotencyGuard guard, PaymentService payments, RefundService refunds,
-                    @Channel(REPLIES) MutinyEmitter<String> replies, @Channel(DEAD_LETTERS) MutinyEmitter<byte[]> deadLetters,
-                    @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".queue.name") String queue, PayonceConfig config,
-                    PayonceMetrics metrics) {
+                    ConfirmedPublisher publisher,
+                    @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".queue.name") String queue,
+                    @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".dead-letter-exchange") String deadLetterExchange,
+                    PayonceConfig config, PayonceMetrics metrics) {
         this.json = json;
         this.validator = validator;
         this.guard = guard;
         this.payments = payments;
         this.refunds = refunds;
-        this.replies = replies;
-        this.deadLetters = deadLetters;
+        this.publisher = publisher;
+        this.deadLetterExchange = deadLetterExchange;
         this.deadLetterRoutingKey = queue;
         this.paySenders = config.commands().paySenders().orElse(Set.of());
         this.refundSenders = config.commands().refundSenders().orElse(Set.of());
@@ -208,15 +212,14 @@ public class CommandConsumer {
         if (amqp.getReplyTo().isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        OutgoingRabbitMQMetadata properties = OutgoingRabbitMQMetadata.builder()
-                .withRoutingKey(amqp.getReplyTo().get())
-                .withCorrelationId(amqp.getCorrelationId().orElse(amqp.getMessageId().orElse(null)))
-                .withContentType(answer.status() >= 400 ? Problem.MEDIA_TYPE : "application/json")
-                .withHeader(STATUS_HEADER, answer.status())
-                .withHeader(RepeatMarker.HEADER, answer.repeat())
-                .withDeliveryMode(2)
+        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                .correlationId(amqp.getCorrelationId().orElse(amqp.getMessageId().orElse(null)))
+                .contentType(answer.status() >= 400 ? Problem.MEDIA_TYPE : "application/json")
+                .headers(Map.of(STATUS_HEADER, answer.status(), RepeatMarker.HEADER, answer.repeat()))
+                .deliveryMode(PERSISTENT)
                 .build();
-        return replies.sendMessage(Message.of(answer.bodyJson(json)).addMetadata(properties)).ifNoItem().after(CONFIRM_TIMEOUT).fail();
+        byte[] body = answer.bodyJson(json).getBytes(StandardCharsets.UTF_8);
+        return publisher.publish(List.of(new ConfirmedPublisher.Outgoing(DEFAULT_EXCHANGE, amqp.getReplyTo().get(), properties, body)));
     }
 
     private Uni<Void> ack(Message<?> message, String outcome) {
@@ -247,17 +250,17 @@ public class CommandConsumer {
         if (!(never instanceof Unprocessable)) {
             LOG.errorf(never, "Command %s could not be processed", amqp.getMessageId().orElse("?"));
         }
-        OutgoingRabbitMQMetadata.Builder properties = OutgoingRabbitMQMetadata.builder()
-                .withRoutingKey(deadLetterRoutingKey)
-                .withHeaders(amqp.getHeaders())
-                .withHeader(REASON_HEADER, reason)
-                .withDeliveryMode(2);
-        amqp.getMessageId().ifPresent(properties::withMessageId);
-        amqp.getAppId().ifPresent(properties::withAppId);
-        amqp.getCorrelationId().ifPresent(properties::withCorrelationId);
-        amqp.getContentType().ifPresent(properties::withContentType);
-        return deadLetters.sendMessage(Message.of(message.getPayload()).addMetadata(properties.build()))
-                .ifNoItem().after(CONFIRM_TIMEOUT).fail()
+        Map<String, Object> headers = new HashMap<>(amqp.getHeaders());
+        headers.put(REASON_HEADER, reason);
+        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                .messageId(amqp.getMessageId().orElse(null))
+                .appId(amqp.getAppId().orElse(null))
+                .correlationId(amqp.getCorrelationId().orElse(null))
+                .contentType(amqp.getContentType().orElse(null))
+                .headers(headers)
+                .deliveryMode(PERSISTENT)
+                .build();
+        return publisher.publish(List.of(new ConfirmedPublisher.Outgoing(deadLetterExchange, deadLetterRoutingKey, properties, message.getPayload())))
                 .flatMap(copied -> ack(message, "dead_lettered"))
                 // The queue's own dead-letter exchange takes it then, without the reason.
                 .onFailure(failure -> !(failure instanceof Settled)).recoverWithUni(copyFailed -> reject(message, copyFailed));

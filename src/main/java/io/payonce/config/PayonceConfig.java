@@ -136,6 +136,10 @@ public interface PayonceConfig {
     }
 
     interface Outbox {
+        /** The durable topic exchange the events go to, routed by event type; payonce declares it. */
+        @WithDefault("payonce.events")
+        String exchange();
+
         /** How often each instance publishes unsent events; {@code off} disables the relay on this instance. */
         @WithDefault("1s")
         String relayEvery();

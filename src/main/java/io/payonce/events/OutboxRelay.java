@@ -1,29 +1,27 @@
 package io.payonce.events;
 
+import com.rabbitmq.client.AMQP;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.payonce.broker.ConfirmedPublisher;
 import io.payonce.config.PayonceConfig;
 import io.payonce.db.Batches;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.reactive.messaging.MutinyEmitter;
-import io.smallrye.reactive.messaging.rabbitmq.OutgoingRabbitMQMetadata;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.reactive.messaging.Channel;
-import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
-import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Publishes the outbox: the oldest unsent events, in id order, each to the events exchange with
- * the broker's publisher confirm awaited, each marked sent only once confirmed. Every instance runs
+ * Publishes the outbox: the oldest unsent events, in id order, a batch at a time to the events
+ * exchange, marked sent only once the broker has confirmed the whole batch. Every instance runs
  * it; the row locks make one relay publish at a time. A crash or a broker failure after the
  * confirm and before the COMMIT publishes the event again, with the same event id, as the message
  * id: delivery is at least once, and consumers drop what they have seen. Sent events are deleted
@@ -34,23 +32,24 @@ import java.util.concurrent.atomic.AtomicLong;
 public class OutboxRelay {
 
     private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
-    static final String CHANNEL = "payonce-events";
-    /** A confirm slower than this is a broker in trouble: the event stays unsent for the next run. */
-    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(2);
+    /** AMQP delivery mode 2: the broker writes the event to disk in durable queues. */
+    private static final int PERSISTENT = 2;
 
     private final Pool pool;
     private final OutboxRepository events;
-    private final MutinyEmitter<String> exchange;
+    private final ConfirmedPublisher publisher;
+    private final String exchange;
     private final PayonceConfig config;
     private final Counter published;
     private final AtomicLong waiting = new AtomicLong();
     private final AtomicLong oldestSeconds = new AtomicLong();
 
-    OutboxRelay(Pool pool, OutboxRepository events, @Channel(CHANNEL) MutinyEmitter<String> exchange, PayonceConfig config,
-                MeterRegistry registry) {
+    OutboxRelay(Pool pool, OutboxRepository events, ConfirmedPublisher publisher, PayonceConfig config, MeterRegistry registry) {
         this.pool = pool;
         this.events = events;
-        this.exchange = exchange;
+        this.publisher = publisher;
+        this.exchange = config.outbox().exchange();
+        publisher.ownTopicExchange(exchange);
         this.config = config;
         this.published = Counter.builder("payonce.outbox.published")
                 .description("Events the broker confirmed").register(registry);
@@ -79,36 +78,30 @@ public class OutboxRelay {
     public Uni<Integer> relay() {
         int batchSize = config.outbox().batchSize();
         return Batches.untilShort(() -> pool.withTransaction(tx -> events.lockUnsent(tx, batchSize)
-                .flatMap(batch -> publishInOrder(tx, batch, 0))), batchSize);
+                .flatMap(batch -> publishAll(tx, batch))), batchSize);
     }
 
     /**
-     * One event after the other, so that they leave in the order they were written. A publish that
-     * fails ends the batch: what was confirmed before it commits as sent, the rest waits.
+     * The batch in the order it was written, one publish with the confirms of all awaited: all of it
+     * is marked sent, or none of it and it waits for the next run. A batch the broker took but did not
+     * confirm in time goes out again then, under the same event ids.
      */
-    private Uni<Integer> publishInOrder(SqlClient tx, List<OutboxRepository.PendingEvent> batch, int index) {
-        if (index == batch.size()) {
-            return Uni.createFrom().item(index);
+    private Uni<Integer> publishAll(SqlClient tx, List<OutboxRepository.PendingEvent> batch) {
+        if (batch.isEmpty()) {
+            return Uni.createFrom().item(0);
         }
-        OutboxRepository.PendingEvent event = batch.get(index);
-        return publish(event)
-                .flatMap(confirmed -> events.markSent(tx, event.id()))
-                .invoke(() -> published.increment())
-                .flatMap(sent -> publishInOrder(tx, batch, index + 1))
-                .onFailure().recoverWithItem(failure -> {
-                    LOG.warnf("Event %s not confirmed, left for the next run: %s", event.eventId(), failure.toString());
-                    return index;
-                });
+        return publisher.publish(batch.stream().map(this::message).toList())
+                .flatMap(confirmed -> events.markSent(tx, batch))
+                .invoke(() -> published.increment(batch.size()))
+                .replaceWith(batch.size());
     }
 
-    private Uni<Void> publish(OutboxRepository.PendingEvent event) {
-        OutgoingRabbitMQMetadata properties = OutgoingRabbitMQMetadata.builder()
-                .withMessageId(event.eventId())
-                .withRoutingKey(event.type())
-                .withContentType("application/json")
-                .withDeliveryMode(2)
+    private ConfirmedPublisher.Outgoing message(OutboxRepository.PendingEvent event) {
+        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                .messageId(event.eventId())
+                .contentType("application/json")
+                .deliveryMode(PERSISTENT)
                 .build();
-        return exchange.sendMessage(Message.of(event.payload()).addMetadata(properties))
-                .ifNoItem().after(CONFIRM_TIMEOUT).fail();
+        return new ConfirmedPublisher.Outgoing(exchange, event.type(), properties, event.payload().getBytes(StandardCharsets.UTF_8));
     }
 }

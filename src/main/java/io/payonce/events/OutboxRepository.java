@@ -61,8 +61,8 @@ class OutboxRepository {
         return tx.preparedQuery(LOCK_UNSENT).execute(Tuple.of(limit)).map(OutboxRepository::pending);
     }
 
-    Uni<Void> markSent(SqlClient tx, long id) {
-        return tx.preparedQuery(MARK_SENT).execute(Tuple.of(id)).replaceWithVoid();
+    Uni<Void> markSent(SqlClient tx, List<PendingEvent> batch) {
+        return tx.preparedQuery(MARK_SENT).executeBatch(batch.stream().map(event -> Tuple.of(event.id())).toList()).replaceWithVoid();
     }
 
     Uni<Integer> deleteSentOlderThan(Duration age, int limit) {
