@@ -51,7 +51,7 @@ class RedeliveryTest {
             Thread.sleep(500);
             GatedStores.gate().shut();
             rowReleased.get(10, TimeUnit.SECONDS);
-            awaitPaid(payer.order());
+            db.awaitPayment(payer.order());
             Thread.sleep(2500);
             GatedStores.gate().open();
             // The first run's reply failed with the connection and is never sent later; the redelivery's is marked.
@@ -69,14 +69,6 @@ class RedeliveryTest {
             }
             assertEquals(1, db.payments(payer.order()));
             assertEquals(3800, db.balance(payer.userId()));
-        }
-    }
-
-    private void awaitPaid(long order) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (db.payments(order) == 0) {
-            assertTrue(System.nanoTime() < deadline, "the pay never committed");
-            Thread.sleep(20);
         }
     }
 }

@@ -2,7 +2,7 @@ package io.payonce.payment;
 
 import io.payonce.support.Api;
 import io.payonce.support.Database;
-import io.payonce.support.FreePorts;
+import io.payonce.support.PackagedInstance;
 import io.payonce.support.Replays;
 import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
@@ -14,8 +14,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,46 +39,44 @@ class PausedInstanceIT {
 
     private static final String DATABASE = "payonce_paused_instance";
     private static final Duration SETTLE_WITHIN = Duration.ofSeconds(8);
-    private final int portA = FreePorts.next();
-    private final int portB = FreePorts.next();
-
-    private final List<Process> instances = new ArrayList<>();
+    private final List<PackagedInstance> instances = new ArrayList<>();
     private final ExecutorService clients = Executors.newFixedThreadPool(3);
     private final Database db = Database.named(DATABASE);
 
     @AfterEach
     void stopInstances() throws InterruptedException {
         clients.shutdownNow();
-        for (Process instance : instances) {
-            instance.destroyForcibly();
-            instance.waitFor(30, TimeUnit.SECONDS);
+        for (PackagedInstance instance : instances) {
+            instance.close();
         }
     }
 
     @Test
     void aPausedInstanceIsCutOffAndTheOtherSettlesBothKeysWithinTheBound() throws Exception {
-        start(portA, true);
-        Process b = start(portB, false);
+        PackagedInstance a = start(true);
+        PackagedInstance b = start(false);
+        int portA = a.port();
+        int portB = b.port();
         String user = "u-" + UUID.randomUUID();
         String bearer = Tokens.user(user);
-        fund(user, 10_000);
+        fund(portA, user, 10_000);
         warmUpPay(portB, bearer);
-        long order = newOrder(bearer, 1200);
+        long order = newOrder(portA, bearer, 1200);
         String key = "k-" + UUID.randomUUID();
         long balanceBefore = db.balance(user);
 
         CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(db, user, 700);
         long start = System.nanoTime();
         CompletableFuture<Response> onB = CompletableFuture.supplyAsync(() -> pay(portB, bearer, order, key), clients);
-        awaitBsDebit();
-        signal("STOP", b);
+        db.awaitRunning("UPDATE account SET balance = balance - ");
+        b.signal("STOP");
         rowReleased.get(10, TimeUnit.SECONDS);
         CompletableFuture<Response> sameKey = CompletableFuture.supplyAsync(() -> Api.untilSettled(() -> pay(portA, bearer, order, key)), clients);
         CompletableFuture<Response> newKey = CompletableFuture.supplyAsync(() -> Api.untilSettled(() -> pay(portA, bearer, order, "k-" + UUID.randomUUID())), clients);
         Response sameKeyAnswer = sameKey.get(60, TimeUnit.SECONDS);
         Response newKeyAnswer = newKey.get(60, TimeUnit.SECONDS);
         Duration settled = Duration.ofNanos(System.nanoTime() - start);
-        signal("CONT", b);
+        b.signal("CONT");
         Response resumed = onB.get(60, TimeUnit.SECONDS);
 
         System.out.printf("instance B paused inside a pay: A settled both keys %d ms after B's pay began (%d, %d); "
@@ -96,17 +92,17 @@ class PausedInstanceIT {
         assertEquals(balanceBefore - 1200, db.balance(user));
     }
 
-    private void fund(String user, long amount) {
+    private static void fund(int port, String user, long amount) {
         String ops = Tokens.ops();
-        assertEquals(201, on(portA, ops).body(Map.of("userId", user, "currency", "EUR")).post("/accounts").statusCode());
+        assertEquals(201, on(port, ops).body(Map.of("userId", user, "currency", "EUR")).post("/accounts").statusCode());
         String reference = "fund-" + UUID.randomUUID();
-        assertEquals(201, on(portA, ops).header("Idempotency-Key", reference)
+        assertEquals(201, on(port, ops).header("Idempotency-Key", reference)
                 .body(Map.of("amount", amount, "currency", "EUR", "reference", reference))
                 .post("/accounts/" + user + "/deposits").statusCode());
     }
 
-    private long newOrder(String bearer, long amount) {
-        Response created = on(portA, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
+    private static long newOrder(int port, String bearer, long amount) {
+        Response created = on(port, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
                 .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", amount, "currency", "EUR")).post("/orders");
         assertEquals(201, created.statusCode(), created.asString());
         return created.jsonPath().getLong("id");
@@ -115,21 +111,8 @@ class PausedInstanceIT {
     /** A cold instance could still be compiling its pay path when paused; a few pays make it fast. */
     private void warmUpPay(int port, String bearer) {
         for (int i = 0; i < 10; i++) {
-            assertEquals(201, pay(port, bearer, newOrder(bearer, 10), "warm-" + UUID.randomUUID()).statusCode());
+            assertEquals(201, pay(port, bearer, newOrder(port, bearer, 10), "warm-" + UUID.randomUUID()).statusCode());
         }
-    }
-
-    /** B is inside its pay transaction, past the claim and the status CAS, once its debit waits for the row the test holds. */
-    private void awaitBsDebit() throws InterruptedException {
-        for (int i = 0; i < 60; i++) {
-            if (db.count("""
-                    SELECT COUNT(*) FROM information_schema.processlist
-                    WHERE db = ? AND info LIKE 'UPDATE account SET balance = balance - %'""", DATABASE) > 0) {
-                return;
-            }
-            Thread.sleep(10);
-        }
-        throw new IllegalStateException("instance B's pay never waited for the account row");
     }
 
     private static Response pay(int port, String bearer, long order, String key) {
@@ -140,43 +123,9 @@ class PausedInstanceIT {
         return RestAssured.given().port(port).auth().oauth2(bearer).contentType(ContentType.JSON);
     }
 
-    /** The native executable when the build made one, the JVM jar otherwise, in the test profile; the first one cleans the database. */
-    private Process start(int port, boolean cleanDatabase) throws IOException, InterruptedException {
-        Path nativeRunner = Path.of(System.getProperty("native.image.path", "target/none-runner"));
-        boolean isNative = Files.isExecutable(nativeRunner);
-        List<String> command = new ArrayList<>();
-        command.add(isNative ? nativeRunner.toAbsolutePath().toString() : Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        int managementPort = FreePorts.next();
-        command.addAll(List.of("-Dquarkus.profile=test", "-Dquarkus.http.port=" + port, "-D%test.quarkus.management.port=" + managementPort,
-                "-D%test.quarkus.flyway.clean-at-start=" + cleanDatabase));
-        if (!isNative) {
-            command.addAll(List.of("-Xmx256m", "-jar", "target/quarkus-app/quarkus-run.jar"));
-        }
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(Path.of("target", "paused-instance-" + port + ".log").toFile());
-        builder.environment().put("PAYONCE_TEST_DB_NAME", DATABASE);
-        Process process = builder.start();
-        instances.add(process);
-        awaitReady(managementPort);
-        return process;
-    }
-
-    private static void awaitReady(int managementPort) throws InterruptedException {
-        for (int i = 0; i < 300; i++) {
-            try {
-                if (RestAssured.given().port(managementPort).get("/q/health/ready").statusCode() == 200) {
-                    return;
-                }
-            } catch (Exception notListeningYet) {
-                // the instance is still starting
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("instance with management port " + managementPort + " never became ready");
-    }
-
-    private static void signal(String signal, Process process) throws IOException, InterruptedException {
-        assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor());
+    private PackagedInstance start(boolean cleanDatabase) throws IOException, InterruptedException {
+        PackagedInstance instance = PackagedInstance.start("paused-instance", DATABASE, cleanDatabase, Map.of());
+        instances.add(instance);
+        return instance;
     }
 }

@@ -34,9 +34,14 @@ public final class Broker implements AutoCloseable {
     }
 
     public static Broker connect() throws IOException, TimeoutException {
+        return connect(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
+    }
+
+    /** The broker on loopback port {@code port}, e.g. a {@link PrivateRabbitMq}. */
+    public static Broker connect(int port) throws IOException, TimeoutException {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost(System.getenv().getOrDefault("PAYONCE_RABBITMQ_HOST", "127.0.0.1"));
-        factory.setPort(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
+        factory.setPort(port);
         Connection connection = factory.newConnection();
         return new Broker(connection, connection.createChannel());
     }
@@ -52,6 +57,14 @@ public final class Broker implements AutoCloseable {
     /** A reply queue of this test's own, named as payonce accepts a sender's reply queues. */
     public String replyQueue() throws IOException {
         return channel.queueDeclare(USER + ".replies." + UUID.randomUUID(), false, true, true, null).getQueue();
+    }
+
+    /** A durable queue of this test's own bound to {@code exchange} (a durable topic exchange, declared if missing): it outlives a broker restart. */
+    public String durableQueueOn(String exchange, String routingKey) throws IOException {
+        channel.exchangeDeclare(exchange, "topic", true);
+        String queue = channel.queueDeclare("payonce-test-" + UUID.randomUUID(), true, false, false, null).getQueue();
+        channel.queueBind(queue, exchange, routingKey);
+        return queue;
     }
 
     /** A temporary queue bound to {@code exchange} (a durable topic exchange, declared if missing). */
@@ -106,6 +119,11 @@ public final class Broker implements AutoCloseable {
             found += messageIds.contains(message.getProps().getMessageId()) ? 1 : 0;
         }
         return found;
+    }
+
+    /** The next message on {@code queue}, acked, or null if there is none now. */
+    public GetResponse poll(String queue) throws IOException {
+        return channel.basicGet(queue, true);
     }
 
     public long messageCount(String queue) throws IOException {

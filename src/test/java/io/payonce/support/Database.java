@@ -15,9 +15,11 @@ import java.util.List;
  */
 public final class Database {
 
+    private final String name;
     private final String url;
 
-    private Database(String url) {
+    private Database(String name, String url) {
+        this.name = name;
         this.url = url;
     }
 
@@ -30,7 +32,18 @@ public final class Database {
     public static Database named(String name) {
         String host = System.getenv().getOrDefault("PAYONCE_DB_HOST", "127.0.0.1");
         String port = System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306");
-        return new Database("jdbc:mariadb://" + host + ":" + port + "/" + name);
+        return new Database(name, "jdbc:mariadb://" + host + ":" + port + "/" + name);
+    }
+
+    /** Returns once a session on this database runs a statement that begins with {@code prefix}, such as a debit waiting for a held row. */
+    public void awaitRunning(String prefix) throws InterruptedException {
+        for (int i = 0; i < 600; i++) {
+            if (count("SELECT COUNT(*) FROM information_schema.processlist WHERE db = ? AND info LIKE CONCAT(?, '%')", name, prefix) > 0) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new IllegalStateException("no session on " + name + " ran " + prefix + "… within 6 s");
     }
 
     /** Logs in as PAYONCE_DB_USER with PAYONCE_DB_PASSWORD, the variables the service reads; root without a password here by default. */
@@ -84,6 +97,17 @@ public final class Database {
 
     public long payments(long orderId) {
         return count("SELECT COUNT(*) FROM pay_record WHERE order_id = ?", orderId);
+    }
+
+    /** Returns once the order's payment is committed; fails after 10 s. */
+    public void awaitPayment(long orderId) throws InterruptedException {
+        for (int i = 0; i < 2000; i++) {
+            if (payments(orderId) > 0) {
+                return;
+            }
+            Thread.sleep(5);
+        }
+        throw new IllegalStateException("order " + orderId + " was not paid within 10 s");
     }
 
     public String orderStatus(long orderId) {

@@ -1,0 +1,108 @@
+package io.payonce.commands;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.GetResponse;
+import io.payonce.support.Api;
+import io.payonce.support.Broker;
+import io.payonce.support.Database;
+import io.payonce.support.PackagedInstance;
+import io.payonce.support.Payer;
+import io.payonce.support.PrivateRabbitMq;
+import io.payonce.support.RowHolder;
+import io.restassured.RestAssured;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The consumer dies between COMMIT and ack: a packaged instance has paid a command and committed,
+ * its reply is held by the broker (a memory alarm on a RabbitMQ node of the test's own blocks every
+ * publisher), and the instance is killed with SIGKILL before it could ack. The broker redelivers the
+ * command to the next instance, which finds the claim and replies with the stored answer: one debit,
+ * the answer HTTP replays for that key.
+ */
+class ConsumerKillIT {
+
+    private static final String DATABASE = "payonce_consumer_kill";
+    private static final Duration WITHIN = Duration.ofSeconds(60);
+
+    private final Database db = Database.named(DATABASE);
+    private final List<PackagedInstance> instances = new ArrayList<>();
+    private PrivateRabbitMq rabbitMq;
+    private int previousPort;
+
+    @BeforeEach
+    void startBroker() throws Exception {
+        rabbitMq = PrivateRabbitMq.start();
+        previousPort = RestAssured.port;
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        RestAssured.port = previousPort;
+        for (PackagedInstance instance : instances) {
+            instance.close();
+        }
+        rabbitMq.close();
+    }
+
+    @Test
+    void aConsumerKilledAfterCommitBeforeAckGetsItsCommandRedeliveredAndReplayedWithoutASecondDebit() throws Exception {
+        PackagedInstance first = start(true);
+        Payer payer = Payer.withOrder(5000, 1200);
+        String key = "msg-" + UUID.randomUUID();
+        try (Broker broker = Broker.connect(rabbitMq.port())) {
+            String replies = broker.replyQueue();
+            CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(db, payer.userId(), 2500);
+            broker.publish(Broker.COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER)
+                    .replyTo(replies).correlationId(key).build(), "{\"type\":\"pay\",\"userId\":\"" + payer.userId() + "\",\"orderId\":" + payer.order() + "}");
+            db.awaitRunning("UPDATE account SET balance = balance - ");
+            rabbitMq.control("set_vm_memory_high_watermark", "0");
+            rowReleased.get(10, TimeUnit.SECONDS);
+            db.awaitPayment(payer.order());
+            // Committed; its reply waits for the broker (2 s at most), and the ack comes only after it.
+            first.signal("KILL");
+            rabbitMq.control("set_vm_memory_high_watermark", "0.4");
+
+            PackagedInstance second = start(false);
+            List<GetResponse> answers = new ArrayList<>();
+            do {
+                answers.add(broker.await(replies, m -> key.equals(m.getProps().getCorrelationId()), WITHIN));
+            } while (!Boolean.TRUE.equals(answers.get(answers.size() - 1).getProps().getHeaders().get("Idempotent-Replayed")));
+            RestAssured.port = second.port();
+            Response overHttp = Api.pay(payer.bearer(), payer.order(), key);
+
+            System.out.printf("consumer killed between COMMIT and ack: %d replies, the last a replay; debits=%d%n",
+                    answers.size(), db.payments(payer.order()));
+            // The killed instance's reply, held by the alarm, may be delivered when it clears; the redelivery's is marked.
+            assertTrue(answers.size() <= 2, "the killed instance's reply at most, then the redelivery's: " + answers.size());
+            for (GetResponse reply : answers) {
+                assertEquals(201, ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue(), Broker.text(reply));
+                assertEquals(overHttp.asString(), Broker.text(reply), "the key's one answer, by message and over HTTP");
+            }
+            assertEquals(1, db.payments(payer.order()));
+            assertEquals(3800, db.balance(payer.userId()));
+        }
+    }
+
+    /** An instance on the private broker; the first cleans the database, and HTTP set-up goes to it. */
+    private PackagedInstance start(boolean cleanDatabase) throws Exception {
+        PackagedInstance instance = PackagedInstance.start("consumer-kill", DATABASE, cleanDatabase,
+                Map.of("PAYONCE_RABBITMQ_PORT", Integer.toString(rabbitMq.port())));
+        instances.add(instance);
+        RestAssured.port = instance.port();
+        return instance;
+    }
+}

@@ -1,0 +1,116 @@
+package io.payonce.events;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.GetResponse;
+import io.payonce.support.Api;
+import io.payonce.support.Broker;
+import io.payonce.support.Database;
+import io.payonce.support.PackagedInstance;
+import io.payonce.support.PrivateRabbitMq;
+import io.payonce.support.Tokens;
+import io.restassured.RestAssured;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The broker crashes: a RabbitMQ node of the test's own is killed with SIGKILL while the packaged
+ * application pays, and started again on its data. No event is lost (those confirmed before the
+ * crash survive in a durable queue, those written while the broker was down leave once it is back),
+ * none is delivered but the written ones, and the command consumer takes commands again.
+ */
+class BrokerCrashIT {
+
+    private static final String DATABASE = "payonce_broker_crash";
+    private static final int PAYMENTS_PER_PHASE = 3;
+    private static final Duration WITHIN = Duration.ofSeconds(60);
+
+    private final Database db = Database.named(DATABASE);
+    private PrivateRabbitMq rabbitMq;
+    private PackagedInstance instance;
+    private int previousPort;
+
+    @BeforeEach
+    void start() throws Exception {
+        rabbitMq = PrivateRabbitMq.start();
+        instance = PackagedInstance.start("broker-crash", DATABASE, true, Map.of("PAYONCE_RABBITMQ_PORT", Integer.toString(rabbitMq.port())));
+        previousPort = RestAssured.port;
+        RestAssured.port = instance.port();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        RestAssured.port = previousPort;
+        instance.close();
+        rabbitMq.close();
+    }
+
+    @Test
+    void noEventIsLostWhenTheBrokerIsKilledAndTheConsumerComesBack() throws Exception {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 100_000);
+        String bearer = Tokens.user(user);
+        String audit;
+        try (Broker broker = Broker.connect(rabbitMq.port())) {
+            audit = broker.durableQueueOn(Broker.EVENTS, "#");
+        }
+        payTimes(bearer);
+        awaitAllSent();
+
+        rabbitMq.kill();
+        payTimes(bearer);
+        long waitingWhileDown = db.count("SELECT COUNT(*) FROM outbox_event WHERE sent_at IS NULL");
+        rabbitMq.restart();
+        payTimes(bearer);
+
+        try (Broker broker = Broker.connect(rabbitMq.port())) {
+            long order = Api.newOrder(bearer, 100);
+            String replies = broker.replyQueue();
+            String key = "msg-" + UUID.randomUUID();
+            broker.publish(Broker.COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER)
+                    .replyTo(replies).correlationId(key).build(), "{\"type\":\"pay\",\"userId\":\"" + user + "\",\"orderId\":" + order + "}");
+            GetResponse reply = broker.await(replies, m -> key.equals(m.getProps().getCorrelationId()), WITHIN);
+            assertEquals(201, ((Number) reply.getProps().getHeaders().get("x-payonce-status")).intValue(), Broker.text(reply));
+            awaitAllSent();
+
+            Set<String> written = new HashSet<>(db.strings("SELECT event_id FROM outbox_event"));
+            List<String> delivered = new ArrayList<>();
+            for (GetResponse event = broker.poll(audit); event != null; event = broker.poll(audit)) {
+                delivered.add(event.getProps().getMessageId());
+            }
+            Set<String> distinct = new HashSet<>(delivered);
+            System.out.printf("broker killed and restarted: %d events written (%d waited while it was down), %d delivered, %d distinct%n",
+                    written.size(), waitingWhileDown, delivered.size(), distinct.size());
+            assertEquals(1 + 3 * PAYMENTS_PER_PHASE + 1, written.size(), "a deposit and ten payments");
+            assertEquals(PAYMENTS_PER_PHASE, waitingWhileDown, "the payments made while the broker was down waited in the outbox");
+            assertTrue(distinct.containsAll(written), "every event delivered, across the crash: " + written + " vs " + distinct);
+            assertTrue(written.containsAll(distinct), "no event but the written ones: " + distinct);
+        }
+    }
+
+    private void payTimes(String bearer) {
+        for (int i = 0; i < PAYMENTS_PER_PHASE; i++) {
+            long order = Api.newOrder(bearer, 100);
+            assertEquals(201, Api.pay(bearer, order, Api.newKey()).statusCode(), "paying needs no broker");
+        }
+    }
+
+    private void awaitAllSent() throws InterruptedException {
+        long deadline = System.nanoTime() + WITHIN.toNanos();
+        while (db.count("SELECT COUNT(*) FROM outbox_event WHERE sent_at IS NULL") > 0) {
+            assertTrue(System.nanoTime() < deadline, "events still unsent after " + WITHIN);
+            Thread.sleep(100);
+        }
+    }
+}
