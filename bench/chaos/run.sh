@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The chaos harness: two payonce instances behind a retrying nginx, a bank workload, a nemesis
-# that kills and pauses Redis, MariaDB and the instances, and a checker that proves from the
-# database and the history that every payment happened at most once, nothing acknowledged was
-# lost and every row that moved money belongs to one operation of the history, and that the run
-# itself proved something (enough operations, faults with requests in flight, a clean workload).
+# The chaos harness: two payonce instances behind a retrying nginx, a bank workload over HTTP and
+# through the broker (pay and refund commands, events read back), a nemesis that kills and pauses
+# Redis, MariaDB, RabbitMQ and the instances (which consume the commands), and a checker that
+# proves from the database, the broker and the history that every payment happened at most once,
+# nothing acknowledged was lost, every row that moved money belongs to one operation of the
+# history, every event was delivered, and that the run itself proved something (enough
+# operations, faults with requests in flight, a clean workload).
 # Exits non-zero if any check fails. Loopback only; stops by itself.
 #
-# It harms nothing on the machine: it starts a MariaDB and a Redis of its own (own data directory
-# under target/chaos, own free loopback ports), points the instances at them, injects every fault
-# into those and into processes it started, by pid, and stops them all at the end. It fails if any
-# mariadbd or redis-server that was running before it started is gone afterwards. It needs
-# nginx and gnuplot (.ci/run installs them: nginx-light, gnuplot-nox).
+# It harms nothing on the machine: it starts a MariaDB, a Redis and a RabbitMQ node of its own (own
+# data directories, own free loopback ports, own node name), points the instances at them, injects
+# every fault into those and into processes it started, by pid, and stops them all at the end. It
+# fails if any mariadbd, redis-server or RabbitMQ node (beam.smp) that was running before it started
+# is gone afterwards. It needs nginx and gnuplot (.ci/run installs them: nginx-light, gnuplot-nox).
 #
 #   bench/chaos/run.sh short        90 seconds of load, every fault once (CI runs this)
 #   bench/chaos/run.sh full         five minutes, every fault twice; the report lands in bench/chaos/last-full-run/
@@ -47,9 +49,12 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 gateway_port=$(free_port)
 port_a=$(free_port)
 port_b=$(free_port)
-export PAYONCE_DB_PORT=$(free_port) PAYONCE_REDIS_PORT=$(free_port)
-# The instances' events and commands use an exchange and a queue of the harness's own on the machine's broker.
+export PAYONCE_DB_PORT=$(free_port) PAYONCE_REDIS_PORT=$(free_port) PAYONCE_RABBITMQ_PORT=$(free_port)
 export PAYONCE_EVENTS_EXCHANGE=payonce.events.chaos PAYONCE_COMMANDS_QUEUE=payonce.commands.chaos
+rabbitmq_dist_port=$(free_port)
+rabbitmq_node=payonce-chaos-$$@localhost
+# The node runs as the rabbitmq user, which must reach its directory: under /tmp, not the checkout.
+rabbitmq_base=$(mktemp -d /tmp/payonce-chaos-rabbitmq-XXXXXX)
 
 require_tools() {
     local missing=()
@@ -63,7 +68,7 @@ require_tools() {
 }
 
 # The machine's own servers, as found before the run: each must still be running afterwards.
-shared_servers() { pgrep -x 'mariadbd|redis-server' | sort || true; }
+shared_servers() { pgrep -x 'mariadbd|redis-server|beam.smp' | sort || true; }
 
 # A child of this script, not a daemon, so that the script reaps it when the nemesis kills it.
 start_redis() {
@@ -91,8 +96,29 @@ start_mariadb() {
     log "the run's MariaDB did not start"; return 1
 }
 
+# A RabbitMQ node of the run's own; its beam.smp writes its pid at boot, and is killed by it.
+start_rabbitmq() {
+    echo '[].' >"$rabbitmq_base/enabled_plugins"
+    [ "$(id -u)" = 0 ] && chown -R rabbitmq:rabbitmq "$rabbitmq_base"
+    RABBITMQ_NODENAME=$rabbitmq_node RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 RABBITMQ_NODE_PORT=$PAYONCE_RABBITMQ_PORT \
+        RABBITMQ_DIST_PORT=$rabbitmq_dist_port RABBITMQ_BASE=$rabbitmq_base RABBITMQ_MNESIA_BASE=$rabbitmq_base/mnesia \
+        RABBITMQ_LOG_BASE=$rabbitmq_base/log RABBITMQ_CONFIG_FILE=$rabbitmq_base/rabbitmq \
+        RABBITMQ_ENABLED_PLUGINS_FILE=$rabbitmq_base/enabled_plugins rabbitmq-server >>"$stores/rabbitmq.out" 2>&1 &
+    for _ in $(seq 1 120); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$PAYONCE_RABBITMQ_PORT") 2>/dev/null && return
+        sleep 0.5
+    done
+    log "the run's RabbitMQ did not start"; return 1
+}
+
+rabbitmq_pid() { cat "$rabbitmq_base/mnesia/$rabbitmq_node.pid"; }
+
 stop_stores() {
     redis_cli SHUTDOWN NOSAVE >/dev/null 2>&1
+    if [ -f "$rabbitmq_base/mnesia/$rabbitmq_node.pid" ]; then
+        kill -9 "$(rabbitmq_pid)" 2>/dev/null
+    fi
+    rm -rf "$rabbitmq_base"
     if [ -f "$stores/mariadbd.pid" ]; then
         local pid
         pid=$(cat "$stores/mariadbd.pid")
@@ -106,6 +132,7 @@ stop_stores() {
 start_instance() {
     local name=$1 port=$2
     (payonce_env "$port" && PAYONCE_JWT_PUBLIC_KEY_LOCATION=$public_key \
+        PAYONCE_COMMANDS_PAY_SENDERS=guest PAYONCE_COMMANDS_REFUND_SENDERS=guest \
         exec java -Xmx384m -jar "$root/target/quarkus-app/quarkus-run.jar") >>"$out/instance-$name.log" 2>&1 &
     echo $! >"$out/instance-$name.pid"
 }
@@ -190,6 +217,8 @@ nemesis_cycle() {
     fault sigkill-b "kill -9 \$(pid_of b); sleep 0.5" "start_instance b $port_b; wait_ready $port_b"
     sleep 4
     fault mariadb-kill "kill -9 \$(cat $stores/mariadbd.pid); sleep 1" "start_mariadb"
+    sleep 4
+    fault rabbitmq-kill "kill -9 \$(rabbitmq_pid); sleep 1" "start_rabbitmq"
 }
 
 main() {
@@ -204,9 +233,10 @@ main() {
     classpath=$(bench_classpath "$root")
     shared=$(shared_servers)
     trap cleanup EXIT
-    log "the run's own MariaDB on port $PAYONCE_DB_PORT and Redis on port $PAYONCE_REDIS_PORT"
+    log "the run's own MariaDB on port $PAYONCE_DB_PORT, Redis on port $PAYONCE_REDIS_PORT, RabbitMQ on port $PAYONCE_RABBITMQ_PORT"
     start_redis
     start_mariadb
+    start_rabbitmq
     bench_database_user $database
     start_instance a $port_a
     wait_ready $port_a
@@ -215,7 +245,7 @@ main() {
     start_gateway
     log "load for $load_seconds s ($mode)"
     timeout $((load_seconds + 120)) java -cp "$classpath" io.payonce.bench.chaos.Workload "http://127.0.0.1:$gateway_port" \
-        "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$load_seconds" "$out/history.tsv" \
+        "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$load_seconds" "$out/history.tsv" "$PAYONCE_RABBITMQ_PORT" \
         >"$out/workload.log" 2>&1 &
     workload_pid=$!
     nemesis_cycle
@@ -235,7 +265,7 @@ main() {
     local verdict=0
     java -cp "$classpath" io.payonce.bench.chaos.Checker $database "$out/history.tsv" \
         "$out/faults.tsv" "$out/metrics" "$out" "$load_seconds" "$workload_status" \
-        "payonce chaos run ($mode, $(date -u +%Y-%m-%dT%H:%MZ))" || verdict=$?
+        "payonce chaos run ($mode, $(date -u +%Y-%m-%dT%H:%MZ))" "$PAYONCE_RABBITMQ_PORT" || verdict=$?
     (cd "$out" && gnuplot timeline.gp)
     if [ "$mode" = full ]; then
         mkdir -p bench/chaos/last-full-run
@@ -244,7 +274,7 @@ main() {
     log "report: $out/report.md"
     for pid in $shared; do
         if ! kill -0 "$pid" 2>/dev/null; then
-            log "the machine's own server $pid (mariadbd or redis-server) is gone: the run must never touch it"
+            log "the machine's own server $pid (mariadbd, redis-server or beam.smp) is gone: the run must never touch it"
             verdict=1
         fi
     done

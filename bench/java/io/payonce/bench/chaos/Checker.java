@@ -1,5 +1,8 @@
 package io.payonce.bench.chaos;
 
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
 import io.payonce.account.EntryType;
 import io.payonce.support.Database;
 import io.payonce.support.MoneyInvariants;
@@ -11,8 +14,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,13 +39,18 @@ import java.util.stream.Stream;
  *     one operation of the history, and the ledger's totals lie between what was acknowledged and
  *     that plus what stayed unknown (the schema's UNIQUE keys cannot see a second credit under a
  *     new reference; this can);
+ *   - the message path: every event the outbox wrote (one per ledger line, a database invariant)
+ *     was delivered through the broker, restarts and all, and nothing else was; no command was
+ *     dead-lettered; enough pays and refunds went through the broker (their effects are reconciled
+ *     with the others: one effect per message id, as per key);
  *   - the run proved something: enough operations of every type, most of them acknowledged, every
  *     fault injected while attempts were in flight, a workload that ended cleanly, a history where
  *     every attempt has its outcome and all definite answers of one operation are identical.
  * Any violation makes it exit with status 1.
  *
  * Run by run.sh, on the test classpath, with PAYONCE_DB_* naming the server: Checker <database>
- *     <history.tsv> <faults.tsv> <metrics-dir> <out-dir> <load-seconds> <workload-exit-status> <title>
+ *     <history.tsv> <faults.tsv> <metrics-dir> <out-dir> <load-seconds> <workload-exit-status> <title> <broker-port>
+ * with PAYONCE_COMMANDS_QUEUE naming the command queue (its dead-letter queue is that name + ".dlq").
  */
 public final class Checker {
 
@@ -53,6 +63,10 @@ public final class Checker {
             new TreeMap<>(Map.of("create", 470L, "deposit", 240L, "pay", 600L, "refund", 120L));
     /** Share of operations answered ok that a run must reach; a short run on 2 cores reached about 0.9. */
     static final double OK_RATE_FLOOR = 0.75;
+    /** Pays and refunds acknowledged through the broker per minute of load: about a fifth of a short run's. */
+    static final long BY_MESSAGE_OK_FLOOR_PER_MINUTE = 60;
+    /** How long the outbox may take to drain once the load and the faults are over. */
+    static final Duration OUTBOX_DRAIN = Duration.ofSeconds(60);
 
     record Attempt(long op, String type, String key, String subject, int target, long start, long end, String status, String detail,
                    String body) {
@@ -109,16 +123,20 @@ public final class Checker {
     final List<Check> checks = new ArrayList<>();
     final Map<String, Long> unknownResolved = new TreeMap<>();
     final List<String> unreadableLines = new ArrayList<>();
+    /** Replies to commands that came after their copy had stopped waiting: key, then the answer. */
+    final List<String[]> lateReplies = new ArrayList<>();
+    final int brokerPort;
 
-    Checker(Connection db, long loadSeconds, int workloadExitStatus) {
+    Checker(Connection db, long loadSeconds, int workloadExitStatus, int brokerPort) {
         this.db = db;
         this.loadSeconds = loadSeconds;
         this.workloadExitStatus = workloadExitStatus;
+        this.brokerPort = brokerPort;
     }
 
     public static void main(String[] args) throws Exception {
         try (Connection db = Database.named(args[0]).connect()) {
-            Checker checker = new Checker(db, Long.parseLong(args[5]), Integer.parseInt(args[6]));
+            Checker checker = new Checker(db, Long.parseLong(args[5]), Integer.parseInt(args[6]), Integer.parseInt(args[8]));
             checker.load(Path.of(args[1]), Path.of(args[2]));
             checker.check();
             Path out = Path.of(args[4]);
@@ -156,6 +174,7 @@ public final class Checker {
                     Long.parseLong(f[10]), f[11], f[12], f[13]));
             case "O" -> ops.add(new Op(Long.parseLong(f[1]), f[2], f[3], f[4], f[5], Long.parseLong(f[6]), Integer.parseInt(f[7]), f[8],
                     Integer.parseInt(f[9]), f[10], f[11], "repeat".equals(f[12])));
+            case "L" -> lateReplies.add(new String[] {f[1], f[2] + " " + f[3] + " " + f[4]});
             default -> throw new IllegalArgumentException("not a history line");
         }
     }
@@ -164,6 +183,7 @@ public final class Checker {
         checkTheDatabaseAlone();
         checkOutcomesAgainstTheDatabase();
         reconcileTheDatabaseWithTheHistory();
+        checkTheMessagePath();
         checkTheRunProvedSomething();
         checkTheHistoryIsWhole();
     }
@@ -336,6 +356,61 @@ public final class Checker {
 
     static long sum(Map<String, Long> amounts) {
         return amounts.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Events and commands through the broker. Once the outbox has drained, the audit queue the
+     * workload bound before any money moved holds every event published, duplicates included (at
+     * least once): each event id written must be there, and no other.
+     */
+    void checkTheMessagePath() throws Exception {
+        long deadline = System.nanoTime() + OUTBOX_DRAIN.toNanos();
+        long unsent = count("SELECT COUNT(*) FROM outbox_event WHERE sent_at IS NULL");
+        while (unsent > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            unsent = count("SELECT COUNT(*) FROM outbox_event WHERE sent_at IS NULL");
+        }
+        checks.add(new Check("events still unsent " + OUTBOX_DRAIN.toSeconds() + " s after the run", unsent, "outbox_event"));
+        Set<String> written = new HashSet<>(rows("SELECT event_id FROM outbox_event", row -> row.getString(1)));
+        List<String> delivered = new ArrayList<>();
+        long deadLettered;
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost("127.0.0.1");
+        factory.setPort(brokerPort);
+        try (com.rabbitmq.client.Connection broker = factory.newConnection("payonce-chaos-checker")) {
+            Channel channel = broker.createChannel();
+            for (GetResponse event = channel.basicGet(CommandChannel.AUDIT_QUEUE, true); event != null;
+                 event = channel.basicGet(CommandChannel.AUDIT_QUEUE, true)) {
+                delivered.add(event.getProps().getMessageId());
+            }
+            deadLettered = channel.messageCount(System.getenv().getOrDefault("PAYONCE_COMMANDS_QUEUE", "payonce.commands") + ".dlq");
+        }
+        Set<String> distinct = new HashSet<>(delivered);
+        long neverDelivered = written.stream().filter(id -> !distinct.contains(id)).count();
+        long notWritten = distinct.stream().filter(id -> !written.contains(id)).count();
+        checks.add(new Check("events written but never delivered", neverDelivered,
+                written.size() + " written, " + delivered.size() + " delivered (" + (delivered.size() - distinct.size())
+                        + " of them again, under the same event id)"));
+        checks.add(new Check("events delivered that the outbox never wrote", notWritten, "audit queue vs outbox_event"));
+        checks.add(new Check("commands dead-lettered", deadLettered, "the command queue's dead-letter queue"));
+        Set<Long> byMessage = attempts.stream().filter(a -> a.target == Workload.BROKER).map(Attempt::op).collect(Collectors.toSet());
+        long ok = ops.stream().filter(op -> byMessage.contains(op.id) && op.outcome.equals("ok")).count();
+        long floor = BY_MESSAGE_OK_FLOOR_PER_MINUTE * loadSeconds / 60;
+        checks.add(new Check("pays and refunds by message acknowledged below the floor", ok < floor ? 1 : 0,
+                byMessage.size() + " sent as commands, " + ok + " ok (floor " + floor + ")"));
+        Map<String, Op> settledByKey = ops.stream().filter(Op::settled).collect(Collectors.toMap(Op::key, op -> op, (a, b) -> a));
+        long compared = 0;
+        long differing = 0;
+        for (String[] late : lateReplies) {
+            Op op = settledByKey.get(late[0]);
+            String[] statusAndDetail = late[1].split(" ", 3);
+            if (op != null && Answers.definite(Integer.parseInt(statusAndDetail[0]), statusAndDetail[1])) {
+                compared++;
+                differing += late[1].equals(op.answer()) ? 0 : 1;
+            }
+        }
+        checks.add(new Check("late command replies that differ from their operation's answer", differing,
+                lateReplies.size() + " late replies, " + compared + " definite ones of settled operations compared"));
     }
 
     /** A run that did nothing, or did it while nothing was failing, proves nothing. */

@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,12 +32,15 @@ import java.util.regex.Pattern;
  * The bank workload for the chaos harness: many users, orders, pays, refunds and deposits sent the
  * way real clients send them when things go wrong. Each logical operation has one Idempotency-Key
  * and keeps it across all its retries; clients time out at random (a few ms to 2 s), retry with
- * jitter, double-click, and send retries to the other instance. Every attempt and every operation's
+ * jitter, double-click, and send retries to the other instance. A fifth of the pays and refunds go as
+ * commands through the broker instead (message-id = key, sent again under the same id until a reply
+ * comes), as an upstream order system would send them. Every attempt and every operation's
  * outcome is written to a history file for the checker; an exception inside the workload still
  * writes the outcome line (as unknown) and makes the workload exit with status 1.
  *
  * Run by run.sh, on the test classpath (it signs its tokens with the test key, as the tests do):
- *     Workload <gateway-url> <instance-a-url> <instance-b-url> <seconds> <history.tsv>
+ *     Workload <gateway-url> <instance-a-url> <instance-b-url> <seconds> <history.tsv> <broker-port>
+ * The commands queue and the events exchange are PAYONCE_COMMANDS_QUEUE and PAYONCE_EVENTS_EXCHANGE.
  * Loopback only.
  */
 
@@ -49,18 +53,26 @@ public final class Workload {
     static final long SETTLE_MILLIS = 20_000;
     /** After an answer that settled nothing, a client sometimes never retries (a closed tab, a crashed job): its outcome stays unknown. */
     static final int ABANDON_PERCENT = 5;
+    /** How long the workload keeps reading replies after its last operation ended. */
+    static final long LATE_REPLY_GRACE_MILLIS = 3000;
+    /** Share of pays and refunds sent as commands through the broker. */
+    static final int BY_MESSAGE_PERCENT = 20;
+    /** The target index of the broker in the history, after the gateway (0) and the two instances (1, 2). */
+    static final int BROKER = 3;
 
     final String[] targets;
     final History history;
+    final CommandChannel commands;
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(1)).build();
     final AtomicLong operationIds = new AtomicLong();
     final List<User> users = new ArrayList<>();
     final String opsToken;
 
-    Workload(String[] targets, History history) {
+    Workload(String[] targets, History history, CommandChannel commands) {
         this.targets = targets;
         this.history = history;
+        this.commands = commands;
         this.opsToken = Tokens.lastingAnHour("chaos-ops", "ops");
     }
 
@@ -68,10 +80,17 @@ public final class Workload {
         String[] targets = {args[0], args[1], args[2]};
         long seconds = Long.parseLong(args[3]);
         long failures;
-        try (History history = new History(Path.of(args[4]))) {
-            Workload workload = new Workload(targets, history);
+        try (History history = new History(Path.of(args[4]));
+             CommandChannel commands = new CommandChannel(Integer.parseInt(args[5]),
+                     System.getenv().getOrDefault("PAYONCE_COMMANDS_QUEUE", "payonce.commands"),
+                     System.getenv().getOrDefault("PAYONCE_EVENTS_EXCHANGE", "payonce.events"))) {
+            Workload workload = new Workload(targets, history, commands);
             workload.openAccounts();
             failures = workload.run(seconds);
+            // Replies that come while the consumers drain the last copies are late replies too.
+            Thread.sleep(LATE_REPLY_GRACE_MILLIS);
+            commands.lateReplies().forEach(history::lateReply);
+            System.out.println("workload: " + commands.lateReplies().size() + " replies came after their copy had stopped waiting");
         }
         // After the history is closed, so that every line written so far reaches the checker.
         if (failures > 0) {
@@ -134,15 +153,19 @@ public final class Workload {
                     "{\"orderSn\":\"" + sn + "\",\"amount\":" + amount + ",\"currency\":\"EUR\"}", amount, sn);
         }
         Order order = user.orders.get(random.nextInt(user.orders.size()));
+        boolean byMessage = random.nextInt(100) < BY_MESSAGE_PERCENT;
         if (dice < 70) {
-            return new Operation(this, "pay", user, newKey(), "/orders/" + order.id + "/pay", user.token, null, order.amount,
+            Operation pay = new Operation(this, "pay", user, newKey(), "/orders/" + order.id + "/pay", user.token, null, order.amount,
                     Long.toString(order.id));
+            return byMessage ? pay.asCommand("{\"type\":\"pay\",\"userId\":\"" + user.id + "\",\"orderId\":" + order.id + "}") : pay;
         }
         if (dice < 85) {
             long amount = 1 + random.nextLong(Math.max(1, order.amount / 3));
             String refundNo = "r-" + UUID.randomUUID();
-            return new Operation(this, "refund", user, newKey(), "/orders/" + order.id + "/refunds", opsToken,
+            Operation refund = new Operation(this, "refund", user, newKey(), "/orders/" + order.id + "/refunds", opsToken,
                     "{\"refundNo\":\"" + refundNo + "\",\"amount\":" + amount + "}", amount, order.id + "/" + refundNo);
+            return byMessage ? refund.asCommand("{\"type\":\"refund\",\"orderId\":" + order.id + ",\"refundNo\":\"" + refundNo
+                    + "\",\"amount\":" + amount + "}") : refund;
         }
         return deposit(user, 100 + random.nextInt(9900));
     }
@@ -191,6 +214,8 @@ public final class Workload {
         final String body;
         final long amount;
         final String subject;
+        /** The command's body when the operation goes through the broker; null over HTTP. */
+        String command;
         int attempts;
 
         Operation(Workload workload, String type, User user, String key, String path, String bearer, String body,
@@ -205,6 +230,11 @@ public final class Workload {
             this.body = body;
             this.amount = amount;
             this.subject = subject;
+        }
+
+        Operation asCommand(String body) {
+            this.command = body;
+            return this;
         }
 
         /**
@@ -229,10 +259,12 @@ public final class Workload {
 
         private Outcome untilDefinite(long giveUpAt, boolean mayAbandon) throws InterruptedException {
             Random random = ThreadLocalRandom.current();
-            int target = random.nextInt(10) < 6 ? 0 : 1 + random.nextInt(2);
+            int target = command != null ? BROKER : random.nextInt(10) < 6 ? 0 : 1 + random.nextInt(2);
             while (System.currentTimeMillis() < giveUpAt) {
-                boolean doubleClick = attempts == 0 && random.nextInt(100) < 15;
-                Attempt attempt = doubleClick ? doubleClick(target) : attempt(target, timeout(random));
+                // A command is sent again only when its reply is late: a copy sent while the first is in
+                // flight is put back on the queue for a second, which would only slow the consumers down.
+                boolean doubleClick = command == null && attempts == 0 && random.nextInt(100) < 15;
+                Attempt attempt = doubleClick ? doubleClick(target) : attempt(target, target == BROKER ? commandTimeout(random) : timeout(random));
                 if (attempt.definite()) {
                     return new Outcome(attempt.status / 100 == 2 ? "ok" : "fail", attempt);
                 }
@@ -279,9 +311,14 @@ public final class Workload {
             long start = System.currentTimeMillis();
             Attempt attempt;
             try {
-                HttpResponse<String> response = workload.http.send(request(target, timeout), HttpResponse.BodyHandlers.ofString());
-                attempt = classify(response.statusCode(), response.body(), response.headers().firstValue(RepeatMarker.HEADER).isPresent());
-            } catch (IOException e) {
+                if (target == BROKER) {
+                    CommandChannel.Reply reply = workload.commands.send(key, key + "/" + number, command, timeout);
+                    attempt = classify(reply.status(), reply.body(), reply.repeat());
+                } else {
+                    HttpResponse<String> response = workload.http.send(request(target, timeout), HttpResponse.BodyHandlers.ofString());
+                    attempt = classify(response.statusCode(), response.body(), response.headers().firstValue(RepeatMarker.HEADER).isPresent());
+                }
+            } catch (IOException | TimeoutException e) {
                 attempt = Attempt.noAnswer(e);
             } catch (RuntimeException | InterruptedException e) {
                 // Not a fault of the service: the attempt keeps its line, the exception fails the operation.
@@ -318,10 +355,23 @@ public final class Workload {
 
         /** Clients give up anywhere between a few milliseconds and two seconds. */
         private static Duration timeout(Random random) {
-            return Duration.ofMillis((long) Math.exp(Math.log(5) + random.nextDouble() * (Math.log(2000) - Math.log(5))));
+            return logUniform(random, 5, 2000);
         }
 
+        /** A sender of commands waits for a reply between 200 ms and three seconds. */
+        private static Duration commandTimeout(Random random) {
+            return logUniform(random, 200, 3000);
+        }
+
+        private static Duration logUniform(Random random, long fromMillis, long toMillis) {
+            return Duration.ofMillis((long) Math.exp(Math.log(fromMillis) + random.nextDouble() * (Math.log(toMillis) - Math.log(fromMillis))));
+        }
+
+        /** The next target of a retry: another of the HTTP ones; a command is sent to the broker again. */
         private static int otherThan(int target, Random random) {
+            if (target == BROKER) {
+                return BROKER;
+            }
             return target == 0 ? 1 + random.nextInt(2) : (target == 1 ? 2 : 1);
         }
     }
@@ -357,6 +407,7 @@ public final class Workload {
      * One line per attempt and one per operation, tab-separated, in the order they end:
      * A  op type user key subject amount attempt-number target start-ms end-ms status|TIMEOUT detail body repeat
      * O  op type user key subject amount attempts ok|fail|unknown status detail body repeat
+     * L  key status detail body repeat       (a command's reply that came after its copy stopped waiting)
      * (TIMEOUT: no answer came; detail then names the exception. repeat: "repeat" when the answer carried
      * Idempotent-Replayed, else empty.)
      */
@@ -380,6 +431,12 @@ public final class Workload {
                     Long.toString(op.amount), Integer.toString(op.attempts), outcome.name,
                     Integer.toString(outcome.answer.status), outcome.answer.detail, oneField(outcome.answer.body),
                     repeatMark(outcome.answer)));
+        }
+
+        synchronized void lateReply(CommandChannel.LateReply late) {
+            Attempt answer = Operation.classify(late.reply().status(), late.reply().body(), late.reply().repeat());
+            write(String.join("\t", "L", late.key(), Integer.toString(answer.status), answer.detail, oneField(answer.body),
+                    repeatMark(answer)));
         }
 
         private static String repeatMark(Attempt attempt) {
