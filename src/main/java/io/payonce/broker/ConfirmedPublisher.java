@@ -1,7 +1,6 @@
 package io.payonce.broker;
 
 import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import io.smallrye.mutiny.Uni;
@@ -10,55 +9,72 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
+import javax.net.ssl.SSLContext;
 import java.io.IOException;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Publishes to RabbitMQ and succeeds only once the broker has confirmed every message of the call;
- * otherwise it fails, and nothing is sent again behind the caller's back. The caller, which knows
- * what a message means (an outbox row, a command's reply), decides whether and when to send it again.
+ * Publishes to RabbitMQ and tells the caller how many of its messages, from the first on, the
+ * broker confirmed; nothing is sent again behind the caller's back. The caller, which knows what a
+ * message means (an outbox row, a command's reply), decides whether and when to send the rest again.
  *
  * <p>The messaging connector's emitters are not used for this: their publisher keeps unconfirmed
  * messages in a queue of its own across reconnects, so after a connection loss a publish could wait
  * for a confirm that never came and hold every later one behind it, and an old message could leave
  * long after its caller had given up on it.
  *
- * <p>Each call takes a fresh confirm-mode channel on one shared connection, publishes, waits for the
- * confirms, and closes the channel, on a worker thread (the client's calls block). Any failure closes
- * the connection; the next call opens a new one, so a broker that went away is found again without a
- * reconnect loop that could stall. It logs in with the connector's settings ({@code rabbitmq-host},
- * {@code -port}, {@code -username}, {@code -password}, {@code -virtual-host}), and with the client
- * library the connector itself runs on.
+ * <p>Calls run on a worker thread (the client's calls block), each on a confirm-mode channel of
+ * its own, taken from a small pool on one shared connection. Every wait is bounded by
+ * {@link #TIMEOUT}: connecting, the channel's calls, the confirms. A channel that failed is aborted,
+ * never reused; the connection is dropped only when it is the one that closed, and the next call opens
+ * a new one. While the broker blocks publishers (a memory or disk alarm), calls fail at once instead
+ * of waiting for confirms that cannot come.
+ *
+ * <p>It logs in with the connector's global settings: {@code rabbitmq-host}, {@code -port},
+ * {@code -username}, {@code -password}, {@code -virtual-host} and {@code -ssl} (the JVM's trust store,
+ * host name verified), with the client library the connector itself runs on.
  */
 @ApplicationScoped
 public class ConfirmedPublisher {
 
-    /** Longer than this to connect, or to have a call's messages confirmed, is a broker in trouble. */
+    /** Longer than this to connect, for a channel's call, or for a call's confirms, is a broker in trouble. */
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /** A connection that has said nothing for this long is dead (a broker gone without a word). */
+    private static final int HEARTBEAT_SECONDS = 10;
 
     private final Vertx vertx;
     private final ConnectionFactory factory = new ConnectionFactory();
-    private final Set<String> topicExchanges = ConcurrentHashMap.newKeySet();
+    private final Queue<ConfirmingChannel> idle = new ConcurrentLinkedQueue<>();
     private Connection connection;
+    private volatile String blockedBecause;
+    private boolean closed;
 
     ConfirmedPublisher(Vertx vertx,
                        @ConfigProperty(name = "rabbitmq-host") String host,
                        @ConfigProperty(name = "rabbitmq-port") int port,
                        @ConfigProperty(name = "rabbitmq-username") String username,
                        @ConfigProperty(name = "rabbitmq-password") String password,
-                       @ConfigProperty(name = "rabbitmq-virtual-host", defaultValue = "/") String virtualHost) {
+                       @ConfigProperty(name = "rabbitmq-virtual-host", defaultValue = "/") String virtualHost,
+                       @ConfigProperty(name = "rabbitmq-ssl", defaultValue = "false") boolean ssl) throws NoSuchAlgorithmException {
         this.vertx = vertx;
         factory.setHost(host);
         factory.setPort(port);
         factory.setUsername(username);
         factory.setPassword(password);
         factory.setVirtualHost(virtualHost);
+        if (ssl) {
+            factory.useSslProtocol(SSLContext.getDefault());
+            factory.enableHostnameVerification();
+        }
         factory.setConnectionTimeout((int) TIMEOUT.toMillis());
         factory.setHandshakeTimeout((int) TIMEOUT.toMillis());
+        factory.setChannelRpcTimeout((int) TIMEOUT.toMillis());
+        factory.setRequestedHeartbeat(HEARTBEAT_SECONDS);
         factory.setAutomaticRecoveryEnabled(false);
         factory.setTopologyRecoveryEnabled(false);
     }
@@ -67,52 +83,98 @@ public class ConfirmedPublisher {
     public record Outgoing(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body) {
     }
 
-    /** A durable topic exchange this service owns: declared on every connection, before anything is published. */
-    public void ownTopicExchange(String name) {
-        topicExchanges.add(name);
-    }
-
-    /** Publishes {@code messages} in order; the item comes once the broker has confirmed them all. */
-    public Uni<Void> publish(List<Outgoing> messages) {
+    /** Opens the connection if there is none, so that a caller can connect before it holds anything that must not wait. */
+    public Uni<Void> connect() {
         return vertx.executeBlocking(() -> {
-            publishAndConfirm(messages);
-            return null;
+            try {
+                connection();
+                return null;
+            } catch (IOException | TimeoutException e) {
+                throw new NotConfirmed("RabbitMQ unreachable", e);
+            }
         }, false);
     }
 
-    private void publishAndConfirm(List<Outgoing> messages) throws InterruptedException {
-        try (Channel channel = connection().createChannel()) {
-            channel.confirmSelect();
-            for (Outgoing message : messages) {
-                channel.basicPublish(message.exchange(), message.routingKey(), message.properties(), message.body());
+    /** Publishes one message; the item comes once the broker has confirmed it. */
+    public Uni<Void> publish(Outgoing message) {
+        return publish(null, List.of(message)).invoke(ConfirmedPublisher::requireAll).replaceWithVoid();
+    }
+
+    /**
+     * Publishes {@code messages} in order, to the durable topic exchange {@code ownExchange} (declared
+     * first: this service owns it) or to the exchanges they name; the item is how many of them, from
+     * the first on, the broker confirmed within the timeout. A failure means none was.
+     */
+    public Uni<Confirmed> publish(String ownExchange, List<Outgoing> messages) {
+        return vertx.executeBlocking(() -> publishAndConfirm(ownExchange, messages), false);
+    }
+
+    /** How many of a call's messages, from the first on, were confirmed, of how many. */
+    public record Confirmed(int count, int of) {
+    }
+
+    private Confirmed publishAndConfirm(String ownExchange, List<Outgoing> messages) throws InterruptedException {
+        if (blockedBecause != null) {
+            throw new NotConfirmed("the broker blocks publishers: " + blockedBecause, null);
+        }
+        Connection current = null;
+        ConfirmingChannel channel = null;
+        try {
+            current = connection();
+            channel = ConfirmingChannel.on(idle.poll(), current);
+            if (ownExchange != null) {
+                channel.channel().exchangeDeclare(ownExchange, "topic", true);
             }
-            channel.waitForConfirmsOrDie(TIMEOUT.toMillis());
+            int confirmed = channel.publishAll(messages, TIMEOUT);
+            if (confirmed < messages.size()) {
+                channel.abort();
+            } else {
+                idle.add(channel);
+            }
+            if (confirmed == 0) {
+                throw new NotConfirmed("not confirmed by RabbitMQ within " + TIMEOUT.toMillis() + " ms", null);
+            }
+            return new Confirmed(confirmed, messages.size());
         } catch (IOException | TimeoutException | RuntimeException e) {
-            closeConnection();
-            throw new NotConfirmed(e);
+            if (channel != null) {
+                channel.abort();
+            }
+            forgetIfClosed(current);
+            throw e instanceof NotConfirmed notConfirmed ? notConfirmed : new NotConfirmed("not confirmed by RabbitMQ", e);
+        }
+    }
+
+    private static void requireAll(Confirmed confirmed) {
+        if (confirmed.count() < confirmed.of()) {
+            throw new NotConfirmed("not confirmed by RabbitMQ within " + TIMEOUT.toMillis() + " ms", null);
         }
     }
 
     private synchronized Connection connection() throws IOException, TimeoutException {
+        if (closed) {
+            throw new NotConfirmed("payonce is shutting down", null);
+        }
         if (connection == null || !connection.isOpen()) {
-            Connection opened = factory.newConnection("payonce-publisher");
-            try (Channel channel = opened.createChannel()) {
-                for (String exchange : topicExchanges) {
-                    channel.exchangeDeclare(exchange, "topic", true);
-                }
-            } catch (IOException | TimeoutException | RuntimeException e) {
-                opened.abort();
-                throw e;
-            }
-            connection = opened;
+            idle.clear();
+            connection = factory.newConnection("payonce-publisher");
+            connection.addBlockedListener(reason -> blockedBecause = reason, () -> blockedBecause = null);
+            blockedBecause = null;
         }
         return connection;
     }
 
+    /** A connection that closed is dropped, and only that one: another caller may already use its successor. */
+    private synchronized void forgetIfClosed(Connection failed) {
+        if (failed != null && failed == connection && !failed.isOpen()) {
+            connection = null;
+            idle.clear();
+        }
+    }
+
     /** The broker did not confirm a call's messages: some may have arrived, none is known to have. */
     public static final class NotConfirmed extends RuntimeException {
-        NotConfirmed(Throwable cause) {
-            super("not confirmed by RabbitMQ: " + rootOf(cause), cause);
+        NotConfirmed(String message, Throwable cause) {
+            super(cause == null ? message : message + ": " + rootOf(cause), cause);
         }
 
         private static Throwable rootOf(Throwable failure) {
@@ -125,7 +187,8 @@ public class ConfirmedPublisher {
     }
 
     @PreDestroy
-    synchronized void closeConnection() {
+    synchronized void close() {
+        closed = true;
         if (connection != null) {
             connection.abort((int) TIMEOUT.toMillis());
             connection = null;

@@ -36,7 +36,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -121,11 +120,8 @@ public class CommandConsumer {
         return Uni.createFrom().deferred(() -> execute(message.getPayload(), amqp))
                 .onFailure(CommandConsumer::isRefusal).recoverWithItem(refused -> Answer.problem((ApiException) refused, null))
                 .onItem().transformToUni(answer -> reply(amqp, answer)
-                        // The effect and its answer are stored: the same command sent again gets them again.
-                        .onFailure().invoke(unreplied -> LOG.warnf("Reply to command %s not confirmed: %s",
-                                amqp.getMessageId().orElse("?"), unreplied.toString()))
-                        .onFailure().recoverWithNull()
-                        .flatMap(replied -> ack(message, answer.repeat() ? "replayed" : "executed")))
+                        .flatMap(replied -> ack(message, answer.repeat() ? "replayed" : "executed"))
+                        .onFailure(ConfirmedPublisher.NotConfirmed.class).recoverWithUni(unreplied -> unreplied(message, amqp, unreplied)))
                 .onFailure(CommandConsumer::isNotNow).recoverWithUni(notNow -> requeue(message, amqp, notNow))
                 .onFailure(failure -> isUnforeseen(failure) && !amqp.isRedeliver())
                 .recoverWithUni(unforeseen -> requeue(message, amqp, unforeseen))
@@ -219,7 +215,17 @@ public class CommandConsumer {
                 .deliveryMode(PERSISTENT)
                 .build();
         byte[] body = answer.bodyJson(json).getBytes(StandardCharsets.UTF_8);
-        return publisher.publish(List.of(new ConfirmedPublisher.Outgoing(DEFAULT_EXCHANGE, amqp.getReplyTo().get(), properties, body)));
+        return publisher.publish(new ConfirmedPublisher.Outgoing(DEFAULT_EXCHANGE, amqp.getReplyTo().get(), properties, body));
+    }
+
+    /**
+     * The effect and its answer are stored, but the reply was not confirmed: the command goes back to
+     * the queue once, and its redelivery replies with the stored answer; a redelivery whose reply fails
+     * too is acked, and the sender gets the answer by sending the command again.
+     */
+    private Uni<Void> unreplied(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable unreplied) {
+        LOG.warnf("Reply to command %s not confirmed: %s", amqp.getMessageId().orElse("?"), unreplied.toString());
+        return amqp.isRedeliver() ? ack(message, "unreplied") : requeue(message, amqp, unreplied);
     }
 
     private Uni<Void> ack(Message<?> message, String outcome) {
@@ -260,7 +266,7 @@ public class CommandConsumer {
                 .headers(headers)
                 .deliveryMode(PERSISTENT)
                 .build();
-        return publisher.publish(List.of(new ConfirmedPublisher.Outgoing(deadLetterExchange, deadLetterRoutingKey, properties, message.getPayload())))
+        return publisher.publish(new ConfirmedPublisher.Outgoing(deadLetterExchange, deadLetterRoutingKey, properties, message.getPayload()))
                 .flatMap(copied -> ack(message, "dead_lettered"))
                 // The queue's own dead-letter exchange takes it then, without the reason.
                 .onFailure(failure -> !(failure instanceof Settled)).recoverWithUni(copyFailed -> reject(message, copyFailed));

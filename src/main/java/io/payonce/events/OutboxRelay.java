@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Publishes the outbox: the oldest unsent events, in id order, a batch at a time to the events
- * exchange, marked sent only once the broker has confirmed the whole batch. Every instance runs
+ * exchange, each marked sent only once the broker has confirmed it and every event before it. Every instance runs
  * it; the row locks make one relay publish at a time. A crash or a broker failure after the
  * confirm and before the COMMIT publishes the event again, with the same event id, as the message
  * id: delivery is at least once, and consumers drop what they have seen. Sent events are deleted
@@ -49,7 +49,6 @@ public class OutboxRelay {
         this.events = events;
         this.publisher = publisher;
         this.exchange = config.outbox().exchange();
-        publisher.ownTopicExchange(exchange);
         this.config = config;
         this.published = Counter.builder("payonce.outbox.published")
                 .description("Events the broker confirmed").register(registry);
@@ -77,23 +76,24 @@ public class OutboxRelay {
     /** Publishes batch after batch until one comes back short; returns how many events the broker confirmed. */
     public Uni<Integer> relay() {
         int batchSize = config.outbox().batchSize();
-        return Batches.untilShort(() -> pool.withTransaction(tx -> events.lockUnsent(tx, batchSize)
-                .flatMap(batch -> publishAll(tx, batch))), batchSize);
+        // Connecting, the slow part of a broker that is away, happens before any row is locked.
+        return publisher.connect().flatMap(connected -> Batches.untilShort(() -> pool.withTransaction(tx -> events.lockUnsent(tx, batchSize)
+                .flatMap(batch -> publishAll(tx, batch)))
+                .invoke(sent -> published.increment(sent)), batchSize));
     }
 
     /**
-     * The batch in the order it was written, one publish with the confirms of all awaited: all of it
-     * is marked sent, or none of it and it waits for the next run. A batch the broker took but did not
-     * confirm in time goes out again then, under the same event ids.
+     * The batch in the order it was written, one publish with the confirms awaited: the events the
+     * broker confirmed, from the first on, are marked sent; the rest waits for the next run, and the
+     * batch comes back short so that this run ends. An event the broker took but did not confirm in
+     * time goes out again then, under the same event id.
      */
     private Uni<Integer> publishAll(SqlClient tx, List<OutboxRepository.PendingEvent> batch) {
         if (batch.isEmpty()) {
             return Uni.createFrom().item(0);
         }
-        return publisher.publish(batch.stream().map(this::message).toList())
-                .flatMap(confirmed -> events.markSent(tx, batch))
-                .invoke(() -> published.increment(batch.size()))
-                .replaceWith(batch.size());
+        return publisher.publish(exchange, batch.stream().map(this::message).toList())
+                .flatMap(confirmed -> events.markSent(tx, batch.subList(0, confirmed.count())).replaceWith(confirmed.count()));
     }
 
     private ConfirmedPublisher.Outgoing message(OutboxRepository.PendingEvent event) {

@@ -62,6 +62,9 @@ class OutboxRepository {
     }
 
     Uni<Void> markSent(SqlClient tx, List<PendingEvent> batch) {
+        if (batch.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
         return tx.preparedQuery(MARK_SENT).executeBatch(batch.stream().map(event -> Tuple.of(event.id())).toList()).replaceWithVoid();
     }
 

@@ -43,7 +43,7 @@ public class PayonceMetrics {
         }
     }
 
-    /** A command message, by what became of it: executed, replayed, requeued or dead_lettered. */
+    /** A command message, by what became of it: executed, replayed, unreplied (acked, its reply lost twice), requeued or dead_lettered. */
     public void message(String outcome) {
         Counter.builder("payonce.messages")
                 .description("Command messages, by what became of them")

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The consumer dies between COMMIT and ack: a packaged instance has paid a command and committed,
  * its reply is held by the broker (a memory alarm on a RabbitMQ node of the test's own blocks every
- * publisher), and the instance is killed with SIGKILL before it could ack. The broker redelivers the
+ * publisher, so the reply waits for a confirm), and the instance is killed with SIGKILL before it acks. The broker redelivers the
  * command to the next instance, which finds the claim and replies with the stored answer: one debit,
  * the answer HTTP replays for that key.
  */
@@ -40,22 +40,26 @@ class ConsumerKillIT {
 
     private final Database db = Database.named(DATABASE);
     private final List<PackagedInstance> instances = new ArrayList<>();
+    private final int previousPort = RestAssured.port;
     private PrivateRabbitMq rabbitMq;
-    private int previousPort;
 
     @BeforeEach
     void startBroker() throws Exception {
         rabbitMq = PrivateRabbitMq.start();
-        previousPort = RestAssured.port;
     }
 
     @AfterEach
     void stop() throws Exception {
         RestAssured.port = previousPort;
-        for (PackagedInstance instance : instances) {
-            instance.close();
+        try {
+            for (PackagedInstance instance : instances) {
+                instance.close();
+            }
+        } finally {
+            if (rabbitMq != null) {
+                rabbitMq.close();
+            }
         }
-        rabbitMq.close();
     }
 
     @Test
@@ -65,16 +69,19 @@ class ConsumerKillIT {
         String key = "msg-" + UUID.randomUUID();
         try (Broker broker = Broker.connect(rabbitMq.port())) {
             String replies = broker.replyQueue();
-            CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(db, payer.userId(), 2500);
+            broker.awaitConsumer(Broker.COMMANDS, WITHIN);
+            CompletableFuture<Void> release = new CompletableFuture<>();
+            CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, payer.userId(), release);
             broker.publish(Broker.COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER)
                     .replyTo(replies).correlationId(key).build(), "{\"type\":\"pay\",\"userId\":\"" + payer.userId() + "\",\"orderId\":" + payer.order() + "}");
             db.awaitRunning("UPDATE account SET balance = balance - ");
-            rabbitMq.control("set_vm_memory_high_watermark", "0");
+            rabbitMq.blockPublishers();
+            release.complete(null);
             rowReleased.get(10, TimeUnit.SECONDS);
             db.awaitPayment(payer.order());
-            // Committed; its reply waits for the broker (2 s at most), and the ack comes only after it.
+            // Committed; its reply waits for a confirm (2 s at most), and the ack comes only after it.
             first.signal("KILL");
-            rabbitMq.control("set_vm_memory_high_watermark", "0.4");
+            rabbitMq.unblockPublishers();
 
             PackagedInstance second = start(false);
             List<GetResponse> answers = new ArrayList<>();

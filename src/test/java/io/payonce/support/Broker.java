@@ -5,6 +5,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
+import com.rabbitmq.client.ShutdownSignalException;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -119,6 +120,23 @@ public final class Broker implements AutoCloseable {
             found += messageIds.contains(message.getProps().getMessageId()) ? 1 : 0;
         }
         return found;
+    }
+
+    /** Returns once {@code queue} exists and someone consumes it (payonce's consumer is up); fails after {@code within}. */
+    public void awaitConsumer(String queue, Duration within) throws IOException, InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            // A passive declare of a missing queue closes its channel: a channel of its own each time.
+            try (Channel probe = connection.createChannel()) {
+                if (probe.consumerCount(queue) > 0) {
+                    return;
+                }
+            } catch (IOException | ShutdownSignalException notDeclaredYet) {
+                // the consumer has not declared its queue yet
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("nobody consumed " + queue + " within " + within);
     }
 
     /** The next message on {@code queue}, acked, or null if there is none now. */

@@ -16,7 +16,7 @@ import java.util.stream.Stream;
 /**
  * A RabbitMQ node of the test's own: its own node name, ports and data directory, so that a test
  * can kill it and start it again (durable queues and persistent messages survive, as on a real
- * crash) while the machine's broker is never touched. It is ended by the pid it wrote at boot.
+ * crash) while the machine's broker is never touched. It is ended through the handle of the process that started it.
  */
 public final class PrivateRabbitMq implements AutoCloseable {
 
@@ -25,7 +25,6 @@ public final class PrivateRabbitMq implements AutoCloseable {
     private final int port;
     private final int distributionPort;
     private Process launcher;
-    private long pid;
 
     private PrivateRabbitMq(Path base) {
         this.base = base;
@@ -39,7 +38,12 @@ public final class PrivateRabbitMq implements AutoCloseable {
         Path base = Files.createTempDirectory("payonce-rabbitmq-");
         Files.writeString(base.resolve("enabled_plugins"), "[].");
         PrivateRabbitMq broker = new PrivateRabbitMq(base);
-        broker.boot();
+        try {
+            broker.boot();
+        } catch (IOException | RuntimeException | InterruptedException failedToBoot) {
+            broker.close();
+            throw failedToBoot;
+        }
         return broker;
     }
 
@@ -47,10 +51,26 @@ public final class PrivateRabbitMq implements AutoCloseable {
         return port;
     }
 
-    /** Kills the node with SIGKILL, as a crash or an OOM kill would: nothing is flushed or closed. */
+    /**
+     * Kills the node with SIGKILL, as a crash or an OOM kill would: nothing is flushed or closed. Only
+     * processes this node's launcher started are killed (beam.smp and its wrappers), by their handles.
+     */
     public void kill() throws InterruptedException {
-        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        if (launcher == null) {
+            return;
+        }
+        launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+        launcher.destroyForcibly();
         launcher.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** A memory alarm: the broker stops reading from every connection that publishes, as when it runs out of memory. */
+    public void blockPublishers() throws IOException, InterruptedException {
+        control("set_vm_memory_high_watermark", "0");
+    }
+
+    public void unblockPublishers() throws IOException, InterruptedException {
+        control("set_vm_memory_high_watermark", "0.4");
     }
 
     /** Starts the node again on the same data directory and ports. */
@@ -58,8 +78,7 @@ public final class PrivateRabbitMq implements AutoCloseable {
         boot();
     }
 
-    /** Runs {@code rabbitmqctl} against this node, e.g. {@code set_vm_memory_high_watermark 0}. */
-    public void control(String... arguments) throws IOException, InterruptedException {
+    private void control(String... arguments) throws IOException, InterruptedException {
         String[] command = Stream.concat(Stream.of("rabbitmqctl", "-q", "-n", node), Stream.of(arguments)).toArray(String[]::new);
         Process control = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(control.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -93,8 +112,12 @@ public final class PrivateRabbitMq implements AutoCloseable {
                 "RABBITMQ_CONFIG_FILE", base.resolve("rabbitmq").toString(),
                 "RABBITMQ_ENABLED_PLUGINS_FILE", base.resolve("enabled_plugins").toString()));
         launcher = builder.start();
-        awaitConnectable();
-        pid = Long.parseLong(Files.readString(base.resolve("mnesia").resolve(node + ".pid")).trim());
+        try {
+            awaitConnectable();
+        } catch (RuntimeException | InterruptedException failedToBoot) {
+            kill();
+            throw failedToBoot;
+        }
     }
 
     private void awaitConnectable() throws InterruptedException {

@@ -23,6 +23,12 @@ public final class RowHolder {
     }
 
     public static CompletableFuture<Void> holdAccountRow(Database db, String userId, long millis) throws InterruptedException {
+        return holdAccountRowUntil(db, userId, CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS)));
+    }
+
+    /** Locks the user's account row and returns once it holds the lock; it lets go when {@code release} completes (30 s at most). */
+    public static CompletableFuture<Void> holdAccountRowUntil(Database db, String userId, CompletableFuture<Void> release)
+            throws InterruptedException {
         CountDownLatch locked = new CountDownLatch(1);
         // A thread of its own: the common pool may have a single thread on two cores, and a sleeping holder would block it.
         ExecutorService holder = Executors.newSingleThreadExecutor();
@@ -34,8 +40,11 @@ public final class RowHolder {
                     lock.executeQuery().close();
                 }
                 locked.countDown();
-                Thread.sleep(millis);
-                connection.rollback();
+                try {
+                    release.get(30, TimeUnit.SECONDS);
+                } finally {
+                    connection.rollback();
+                }
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }

@@ -1,0 +1,94 @@
+package io.payonce.broker;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConfirmListener;
+import com.rabbitmq.client.Connection;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A channel in confirm mode that knows which of its messages the broker acked, so that a caller
+ * learns how many of a call's messages, from the first on, are confirmed: a nack or a timeout in the
+ * middle of a batch leaves the part before it confirmed. One caller uses it at a time.
+ */
+final class ConfirmingChannel implements ConfirmListener {
+
+    private final Channel channel;
+    private final NavigableSet<Long> unconfirmed = new ConcurrentSkipListSet<>();
+    private final Map<Long, Boolean> acked = new ConcurrentHashMap<>();
+
+    private ConfirmingChannel(Channel channel) {
+        this.channel = channel;
+    }
+
+    /** {@code pooled} if there is one on {@code connection} still open, else a new channel there in confirm mode. */
+    static ConfirmingChannel on(ConfirmingChannel pooled, Connection connection) throws IOException {
+        if (pooled != null && pooled.channel.isOpen() && pooled.channel.getConnection() == connection) {
+            return pooled;
+        }
+        ConfirmingChannel created = new ConfirmingChannel(connection.createChannel());
+        created.channel.confirmSelect();
+        created.channel.addConfirmListener(created);
+        return created;
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    /** Publishes in order and waits up to {@code timeout}; answers how many, from the first on, were acked. */
+    int publishAll(List<ConfirmedPublisher.Outgoing> messages, Duration timeout) throws IOException, InterruptedException {
+        acked.clear();
+        long[] sequence = new long[messages.size()];
+        for (int i = 0; i < messages.size(); i++) {
+            ConfirmedPublisher.Outgoing message = messages.get(i);
+            sequence[i] = channel.getNextPublishSeqNo();
+            unconfirmed.add(sequence[i]);
+            channel.basicPublish(message.exchange(), message.routingKey(), message.properties(), message.body());
+        }
+        try {
+            channel.waitForConfirms(timeout.toMillis());
+        } catch (TimeoutException late) {
+            // What was acked in time counts; the rest is not confirmed.
+        }
+        int confirmed = 0;
+        while (confirmed < sequence.length && Boolean.TRUE.equals(acked.get(sequence[confirmed]))) {
+            confirmed++;
+        }
+        return confirmed;
+    }
+
+    @Override
+    public void handleAck(long deliveryTag, boolean multiple) {
+        settle(deliveryTag, multiple, true);
+    }
+
+    @Override
+    public void handleNack(long deliveryTag, boolean multiple) {
+        settle(deliveryTag, multiple, false);
+    }
+
+    private void settle(long deliveryTag, boolean multiple, boolean ack) {
+        NavigableSet<Long> settled = multiple ? unconfirmed.headSet(deliveryTag, true) : unconfirmed.subSet(deliveryTag, true, deliveryTag, true);
+        for (Long sequence : settled) {
+            acked.put(sequence, ack);
+        }
+        settled.clear();
+    }
+
+    /** Closes the channel at once, without waiting for the broker: a channel that failed is never reused. */
+    void abort() {
+        try {
+            channel.abort();
+        } catch (IOException | RuntimeException alreadyGone) {
+            // The connection is gone, and the channel with it.
+        }
+    }
+}
