@@ -733,6 +733,7 @@ public final class Checker {
 
     static String duplicates(Path metricsDir) throws IOException {
         Map<String, Double> byLayer = new TreeMap<>();
+        Map<String, Double> messages = new TreeMap<>();
         double degraded = 0;
         double retries = 0;
         if (Files.isDirectory(metricsDir)) {
@@ -742,6 +743,8 @@ public final class Checker {
                         if (line.startsWith("payonce_duplicates_total{")) {
                             String layer = line.replaceAll(".*layer=\"([a-z_]+)\".*", "$1");
                             byLayer.merge(layer, value(line), Double::sum);
+                        } else if (line.startsWith("payonce_messages_total{")) {
+                            messages.merge(line.replaceAll(".*outcome=\"([a-z_]+)\".*", "$1"), value(line), Double::sum);
                         } else if (line.startsWith("payonce_lock_degraded_total")) {
                             degraded += value(line);
                         } else if (line.startsWith("ft_retry_retries_total{") && line.contains("Transactions")) {
@@ -754,6 +757,8 @@ public final class Checker {
         StringBuilder md = new StringBuilder("Counters read from both instances' /q/metrics at the end of the run; an instance"
                 + " that was killed counts only since its restart.\n\n| layer | duplicates caught |\n|---|---|\n");
         byLayer.forEach((layer, n) -> md.append(String.format("| %s | %.0f |%n", layer, n)));
+        md.append("\n| commands, by what became of them | count |\n|---|---|\n");
+        messages.forEach((outcome, n) -> md.append(String.format("| %s | %.0f |%n", outcome, n)));
         md.append(String.format("%nPays that went on without the Redis lock: %.0f. Transactions retried after a transient"
                 + " failure: %.0f.%n", degraded, retries));
         return md.toString();
