@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks payonce against the database's own ceiling, in one run, on the same MariaDB and Redis:
-# the pay transaction's SQL straight over JDBC and redis-benchmark SET NX PX (the ceiling), then
-# POST /orders/{id}/pay on the packaged JVM app at the same concurrencies, replays, a duplicate
-# storm, latency at fixed rates, startup time and memory. Loopback only; bounded.
+# at each concurrency the minimal correct pay transaction driven by sysbench (bench/ceiling.lua, a
+# warm generator in C) and POST /orders/{id}/pay on the packaged JVM app driven by wrk, for the same
+# duration one after the other, then replays; redis-benchmark SET NX PX, a duplicate storm, latency
+# at fixed rates, startup time and memory. Loopback only; bounded. Needs wrk, sysbench and gnuplot.
 #
 #   bench/run.sh [--no-build]        writes bench/report.md and bench/throughput.png
 set -euo pipefail
@@ -14,6 +15,7 @@ port=18090
 url="http://127.0.0.1:$port"
 concurrencies=(1 8 16 32 64)
 wrk_seconds=8
+rounds=2
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 questions() { mariadb -h127.0.0.1 -uroot -N -e "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{print $2}'; }
@@ -36,6 +38,32 @@ with_cpu() {
 source "$root/bench/app-env.sh"
 log() { printf '%s bench: %s\n' "$(date +%T)" "$*" >&2; }
 bench() { java -Xmx1g -cp "$classpath" io.payonce.bench.PayBench "$@"; }
+
+# The ceiling for $1 clients over $2 seconds, on orders seeded before (first id $3, count $4): one
+# result line in PayBench's format, latencies from sysbench's histogram (milliseconds).
+ceiling() {
+    local clients=$1 seconds=$2 first=$3 count=$4
+    sysbench "$root/bench/ceiling.lua" --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$PAYONCE_DB_PORT" \
+        --mysql-user="$PAYONCE_DB_USER" --mysql-password="$PAYONCE_DB_PASSWORD" --mysql-db=$database \
+        --threads="$clients" --time="$seconds" --first_order="$first" --orders="$count" --histogram=on run >"$out/sysbench-$clients.txt"
+    awk -v c="$clients" '
+        /\|/ && $1 ~ /^[0-9.]+$/ {value[n] = $1; hits[n] = $NF; total += $NF; n++}
+        /transactions:/ {count = $2}
+        /total time:/ {seconds = $3 + 0}
+        /ignored errors:|^ *errors:/ {errors += $3}
+        END {
+            for (i = 0; i < n; i++) {
+                seen += hits[i]
+                if (!p50 && seen >= total * 0.50) p50 = value[i]
+                if (!p99 && seen >= total * 0.99) p99 = value[i]
+                if (!p999 && seen >= total * 0.999) p999 = value[i]
+            }
+            printf "ceiling\t%d\t%d\t%.2f\t%.1f\t%.2f\t%.2f\t%.2f\t{committed=%d, errors=%d}\t{}\n", c, count, seconds, count / seconds, p50, p99, p999, count, errors
+        }' "$out/sysbench-$clients.txt"
+}
+# with_cpu runs the ceiling under time(1), which needs a program: bash, with the function and what it reads.
+export -f ceiling
+export root out database
 
 cleanup() { [ -n "${app_pid:-}" ] && kill "$app_pid" 2>/dev/null; true; }
 trap cleanup EXIT
@@ -67,14 +95,21 @@ results="$out/results.tsv"
 : >"$results"
 : >"$out/cpu.tsv"
 for c in "${concurrencies[@]}"; do
-    n=$(( c == 1 ? 3000 : 12000 ))
     threads=$(( c < 2 ? 1 : 2 ))
-    log "concurrency $c: ceiling, payonce, replays"
-    bench prepare $database 30000 "$out/pays-$c.txt"
-    with_cpu "$c clients: ceiling, the pay SQL over JDBC" bench ceiling $database "$c" "$n" >>"$results"
-    with_cpu "$c clients: payonce, POST /orders/{id}/pay" env MODE=pay CLIENTS="$c" PAYS="$out/pays-$c.txt" THREADS=$threads \
-        wrk -t$threads -c"$c" -d${wrk_seconds}s -s bench/pay.lua "$url" >>"$results"
-    # Replays: exactly the pays just made, again and again with their keys.
+    # Ceiling and payonce alternate, so that what disturbs the machine disturbs both alike; each
+    # measured on data seeded before it, so that seeding is not timed.
+    for round in $(seq 1 $rounds); do
+        log "concurrency $c, round $round: ceiling, payonce"
+        first=$(bench seed-orders $database 60000 | tail -n 1)
+        bench prepare $database 30000 "$out/pays-$c.txt"
+        with_cpu "$c clients: ceiling, the minimal pay SQL (sysbench), round $round" \
+            bash -c 'ceiling "$@"' ceiling "$c" $wrk_seconds "$first" 60000 >>"$results"
+        with_cpu "$c clients: payonce, POST /orders/{id}/pay, round $round" \
+            env MODE=pay CLIENTS="$c" PAYS="$out/pays-$c.txt" THREADS=$threads \
+            wrk -t$threads -c"$c" -d${wrk_seconds}s -s bench/pay.lua "$url" >>"$results"
+    done
+    log "concurrency $c: replays"
+    # Replays: exactly the pays of the last round, again and again with their keys.
     head -n "$(tail -n 1 "$results" | cut -f3)" "$out/pays-$c.txt" >"$out/replays-$c.txt"
     with_cpu "$c clients: payonce, replays" env MODE=replay CLIENTS="$c" PAYS="$out/replays-$c.txt" THREADS=$threads \
         wrk -t$threads -c"$c" -d${wrk_seconds}s -s bench/pay.lua "$url" >>"$results"
@@ -93,7 +128,7 @@ done
 
 # The report: tables from results.tsv, ratios side by side, and a plot.
 awk -F'\t' -v OFS='\t' '$1 == "ceiling" || $1 == "pay" || $1 == "replay" {print $2, $1, $5}' "$results" \
-    | awk -F'\t' '{v[$1][$2] = $3} END {for (c in v) print c "\t" v[c]["ceiling"] "\t" v[c]["pay"] "\t" v[c]["replay"]}' \
+    | awk -F'\t' '{v[$1][$2] += $3; k[$1][$2]++} END {for (c in v) print c "\t" v[c]["ceiling"] / k[c]["ceiling"] "\t" v[c]["pay"] / k[c]["pay"] "\t" v[c]["replay"] / k[c]["replay"]}' \
     | sort -n >"$out/throughput.tsv"
 cat >"$out/throughput.gp" <<PLOT
 set terminal pngcairo size 900,480
@@ -103,7 +138,7 @@ set xlabel 'concurrent clients'
 set ylabel 'payments per second'
 set logscale x 2
 set key top left
-plot '$out/throughput.tsv' using 1:2 with linespoints lw 2 title 'ceiling: the pay SQL over JDBC', \
+plot '$out/throughput.tsv' using 1:2 with linespoints lw 2 title 'ceiling: the minimal pay SQL (sysbench)', \
      '' using 1:3 with linespoints lw 2 title 'payonce: POST /orders/{id}/pay', \
      '' using 1:4 with linespoints lw 2 title 'payonce: replays'
 PLOT
@@ -118,14 +153,16 @@ gnuplot "$out/throughput.gp"
     echo
     echo "## Throughput: payonce beside the database's ceiling"
     echo
-    echo "The ceiling runs the pay transaction's own statements (BEGIN; claim INSERT; CAS UPDATE; pay_record INSERT;"
-    echo "conditional debit UPDATE; ledger INSERT; response UPDATE; COMMIT) over JDBC with server-side prepared statements,"
-    echo "one connection per client. payonce pays fresh orders with fresh keys; replays send the same pays again."
+    echo "The ceiling is the minimal correct pay transaction with payonce's guarantees (BEGIN; claim INSERT; CAS UPDATE;"
+    echo "pay_record INSERT; conditional debit UPDATE; ledger INSERT; outbox INSERT; answer UPDATE; COMMIT), driven by"
+    echo "sysbench (bench/ceiling.lua: server-side prepared statements, one connection per client) for the same ${wrk_seconds} s"
+    echo "as payonce, the two alternating ($rounds rounds at each concurrency; the table gives their means, the raw results"
+    echo "each round). payonce pays fresh orders with fresh keys; replays send the last round's pays again."
     echo
     echo "| clients | ceiling /s | payonce /s | payonce / ceiling | replays /s | replay / first | payonce p50 / p99 / p99.9 ms |"
     echo "|---|---|---|---|---|---|---|"
     for c in "${concurrencies[@]}"; do
-        awk -F'\t' -v c="$c" '$2 == c {r[$1] = $5; if ($1 == "pay") lat = $6 " / " $7 " / " $8}
+        awk -F'\t' -v c="$c" -v rounds="$rounds" '$2 == c {r[$1] += $5 / ($1 == "replay" ? 1 : rounds); if ($1 == "pay") lat = $6 " / " $7 " / " $8}
             END {printf "| %d | %.0f | %.0f | %.2f | %.0f | %.2f | %s |\n", c, r["ceiling"], r["pay"], r["pay"] / r["ceiling"],
                  r["replay"], r["replay"] / r["pay"], lat}' "$results"
     done
@@ -136,8 +173,8 @@ gnuplot "$out/throughput.gp"
     echo
     echo "## Where the CPU goes"
     echo
-    echo "payonce is driven by wrk (a C load generator, bench/pay.lua) so that the generator takes little of the two"
-    echo "shared cores; the ceiling's generator is the JDBC client itself."
+    echo "payonce is driven by wrk and the ceiling by sysbench, both C load generators (bench/pay.lua, bench/ceiling.lua),"
+    echo "so that the generators take little of the two shared cores; the ceiling's orders are seeded before it is timed."
     echo
     echo "CPU milliseconds per payment, from /proc for payonce and mariadbd and from time(1) for the load generator,"
     echo "and the statements MariaDB executed per payment (its Questions counter):"
@@ -148,9 +185,9 @@ gnuplot "$out/throughput.gp"
     echo
     echo "What stops payonce short of the ceiling, on this machine: the two cores are shared by the database, payonce"
     echo "and the generator, so throughput is about 2 cores divided by the CPU one payment costs. The ceiling pays for"
-    echo "MariaDB and a JDBC client; payonce pays for MariaDB running 10 statements instead of 7 (BEGIN, the savepoint"
-    echo "that lets a 402 keep its claim, and the order read that checks owner and amount), two Redis round trips for"
-    echo "the lock, and its own work per request: HTTP, JWT signature check, JSON, metrics, fault-tolerance guards."
+    echo "MariaDB and sysbench; payonce pays for MariaDB running more statements (BEGIN, the savepoint that lets a 402"
+    echo "keep its claim, and the order read that checks owner and amount), two Redis round trips for the lock, and its"
+    echo "own work per request: HTTP, JWT signature check, JSON, metrics, fault-tolerance guards."
     echo
     echo "## Duplicate storm: 1,000 identical pays at once"
     echo

@@ -14,7 +14,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,7 +37,7 @@ import java.util.concurrent.locks.LockSupport;
  * PAYONCE_DB_* (support.Tokens, support.Database), as the tests do.
  *
  *   seed      <database> <users>                              accounts with room for every benchmark payment
- *   ceiling   <database> <concurrency> <payments>             the pay transaction's SQL over JDBC
+ *   seed-orders <database> <count>                           fresh orders for bench/ceiling.lua (sysbench); prints the first id
  *   pay       <database> <url> <concurrency> <payments>
  *   prepare   <database> <payments> <pays-out>                fresh orders and keys as lines for bench/pay.lua (wrk)
  *   storm     <database> <url> <copies>                       that many identical pays at once
@@ -59,7 +58,7 @@ public final class PayBench {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "seed" -> seedAccounts(args[1]);
-            case "ceiling" -> ceiling(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+            case "seed-orders" -> System.out.println(seedConsecutiveOrders(args[1], Integer.parseInt(args[2])));
             case "pay" -> pay(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             case "prepare" -> prepare(args[1], Integer.parseInt(args[2]), Path.of(args[3]));
             case "storm" -> storm(args[1], args[2], Integer.parseInt(args[3]));
@@ -110,70 +109,19 @@ public final class PayBench {
         }
     }
 
-    /** The pay transaction's statements, exactly as payonce sends them, one connection per worker. */
-    static void ceiling(String database, int concurrency, int payments) throws Exception {
-        List<Order> orders = seedOrders(database, payments);
-        AtomicInteger next = new AtomicInteger();
-        long[] latencies = new long[payments];
-        long started = System.nanoTime();
-        runWorkers(concurrency, () -> {
-            try (Connection db = connect(database)) {
-                db.setAutoCommit(false);
-                db.createStatement().execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
-                PreparedStatement claim = db.prepareStatement("""
-                        INSERT INTO idempotency_record (scope, idem_key, operation, target, fingerprint, request_body, status)
-                        VALUES (?, ?, 'pay', ?, ?, '{}', 'PROCESSING')""");
-                PreparedStatement markPaid = db.prepareStatement("UPDATE orders SET status = 'PAID' WHERE id = ? AND status = 'UNPAID'");
-                PreparedStatement record = db.prepareStatement(
-                        "INSERT INTO pay_record (order_id, user_id, amount, currency, idem_key) VALUES (?, ?, ?, 'EUR', ?)",
-                        Statement.RETURN_GENERATED_KEYS);
-                PreparedStatement debit = db.prepareStatement(
-                        "UPDATE account SET balance = balance - ? WHERE user_id = ? AND currency = 'EUR' AND balance >= ?");
-                PreparedStatement entry = db.prepareStatement("""
-                        INSERT INTO account_entry (user_id, delta, balance_after, ref_type, ref_id)
-                        SELECT user_id, ?, balance, 'PAYMENT', ? FROM account WHERE user_id = ?""");
-                PreparedStatement store = db.prepareStatement(
-                        "UPDATE idempotency_record SET status = 'DONE', http_status = 201, response_body = ? WHERE scope = ? AND idem_key = ?");
-                for (int i = next.getAndIncrement(); i < payments; i = next.getAndIncrement()) {
-                    Order order = orders.get(i);
-                    String key = UUID.randomUUID().toString();
-                    long start = System.nanoTime();
-                    claim.setString(1, order.user);
-                    claim.setString(2, key);
-                    claim.setString(3, "order:" + order.id);
-                    claim.setString(4, "0".repeat(64));
-                    claim.executeUpdate();
-                    markPaid.setLong(1, order.id);
-                    markPaid.executeUpdate();
-                    record.setLong(1, order.id);
-                    record.setString(2, order.user);
-                    record.setLong(3, AMOUNT);
-                    record.setString(4, key);
-                    record.executeUpdate();
-                    long paymentId;
-                    try (ResultSet keys = record.getGeneratedKeys()) {
-                        keys.next();
-                        paymentId = keys.getLong(1);
-                    }
-                    debit.setLong(1, AMOUNT);
-                    debit.setString(2, order.user);
-                    debit.setLong(3, AMOUNT);
-                    debit.executeUpdate();
-                    entry.setLong(1, -AMOUNT);
-                    entry.setString(2, Long.toString(paymentId));
-                    entry.setString(3, order.user);
-                    entry.executeUpdate();
-                    store.setString(1, "{\"paymentId\":" + paymentId + "}");
-                    store.setString(2, order.user);
-                    store.setString(3, key);
-                    store.executeUpdate();
-                    db.commit();
-                    latencies[i] = System.nanoTime() - start;
-                }
+    /**
+     * Fresh orders whose ids run from the first one printed, without a gap, the i-th of them owned by
+     * bench-(i mod USERS): what bench/ceiling.lua pays without reading them first.
+     */
+    static long seedConsecutiveOrders(String database, int count) throws SQLException {
+        List<Order> orders = seedOrders(database, count);
+        long first = orders.get(0).id();
+        for (int i = 0; i < orders.size(); i++) {
+            if (orders.get(i).id() != first + i || !orders.get(i).user().equals("bench-" + (i % USERS))) {
+                throw new IllegalStateException("seeded order " + i + " is " + orders.get(i) + ", not id " + (first + i));
             }
-            return null;
-        });
-        report("ceiling", concurrency, latencies, System.nanoTime() - started, Map.of());
+        }
+        return first;
     }
 
     static void pay(String database, String url, int concurrency, int payments) throws Exception {
