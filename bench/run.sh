@@ -20,17 +20,24 @@ rounds=2
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 questions() { mariadb -h127.0.0.1 -uroot -N -e "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{print $2}'; }
 
+# The Redis the instance uses: the server listening on its port.
+redis_pid() { pgrep -f "redis-server 127.0.0.1:${PAYONCE_REDIS_PORT:-6379}" | head -n 1; }
+# Pays that went on without the Redis lock, so far (payonce_lock_degraded_total).
+unlocked() { curl -sf "$(management_url $port)/q/metrics" | awk '/^payonce_lock_degraded_total/ {n += $2} END {printf "%d", n}'; }
+
 # Runs one measurement (a command that prints one result line whose third field is the number of
-# payments) and records the CPU milliseconds per payment spent by payonce, MariaDB and the load
-# generator, and the statements per payment: where the time goes when the cores are shared.
+# payments) and records the CPU milliseconds per payment spent by payonce, MariaDB, Redis and the
+# load generator, the statements per payment, and the pays that went without the lock: where the
+# time goes when the cores are shared.
 with_cpu() {
-    local label=$1 app0 db0 q0 app1 db1 q1 line payments; shift
-    app0=$(ticks "$app_pid"); db0=$(ticks "$(pgrep -x mariadbd)"); q0=$(questions)
+    local label=$1 app0 db0 redis0 q0 lock0 app1 db1 redis1 q1 lock1 line payments; shift
+    app0=$(ticks "$app_pid"); db0=$(ticks "$(pgrep -x mariadbd)"); redis0=$(ticks "$(redis_pid)"); q0=$(questions); lock0=$(unlocked)
     line=$(/usr/bin/time -f "%U %S" -o "$out/time.txt" "$@" | tail -n 1)
-    app1=$(ticks "$app_pid"); db1=$(ticks "$(pgrep -x mariadbd)"); q1=$(questions)
+    app1=$(ticks "$app_pid"); db1=$(ticks "$(pgrep -x mariadbd)"); redis1=$(ticks "$(redis_pid)"); q1=$(questions); lock1=$(unlocked)
     payments=$(echo "$line" | cut -f3)
-    awk -v label="$label" -v app=$((app1 - app0)) -v db=$((db1 - db0)) -v q=$((q1 - q0)) -v n="$payments" \
-        '{printf "%s\t%.2f\t%.2f\t%.2f\t%.1f\n", label, app * 10 / n, db * 10 / n, ($1 + $2) * 1000 / n, q / n}' \
+    awk -v label="$label" -v app=$((app1 - app0)) -v db=$((db1 - db0)) -v redis=$((redis1 - redis0)) -v q=$((q1 - q0)) \
+        -v unlocked=$((lock1 - lock0)) -v n="$payments" \
+        '{printf "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\n", label, app * 10 / n, db * 10 / n, redis * 10 / n, ($1 + $2) * 1000 / n, q / n, unlocked}' \
         "$out/time.txt" >>"$out/cpu.tsv"
     echo "$line"
 }
@@ -176,12 +183,13 @@ gnuplot "$out/throughput.gp"
     echo "payonce is driven by wrk and the ceiling by sysbench, both C load generators (bench/pay.lua, bench/ceiling.lua),"
     echo "so that the generators take little of the two shared cores; the ceiling's orders are seeded before it is timed."
     echo
-    echo "CPU milliseconds per payment, from /proc for payonce and mariadbd and from time(1) for the load generator,"
-    echo "and the statements MariaDB executed per payment (its Questions counter):"
+    echo "CPU milliseconds per payment, from /proc for payonce, mariadbd and redis-server and from time(1) for the load"
+    echo "generator; the statements MariaDB executed per payment (its Questions counter); and the pays that went on"
+    echo "without the Redis lock (payonce_lock_degraded_total), which must be 0:"
     echo
-    echo "| run | payonce ms | MariaDB ms | load generator ms | statements |"
-    echo "|---|---|---|---|---|"
-    awk -F'\t' '{printf "| %s | %s | %s | %s | %s |\n", $1, ($1 ~ /ceiling/ ? "-" : $2), $3, $4, $5}' "$out/cpu.tsv"
+    echo "| run | payonce ms | MariaDB ms | Redis ms | load generator ms | statements | pays without the lock |"
+    echo "|---|---|---|---|---|---|---|"
+    awk -F'\t' '{c = $1 ~ /ceiling/; printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, (c ? "-" : $2), $3, (c ? "-" : $4), $5, $6, (c ? "-" : $7)}' "$out/cpu.tsv"
     echo
     echo "What stops payonce short of the ceiling, on this machine: the two cores are shared by the database, payonce"
     echo "and the generator, so throughput is about 2 cores divided by the CPU one payment costs. The ceiling pays for"
