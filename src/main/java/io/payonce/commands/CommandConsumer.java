@@ -69,6 +69,8 @@ public class CommandConsumer {
 
     static final String COMMANDS = "payonce-commands";
     static final String REASON_HEADER = "x-payonce-reason";
+    /** On a dead-letter copy: the broker-checked user-id of its sender, which the copy cannot carry as its own. */
+    static final String SENDER_HEADER = "x-payonce-sender";
     static final String STATUS_HEADER = "x-payonce-status";
 
     private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
@@ -258,6 +260,8 @@ public class CommandConsumer {
         }
         Map<String, Object> headers = new HashMap<>(amqp.getHeaders());
         headers.put(REASON_HEADER, reason);
+        // Set or removed here, never as the sender wrote it: a header of that name in the message proves nothing.
+        amqp.getUserId().ifPresentOrElse(sender -> headers.put(SENDER_HEADER, sender), () -> headers.remove(SENDER_HEADER));
         AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
                 .messageId(amqp.getMessageId().orElse(null))
                 .appId(amqp.getAppId().orElse(null))

@@ -121,8 +121,8 @@ class CommandTest {
             broker.publish(COMMANDS, "pay", new AMQP.BasicProperties.Builder().userId(Broker.USER).replyTo(replies).build(), keyless);
             broker.publish(COMMANDS, "refund", properties(invalid, replies, invalid), "{\"type\":\"refund\",\"orderId\":1,\"refundNo\":\"r 1\",\"amount\":-5}");
             String unsigned = "msg-" + UUID.randomUUID();
-            broker.publish(COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(unsigned).replyTo(replies).build(),
-                    pay(Tokens.newUserId(), 1));
+            broker.publish(COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(unsigned).replyTo(replies)
+                    .headers(Map.of(CommandConsumer.SENDER_HEADER, "ops")).build(), pay(Tokens.newUserId(), 1));
             String elsewhere = "msg-" + UUID.randomUUID();
             broker.publish(COMMANDS, "pay", properties(elsewhere, "billing.replies", elsewhere), pay(Tokens.newUserId(), 1));
 
@@ -137,6 +137,10 @@ class CommandTest {
             assertTrue(reason(invalidDead).contains("amount") && reason(invalidDead).contains("refundNo"), reason(invalidDead));
             assertTrue(reason(unsignedDead).contains("user-id"), "no sender, no command: " + reason(unsignedDead));
             assertTrue(reason(elsewhereDead).contains("reply-to"), "never a reply into another service's queue: " + reason(elsewhereDead));
+            assertEquals(Broker.USER, String.valueOf(elsewhereDead.getProps().getHeaders().get(CommandConsumer.SENDER_HEADER)),
+                    "the copy names its broker-checked sender");
+            assertFalse(unsignedDead.getProps().getHeaders().containsKey(CommandConsumer.SENDER_HEADER),
+                    "a sender the message only claims is not named");
             assertEquals("{\"type\":\"pay\",", Broker.text(unreadableDead), "the message as it came");
             assertEquals(0, broker.messageCount(replies), "no reply for what was never a command");
             assertEquals(0, broker.messageCount(COMMANDS));
