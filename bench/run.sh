@@ -5,7 +5,9 @@
 # duration one after the other, then replays; redis-benchmark SET NX PX, a duplicate storm, latency
 # at fixed rates, startup time and memory. Loopback only; bounded. Needs wrk, sysbench and gnuplot.
 #
-#   bench/run.sh [--no-build]        writes bench/report.md and bench/throughput.png
+#   bench/run.sh [--no-build]            payonce on the JVM: bench/report.md and bench/throughput.png
+#   bench/run.sh --native [--no-build]   the native executable (built with the toolchain .ci/run sets up,
+#                                        ~/.cache/payonce-native): bench/report-native.md, bench/throughput-native.png
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -75,19 +77,39 @@ export root out database
 cleanup() { [ -n "${app_pid:-}" ] && kill "$app_pid" 2>/dev/null; true; }
 trap cleanup EXIT
 
+native=0 build=1
+for arg in "$@"; do
+    case "$arg" in
+        --native) native=1 ;;
+        --no-build) build=0 ;;
+        *) echo "usage: $0 [--native] [--no-build]" >&2; exit 2 ;;
+    esac
+done
+if [ $native = 1 ]; then
+    suffix=-native kind="a native executable"
+    app=(target/payonce-1.0.0-SNAPSHOT-runner)
+    [ $build = 1 ] || [ ! -x "${app[0]}" ] && build_command=(env JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 ./mvnw -B -q package -DskipTests)
+else
+    suffix= kind="the JVM"
+    app=(java -jar target/quarkus-app/quarkus-run.jar)
+    [ $build = 1 ] || [ ! -f target/quarkus-app/quarkus-run.jar ] && build_command=(./mvnw -B -q package -DskipTests -DskipNative)
+fi
+report="bench/report$suffix.md"
+plot="throughput$suffix.png"
+
 rm -rf "$out" && mkdir -p "$out"
-if [ "${1:-}" != "--no-build" ] || [ ! -f target/quarkus-app/quarkus-run.jar ]; then
-    log "building the packaged application"
-    ./mvnw -B -q package -DskipTests -DskipNative
+if [ -n "${build_command:-}" ]; then
+    log "building the packaged application ($kind)"
+    "${build_command[@]}"
 fi
 classpath=$(bench_classpath "$root")
 mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
 bench_database_user $database
 
-log "starting payonce (JVM)"
+log "starting payonce ($kind)"
 start_ms=$(date +%s%3N)
 (payonce_env $port && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
-    PAYONCE_DB_POOL_SIZE=${PAYONCE_DB_POOL_SIZE:-20} exec java -jar target/quarkus-app/quarkus-run.jar) >"$out/app.log" 2>&1 &
+    PAYONCE_DB_POOL_SIZE=${PAYONCE_DB_POOL_SIZE:-20} exec "${app[@]}") >"$out/app.log" 2>&1 &
 app_pid=$!
 until curl -sf "$(management_url $port)/q/health/ready" >/dev/null 2>&1; do sleep 0.02; done
 startup_ms=$(( $(date +%s%3N) - start_ms ))
@@ -139,7 +161,7 @@ awk -F'\t' -v OFS='\t' '$1 == "ceiling" || $1 == "pay" || $1 == "replay" {print 
     | sort -n >"$out/throughput.tsv"
 cat >"$out/throughput.gp" <<PLOT
 set terminal pngcairo size 900,480
-set output '$root/bench/throughput.png'
+set output '$root/bench/$plot'
 set title 'pay throughput by concurrency (same MariaDB, same run)'
 set xlabel 'concurrent clients'
 set ylabel 'payments per second'
@@ -155,7 +177,7 @@ gnuplot "$out/throughput.gp"
     echo
     echo "Command: \`bench/run.sh\` ($(date -u +%Y-%m-%d)). Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo),"
     echo "$(mariadb -h127.0.0.1 -uroot -N -e 'SELECT VERSION()') and Redis $(redis-server --version | awk '{print $3}' | cut -d= -f2) on loopback,"
-    echo "$(java -version 2>&1 | head -n 1), payonce on the JVM with a reactive pool of ${PAYONCE_DB_POOL_SIZE:-20} connections."
+    echo "$(java -version 2>&1 | head -n 1), payonce as $kind with a reactive pool of ${PAYONCE_DB_POOL_SIZE:-20} connections."
     echo "Load generator, database and service share the machine's cores, so every figure includes their contention."
     echo
     echo "## Throughput: payonce beside the database's ceiling"
@@ -176,7 +198,7 @@ gnuplot "$out/throughput.gp"
     echo
     echo "Redis \`SET key owner NX PX 5000\` (redis-benchmark, 32 clients): $redis_set per second."
     echo
-    echo "![throughput by concurrency](throughput.png)"
+    echo "![throughput by concurrency]($plot)"
     echo
     echo "## Where the CPU goes"
     echo
@@ -217,11 +239,11 @@ gnuplot "$out/throughput.gp"
     echo "|---|---|---|---|---|---|"
     awk -F'\t' -v peak="$peak" '$1 ~ /^rate-/ {printf "| %d | %.0f%% | %s | %s | %s | %s |\n", $2, 100 * $2 / peak, $6, $7, $8, $9}' "$results"
     echo
-    echo "## Startup and memory (JVM)"
+    echo "## Startup and memory ($kind)"
     echo
-    echo "Time from \`java -jar\` to the first successful readiness answer: ${startup_ms} ms. RSS after 1,000 pays: $((rss_kb / 1024)) MiB."
+    echo "Time from \`${app[*]}\` to the first successful readiness answer: ${startup_ms} ms. RSS after 1,000 pays: $((rss_kb / 1024)) MiB."
     echo
-    if [ -f bench/native-vs-jvm.md ]; then
+    if [ $native = 0 ] && [ -f bench/native-vs-jvm.md ]; then
         echo "## Native executable beside the JVM"
         echo
         tail -n +3 bench/native-vs-jvm.md
@@ -233,5 +255,5 @@ gnuplot "$out/throughput.gp"
     echo "mode	clients	count	seconds	per_second	p50_ms	p99_ms	p999_ms	statuses	extras"
     cat "$results"
     echo '```'
-} >bench/report.md
-log "report: bench/report.md"
+} >"$report"
+log "report: $report"
