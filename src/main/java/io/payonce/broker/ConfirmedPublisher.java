@@ -44,6 +44,8 @@ public class ConfirmedPublisher {
 
     /** Longer than this to connect, for a channel's call, or for a call's confirms, is a broker in trouble. */
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /** AMQP delivery mode 2: the broker writes the message to disk in a durable queue. */
+    public static final int PERSISTENT = 2;
     /** A connection that has said nothing for this long is dead (a broker gone without a word). */
     private static final int HEARTBEAT_SECONDS = 10;
 
@@ -132,7 +134,7 @@ public class ConfirmedPublisher {
                 idle.add(channel);
             }
             if (confirmed == 0) {
-                throw new NotConfirmed("not confirmed by RabbitMQ within " + TIMEOUT.toMillis() + " ms", null);
+                throw notConfirmedInTime();
             }
             return new Confirmed(confirmed, messages.size());
         } catch (IOException | TimeoutException | RuntimeException e) {
@@ -146,8 +148,12 @@ public class ConfirmedPublisher {
 
     private static void requireAll(Confirmed confirmed) {
         if (confirmed.count() < confirmed.of()) {
-            throw new NotConfirmed("not confirmed by RabbitMQ within " + TIMEOUT.toMillis() + " ms", null);
+            throw notConfirmedInTime();
         }
+    }
+
+    private static NotConfirmed notConfirmedInTime() {
+        return new NotConfirmed("not confirmed by RabbitMQ within " + TIMEOUT.toMillis() + " ms", null);
     }
 
     private synchronized Connection connection() throws IOException, TimeoutException {

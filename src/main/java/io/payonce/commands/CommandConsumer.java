@@ -78,8 +78,6 @@ public class CommandConsumer {
     private static final Duration REQUEUE_AFTER = Duration.ofSeconds(1);
     /** The default exchange, which routes to the queue its routing key names: the way to a reply-to queue. */
     private static final String DEFAULT_EXCHANGE = "";
-    /** AMQP delivery mode 2: the broker writes the message to disk in a durable queue. */
-    private static final int PERSISTENT = 2;
     /** A command is a few short fields; anything larger is not one, and is not parsed. */
     static final int MAX_BODY_BYTES = 4096;
     /** The broker's direct reply-to: replies to the very connection that sent the command. */
@@ -214,7 +212,7 @@ public class CommandConsumer {
                 .correlationId(amqp.getCorrelationId().orElse(amqp.getMessageId().orElse(null)))
                 .contentType(answer.status() >= 400 ? Problem.MEDIA_TYPE : "application/json")
                 .headers(Map.of(STATUS_HEADER, answer.status(), RepeatMarker.HEADER, answer.repeat()))
-                .deliveryMode(PERSISTENT)
+                .deliveryMode(ConfirmedPublisher.PERSISTENT)
                 .build();
         byte[] body = answer.bodyJson(json).getBytes(StandardCharsets.UTF_8);
         return publisher.publish(new ConfirmedPublisher.Outgoing(DEFAULT_EXCHANGE, amqp.getReplyTo().get(), properties, body));
@@ -268,7 +266,7 @@ public class CommandConsumer {
                 .correlationId(amqp.getCorrelationId().orElse(null))
                 .contentType(amqp.getContentType().orElse(null))
                 .headers(headers)
-                .deliveryMode(PERSISTENT)
+                .deliveryMode(ConfirmedPublisher.PERSISTENT)
                 .build();
         return publisher.publish(new ConfirmedPublisher.Outgoing(deadLetterExchange, deadLetterRoutingKey, properties, message.getPayload()))
                 .flatMap(copied -> ack(message, "dead_lettered"))

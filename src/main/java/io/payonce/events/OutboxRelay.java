@@ -32,8 +32,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public class OutboxRelay {
 
     private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
-    /** AMQP delivery mode 2: the broker writes the event to disk in durable queues. */
-    private static final int PERSISTENT = 2;
 
     private final Pool pool;
     private final OutboxRepository events;
@@ -100,7 +98,7 @@ public class OutboxRelay {
         AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
                 .messageId(event.eventId())
                 .contentType("application/json")
-                .deliveryMode(PERSISTENT)
+                .deliveryMode(ConfirmedPublisher.PERSISTENT)
                 .build();
         return new ConfirmedPublisher.Outgoing(exchange, event.type(), properties, event.payload().getBytes(StandardCharsets.UTF_8));
     }

@@ -48,8 +48,8 @@ class CommandTest {
             Payer payer = Payer.withOrder(5000, 1200);
             String key = "msg-" + UUID.randomUUID();
 
-            GetResponse first = send(broker, key, replies, pay(payer.userId(), payer.order()));
-            GetResponse again = send(broker, key, replies, pay(payer.userId(), payer.order()));
+            GetResponse first = send(broker, key, replies, Broker.payCommand(payer.userId(), payer.order()));
+            GetResponse again = send(broker, key, replies, Broker.payCommand(payer.userId(), payer.order()));
 
             assertEquals(201, status(first), Broker.text(first));
             assertEquals(false, repeat(first));
@@ -69,7 +69,7 @@ class CommandTest {
             String correlation = UUID.randomUUID().toString();
 
             for (int i = 0; i < 25; i++) {
-                broker.publish(COMMANDS, "pay", properties(key, replies, correlation), pay(payer.userId(), payer.order()));
+                broker.publish(COMMANDS, "pay", Broker.commandProperties(key, replies, correlation), Broker.payCommand(payer.userId(), payer.order()));
             }
             List<Callable<Response>> overHttp = new ArrayList<>();
             for (int i = 0; i < 25; i++) {
@@ -97,8 +97,8 @@ class CommandTest {
             Payer payer = Payer.withOrder(100, 1200);
             String key = "msg-" + UUID.randomUUID();
 
-            GetResponse refused = send(broker, key, replies, pay(payer.userId(), payer.order()));
-            GetResponse stranger = send(broker, "msg-" + UUID.randomUUID(), replies, pay(Tokens.newUserId(), payer.order()));
+            GetResponse refused = send(broker, key, replies, Broker.payCommand(payer.userId(), payer.order()));
+            GetResponse stranger = send(broker, "msg-" + UUID.randomUUID(), replies, Broker.payCommand(Tokens.newUserId(), payer.order()));
 
             assertEquals(402, status(refused), Broker.text(refused));
             assertEquals("INSUFFICIENT_FUNDS", JsonPath.from(Broker.text(refused)).getString("code"));
@@ -117,14 +117,14 @@ class CommandTest {
             String keyless = "{\"type\":\"pay\",\"userId\":\"" + Tokens.newUserId() + "\",\"orderId\":" + Long.MAX_VALUE + "}";
             String invalid = "msg-" + UUID.randomUUID();
 
-            broker.publish(COMMANDS, "pay", properties(unreadable, replies, unreadable), "{\"type\":\"pay\",");
+            broker.publish(COMMANDS, "pay", Broker.commandProperties(unreadable, replies, unreadable), "{\"type\":\"pay\",");
             broker.publish(COMMANDS, "pay", new AMQP.BasicProperties.Builder().userId(Broker.USER).replyTo(replies).build(), keyless);
-            broker.publish(COMMANDS, "refund", properties(invalid, replies, invalid), "{\"type\":\"refund\",\"orderId\":1,\"refundNo\":\"r 1\",\"amount\":-5}");
+            broker.publish(COMMANDS, "refund", Broker.commandProperties(invalid, replies, invalid), "{\"type\":\"refund\",\"orderId\":1,\"refundNo\":\"r 1\",\"amount\":-5}");
             String unsigned = "msg-" + UUID.randomUUID();
             broker.publish(COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(unsigned).replyTo(replies)
-                    .headers(Map.of(CommandConsumer.SENDER_HEADER, "ops")).build(), pay(Tokens.newUserId(), 1));
+                    .headers(Map.of(CommandConsumer.SENDER_HEADER, "ops")).build(), Broker.payCommand(Tokens.newUserId(), 1));
             String elsewhere = "msg-" + UUID.randomUUID();
-            broker.publish(COMMANDS, "pay", properties(elsewhere, "billing.replies", elsewhere), pay(Tokens.newUserId(), 1));
+            broker.publish(COMMANDS, "pay", Broker.commandProperties(elsewhere, "billing.replies", elsewhere), Broker.payCommand(Tokens.newUserId(), 1));
 
             GetResponse unreadableDead = broker.await(DEAD_LETTERS, m -> unreadable.equals(m.getProps().getMessageId()), WITHIN);
             GetResponse keylessDead = broker.await(DEAD_LETTERS, m -> keyless.equals(Broker.text(m)), WITHIN);
@@ -158,8 +158,8 @@ class CommandTest {
             long second = Api.newOrder(bearer, 200);
             String key = "msg-" + UUID.randomUUID();
 
-            GetResponse paid = send(broker, key, replies, pay(user, first));
-            GetResponse reused = send(broker, key, replies, pay(user, second));
+            GetResponse paid = send(broker, key, replies, Broker.payCommand(user, first));
+            GetResponse reused = send(broker, key, replies, Broker.payCommand(user, second));
             Response overHttp = Api.pay(bearer, second, key);
 
             assertEquals(201, status(paid), Broker.text(paid));
@@ -191,18 +191,8 @@ class CommandTest {
 
     private static GetResponse send(Broker broker, String key, String replies, String body) throws Exception {
         String correlation = UUID.randomUUID().toString();
-        broker.publish(COMMANDS, "pay", properties(key, replies, correlation), body);
+        broker.publish(COMMANDS, "pay", Broker.commandProperties(key, replies, correlation), body);
         return broker.await(replies, m -> correlation.equals(m.getProps().getCorrelationId()), WITHIN);
-    }
-
-    /** As the order system would send it: signed by its broker login (user-id), keyed, with a reply queue of its own. */
-    private static AMQP.BasicProperties properties(String key, String replyTo, String correlation) {
-        return new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER).appId("order-system").replyTo(replyTo)
-                .correlationId(correlation).contentType("application/json").build();
-    }
-
-    private static String pay(String user, long order) {
-        return "{\"type\":\"pay\",\"userId\":\"" + user + "\",\"orderId\":" + order + "}";
     }
 
     private static int status(GetResponse reply) {

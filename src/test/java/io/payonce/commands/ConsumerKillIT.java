@@ -1,6 +1,5 @@
 package io.payonce.commands;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
 import io.payonce.support.Broker;
@@ -72,8 +71,7 @@ class ConsumerKillIT {
             broker.awaitConsumer(Broker.COMMANDS, WITHIN);
             CompletableFuture<Void> release = new CompletableFuture<>();
             CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, payer.userId(), release);
-            broker.publish(Broker.COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER)
-                    .replyTo(replies).correlationId(key).build(), "{\"type\":\"pay\",\"userId\":\"" + payer.userId() + "\",\"orderId\":" + payer.order() + "}");
+            broker.sendPay(key, replies, key, payer.userId(), payer.order());
             db.awaitRunning("UPDATE account SET balance = balance - ");
             rabbitMq.blockPublishers();
             release.complete(null);
@@ -84,10 +82,7 @@ class ConsumerKillIT {
             rabbitMq.unblockPublishers();
 
             PackagedInstance second = start(false);
-            List<GetResponse> answers = new ArrayList<>();
-            do {
-                answers.add(broker.await(replies, m -> key.equals(m.getProps().getCorrelationId()), WITHIN));
-            } while (!Boolean.TRUE.equals(answers.get(answers.size() - 1).getProps().getHeaders().get("Idempotent-Replayed")));
+            List<GetResponse> answers = broker.awaitRepliesUntilRepeat(replies, key, WITHIN);
             RestAssured.port = second.port();
             Response overHttp = Api.pay(payer.bearer(), payer.order(), key);
 

@@ -1,6 +1,5 @@
 package io.payonce.commands;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
 import io.payonce.support.Broker;
@@ -54,8 +53,7 @@ class DatabaseOutageTest {
             for (long order : orders) {
                 String key = "msg-" + UUID.randomUUID();
                 keys.add(key);
-                broker.publish(Broker.COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER)
-                        .replyTo(replies).correlationId(correlation).build(), "{\"type\":\"pay\",\"userId\":\"" + user + "\",\"orderId\":" + order + "}");
+                broker.sendPay(key, replies, correlation, user, order);
             }
             Thread.sleep(4000);
             long repliedWhileDown = broker.messageCount(replies);

@@ -1,6 +1,5 @@
 package io.payonce.commands;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
 import io.payonce.support.Broker;
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -45,8 +43,7 @@ class RedeliveryTest {
             String replies = broker.replyQueue();
             CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(payer.userId(), 1500);
 
-            broker.publish(Broker.COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER)
-                    .replyTo(replies).correlationId(key).build(), "{\"type\":\"pay\",\"userId\":\"" + payer.userId() + "\",\"orderId\":" + payer.order() + "}");
+            broker.sendPay(key, replies, key, payer.userId(), payer.order());
             // The consumer takes the command within milliseconds; its debit then waits on the held row.
             Thread.sleep(500);
             GatedStores.gate().shut();
@@ -55,10 +52,7 @@ class RedeliveryTest {
             Thread.sleep(2500);
             GatedStores.gate().open();
             // The first run's reply failed with the connection and is never sent later; the redelivery's is marked.
-            List<GetResponse> answers = new ArrayList<>();
-            do {
-                answers.add(broker.await(replies, m -> key.equals(m.getProps().getCorrelationId()), Duration.ofSeconds(40)));
-            } while (!Boolean.TRUE.equals(answers.get(answers.size() - 1).getProps().getHeaders().get("Idempotent-Replayed")));
+            List<GetResponse> answers = broker.awaitRepliesUntilRepeat(replies, key, Duration.ofSeconds(40));
             Response overHttp = Api.pay(payer.bearer(), payer.order(), key);
 
             // A command the consumer had not taken before the cut would run afresh now, unmarked, and no marked reply would come.

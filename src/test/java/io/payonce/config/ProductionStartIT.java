@@ -1,12 +1,12 @@
 package io.payonce.config;
 
 import io.payonce.support.FreePorts;
+import io.payonce.support.PackagedInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -53,11 +53,7 @@ class ProductionStartIT {
 
     /** The native executable when the build made one, the JVM jar otherwise; a clean environment either way. */
     private static Result start(Map<String, String> environment) throws IOException, InterruptedException {
-        Path nativeRunner = Path.of(System.getProperty("native.image.path", "target/none-runner"));
-        List<String> command = Files.isExecutable(nativeRunner)
-                ? List.of(nativeRunner.toAbsolutePath().toString())
-                : List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", "target/quarkus-app/quarkus-run.jar");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        ProcessBuilder builder = new ProcessBuilder(PackagedInstance.command(List.of())).redirectErrorStream(true);
         builder.environment().clear();
         builder.environment().put("PATH", System.getenv("PATH"));
         builder.environment().putAll(environment);

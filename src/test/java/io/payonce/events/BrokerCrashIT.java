@@ -1,6 +1,5 @@
 package io.payonce.events;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
 import io.payonce.support.Broker;
@@ -92,8 +91,7 @@ class BrokerCrashIT {
             long order = Api.newOrder(bearer, 100);
             String replies = broker.replyQueue();
             String key = "msg-" + UUID.randomUUID();
-            broker.publish(Broker.COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(key).userId(Broker.USER)
-                    .replyTo(replies).correlationId(key).build(), "{\"type\":\"pay\",\"userId\":\"" + user + "\",\"orderId\":" + order + "}");
+            broker.sendPay(key, replies, key, user, order);
             GetResponse reply = broker.await(replies, m -> key.equals(m.getProps().getCorrelationId()), WITHIN);
             assertEquals(201, ((Number) reply.getProps().getHeaders().get("x-payonce-status")).intValue(), Broker.text(reply));
             awaitAllSent();

@@ -6,6 +6,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import com.rabbitmq.client.ShutdownSignalException;
+import io.payonce.api.RepeatMarker;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -74,6 +75,30 @@ public final class Broker implements AutoCloseable {
         String queue = temporaryQueue();
         channel.queueBind(queue, exchange, routingKey);
         return queue;
+    }
+
+    /** As the order system would send a command: signed by its broker login (user-id), keyed, with a reply queue of its own. */
+    public static AMQP.BasicProperties commandProperties(String key, String replyTo, String correlation) {
+        return new AMQP.BasicProperties.Builder().messageId(key).userId(USER).appId("order-system").replyTo(replyTo)
+                .correlationId(correlation).contentType("application/json").build();
+    }
+
+    public static String payCommand(String userId, long orderId) {
+        return "{\"type\":\"pay\",\"userId\":\"" + userId + "\",\"orderId\":" + orderId + "}";
+    }
+
+    /** Sends a pay command to this build's command queue, replied to {@code replyTo} under {@code correlation}. */
+    public void sendPay(String key, String replyTo, String correlation, String userId, long orderId) throws IOException {
+        publish(COMMANDS, "pay", commandProperties(key, replyTo, correlation), payCommand(userId, orderId));
+    }
+
+    /** The replies under {@code correlation} that arrive on {@code queue} up to and with the first marked as a repeat. */
+    public List<GetResponse> awaitRepliesUntilRepeat(String queue, String correlation, Duration within) throws IOException, InterruptedException {
+        List<GetResponse> replies = new ArrayList<>();
+        do {
+            replies.add(await(queue, m -> correlation.equals(m.getProps().getCorrelationId()), within));
+        } while (!Boolean.TRUE.equals(replies.get(replies.size() - 1).getProps().getHeaders().get(RepeatMarker.HEADER)));
+        return replies;
     }
 
     public void publish(String exchange, String routingKey, AMQP.BasicProperties properties, String body) throws IOException {

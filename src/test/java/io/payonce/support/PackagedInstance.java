@@ -34,15 +34,8 @@ public final class PackagedInstance implements AutoCloseable {
             throws IOException, InterruptedException {
         int port = FreePorts.next();
         int managementPort = FreePorts.next();
-        Path nativeRunner = Path.of(System.getProperty("native.image.path", "target/none-runner"));
-        boolean isNative = Files.isExecutable(nativeRunner);
-        List<String> command = new ArrayList<>();
-        command.add(isNative ? nativeRunner.toAbsolutePath().toString() : Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of("-Dquarkus.profile=test", "-Dquarkus.http.port=" + port, "-D%test.quarkus.management.port=" + managementPort,
-                "-D%test.quarkus.flyway.clean-at-start=" + cleanDatabase));
-        if (!isNative) {
-            command.addAll(List.of("-Xmx256m", "-jar", "target/quarkus-app/quarkus-run.jar"));
-        }
+        List<String> command = command(List.of("-Dquarkus.profile=test", "-Dquarkus.http.port=" + port,
+                "-D%test.quarkus.management.port=" + managementPort, "-D%test.quarkus.flyway.clean-at-start=" + cleanDatabase), "-Xmx256m");
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(Path.of("target", name + "-" + port + ".log").toFile());
@@ -56,6 +49,25 @@ public final class PackagedInstance implements AutoCloseable {
             throw neverReady;
         }
         return instance;
+    }
+
+    /**
+     * The command that runs the packaged application with {@code properties} (-D...): the native
+     * executable when the build made one, else the JVM jar, with {@code jvmOptions} for the JVM only.
+     */
+    public static List<String> command(List<String> properties, String... jvmOptions) {
+        Path nativeRunner = Path.of(System.getProperty("native.image.path", "target/none-runner"));
+        List<String> command = new ArrayList<>();
+        if (Files.isExecutable(nativeRunner)) {
+            command.add(nativeRunner.toAbsolutePath().toString());
+            command.addAll(properties);
+        } else {
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(properties);
+            command.addAll(List.of(jvmOptions));
+            command.addAll(List.of("-jar", "target/quarkus-app/quarkus-run.jar"));
+        }
+        return command;
     }
 
     public int port() {
