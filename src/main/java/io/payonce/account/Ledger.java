@@ -38,7 +38,7 @@ public class Ledger {
 
     /**
      * UNIQUE(user_id, ref_type, ref_id) refusing the line means this very movement was booked before; the
-     * failure is a recorded answer, so the caller's savepoint undoes the balance change with it.
+     * failure is a recorded answer, so the caller's transaction rolls back with the balance change.
      */
     private Uni<Void> append(SqlClient tx, String userId, long delta, EntryType type, String refId) {
         return UniqueKey.insertOr(accounts.appendEntry(tx, userId, delta, type, refId), () -> Uni.createFrom().failure(

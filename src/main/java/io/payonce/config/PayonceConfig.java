@@ -38,6 +38,9 @@ public interface PayonceConfig {
     /** Pay and refund commands by message. */
     Commands commands();
 
+    /** Bearer tokens already verified, remembered for their next requests. */
+    VerifiedTokens verifiedTokens();
+
     /**
      * The store settings production must name, each from its environment variable: checked when the
      * configuration is read, before anything connects, so that a missing one stops the start with the
@@ -82,6 +85,22 @@ public interface PayonceConfig {
         @Min(1)
         @Max(10_000)
         int cleanupBatchSize();
+    }
+
+    interface VerifiedTokens {
+        /** How many verified tokens an instance remembers; 0 verifies every request's token afresh. */
+        @WithDefault("10000")
+        @Min(0)
+        @Max(1_000_000)
+        int maxEntries();
+
+        /**
+         * The longest a verified token is remembered, whatever its expiry: the bound on how long a
+         * token keeps working here after the key that signed it is replaced. Never past the token's
+         * own expiry or maximum age.
+         */
+        @WithDefault("60s")
+        Duration maxStay();
     }
 
     interface AutoClose {

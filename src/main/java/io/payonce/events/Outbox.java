@@ -11,7 +11,7 @@ import java.util.UUID;
 /**
  * Writes an event in the caller's transaction, beside the ledger line of the money it reports: the
  * event commits or rolls back with the money, so it exists if and only if the money moved. A
- * recorded refusal (insufficient funds, a cap) rolls back to the guard's savepoint and takes the
+ * recorded refusal (insufficient funds, a cap) rolls back the guard's transaction and takes the
  * event with it. The relay publishes it after COMMIT.
  */
 @ApplicationScoped

@@ -11,6 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /** SQL for the outbox. */
 @ApplicationScoped
@@ -32,7 +33,14 @@ class OutboxRepository {
             LIMIT ?
             FOR UPDATE""";
 
-    private static final String MARK_SENT = "UPDATE outbox_event SET sent_at = NOW(6) WHERE id = ?";
+    /**
+     * One statement for the confirmed events of a batch, whatever their number: their ids arrive as
+     * one JSON array. A statement per event was one more statement per payment, for nothing.
+     */
+    private static final String MARK_SENT = """
+            UPDATE outbox_event
+            JOIN JSON_TABLE(?, '$[*]' COLUMNS (id BIGINT UNSIGNED PATH '$')) AS confirmed ON outbox_event.id = confirmed.id
+            SET outbox_event.sent_at = NOW(6)""";
 
     private static final String DELETE_SENT = """
             DELETE FROM outbox_event
@@ -65,7 +73,8 @@ class OutboxRepository {
         if (batch.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return tx.preparedQuery(MARK_SENT).executeBatch(batch.stream().map(event -> Tuple.of(event.id())).toList()).replaceWithVoid();
+        String ids = batch.stream().map(event -> Long.toString(event.id())).collect(Collectors.joining(",", "[", "]"));
+        return tx.preparedQuery(MARK_SENT).execute(Tuple.of(ids)).replaceWithVoid();
     }
 
     Uni<Integer> deleteSentOlderThan(Duration age, int limit) {

@@ -23,13 +23,24 @@ public class AnswerMeter {
 
     /** Counts the answer {@code write} ends with: executed or replayed, and the defence that caught a repeat. */
     public Uni<Answer> counted(WriteOperation operation, Uni<Answer> write) {
-        return write.onItemOrFailure().invoke((answer, failure) -> {
-            if (failure == null) {
-                metrics.answered(operation.tag(), answer.repeat() && answer.caughtBy().replaysStoredAnswer() ? Outcome.REPLAYED : Outcome.EXECUTED, answer.caughtBy());
-            } else if (failure instanceof ApiException refused) {
-                countRefusal(operation, refused);
+        return write.onItemOrFailure().invoke((answer, failure) -> count(operation, answer, failure));
+    }
+
+    /** Like {@link #counted}, for a lookup that may find no answer yet: its null counts nothing. */
+    Uni<Answer> countedIfAnswered(WriteOperation operation, Uni<Answer> lookup) {
+        return lookup.onItemOrFailure().invoke((answer, failure) -> {
+            if (answer != null || failure != null) {
+                count(operation, answer, failure);
             }
         });
+    }
+
+    private void count(WriteOperation operation, Answer answer, Throwable failure) {
+        if (failure == null) {
+            metrics.answered(operation.tag(), answer.repeat() && answer.caughtBy().replaysStoredAnswer() ? Outcome.REPLAYED : Outcome.EXECUTED, answer.caughtBy());
+        } else if (failure instanceof ApiException refused) {
+            countRefusal(operation, refused);
+        }
     }
 
     /** A request refused before it could run: no key, or a key that is not one. */

@@ -24,15 +24,13 @@ import java.util.function.Supplier;
  * Runs a write under its key, in one transaction with the money it moves: claim the key, do the
  * work, store the answer, commit. A repeat finds the claim and replays the stored answer; a crash
  * before COMMIT rolls back the claim with the work, so no half-done write and no stuck claim can
- * survive. Three doors: {@link #read} a request's key at the edge, {@link #run} a command, and
- * {@link #replay} a finished one.
+ * survive. Its doors: {@link #read} a request's key at the edge, {@link #run} a command, and
+ * {@link #storedAnswer} or {@link #replay} a finished one.
  */
 @ApplicationScoped
 public class IdempotencyGuard {
 
     private static final Logger LOG = Logger.getLogger(IdempotencyGuard.class);
-    private static final String SAVEPOINT = "SAVEPOINT before_work";
-    private static final String ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT before_work";
 
     private final Pool pool;
     private final Transactions transactions;
@@ -67,8 +65,18 @@ public class IdempotencyGuard {
      * end of its transaction even if the client goes away, so the answer is always stored and logged.
      */
     public Uni<Answer> run(IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
-        Uni<Answer> answered = metrics.timed(command.operation().tag(), transactions.inTransaction(tx -> claimOrReplay(tx, command, work)));
-        return Detached.toTheEnd(meter.counted(command.operation(), answered.invoke(answer -> log(command, answer))));
+        Uni<Answer> answered = transactions.inTransaction(tx -> claimOrReplay(tx, command, work))
+                .onFailure(Refused.class).recoverWithUni(refused -> recordRefusal(command, ((Refused) refused).problem()));
+        return Detached.toTheEnd(meter.counted(command.operation(),
+                metrics.timed(command.operation().tag(), answered).invoke(answer -> log(command, answer))));
+    }
+
+    /**
+     * The stored answer of a command that has completed, or null while there is none. Lets a repeat
+     * be answered from one read, before it takes a lock or opens a transaction.
+     */
+    public Uni<Answer> storedAnswer(IdempotentCommand command) {
+        return meter.countedIfAnswered(command.operation(), metrics.timedIfAnswered(command.operation().tag(), finished(command)));
     }
 
     /**
@@ -77,38 +85,56 @@ public class IdempotencyGuard {
      * still get its answer from the database.
      */
     public Uni<Answer> replay(IdempotentCommand command, Supplier<Throwable> whenNone) {
-        return meter.counted(command.operation(), records.find(pool, command).flatMap(record -> {
-            if (record == null || !record.done()) {
-                return Uni.createFrom().failure(whenNone);
-            }
-            Answer answer = replayOf(record, command);
-            log(command, answer);
-            return Uni.createFrom().item(answer);
-        }));
+        return meter.counted(command.operation(), finished(command).onItem().ifNull().failWith(whenNone));
     }
 
-    /**
-     * A claim that waited out the session's lock wait on a twin's uncommitted claim is answered 409
-     * here, before {@link Transactions} could take the lock-wait timeout for a transient failure and
-     * run the whole transaction again: the twin is alive and working, and the client should be told
-     * to retry after it, not be held for another lock wait.
-     */
+    private Uni<Answer> finished(IdempotentCommand command) {
+        return records.find(pool, command).map(record -> record == null || !record.done() ? null : replayOf(record, command))
+                .invoke(answer -> {
+                    if (answer != null) {
+                        log(command, answer);
+                    }
+                });
+    }
+
     private Uni<Answer> claimOrReplay(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
-        return UniqueKey.insertOr(records.claim(tx, command).replaceWith(true), () -> Uni.createFrom().item(false))
-                .onFailure(SqlErrors::isLockWaitTimeout).transform(e -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE))
+        return claimed(records.claim(tx, command))
                 .flatMap(claimed -> claimed ? execute(tx, command, work) : replayInTransaction(tx, command));
     }
 
     /**
-     * The work runs after a savepoint: a recorded business failure (402, 404, 409) undoes the work's
-     * writes but keeps the claim, and its problem becomes the stored answer.
+     * True when {@code claim} took the key, false when a finished twin holds it. A claim that waited
+     * out the session's lock wait on a twin's uncommitted claim is answered 409 here, before
+     * {@link Transactions} could take the lock-wait timeout for a transient failure and run the whole
+     * transaction again: the twin is alive and working, and the client should be told to retry after
+     * it, not be held for another lock wait.
+     */
+    private static Uni<Boolean> claimed(Uni<Void> claim) {
+        return UniqueKey.insertOr(claim.replaceWith(true), () -> Uni.createFrom().item(false))
+                .onFailure(SqlErrors::isLockWaitTimeout).transform(e -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE));
+    }
+
+    /**
+     * Runs the work and stores its answer. A recorded business failure (402, 404, 409) leaves the
+     * transaction as {@link Refused}, so that the work's writes roll back with the claim and no
+     * savepoint is needed on the way that succeeds.
      */
     private Uni<Answer> execute(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
-        return tx.query(SAVEPOINT).execute()
-                .flatMap(ignored -> work.apply(tx))
-                .onFailure(IdempotencyGuard::isRecorded).recoverWithUni(failure -> tx.query(ROLLBACK_TO_SAVEPOINT).execute()
-                        .replaceWith(Answer.problem((ApiException) failure, command.instance())))
+        return work.apply(tx)
+                .onFailure(IdempotencyGuard::isRecorded).transform(failure -> new Refused((ApiException) failure))
                 .flatMap(answer -> store(tx, command, answer));
+    }
+
+    /**
+     * Stores a refusal as the key's answer, in a short transaction of its own that claims the key
+     * already answered. A twin that claimed the key in the moment between the two transactions has
+     * the key's answer, and this request replays it: whichever is stored first is the answer of all.
+     */
+    private Uni<Answer> recordRefusal(IdempotentCommand command, ApiException refusal) {
+        Answer answer = Answer.problem(refusal, command.instance());
+        String body = answer.bodyJson(json);
+        return transactions.inTransaction(tx -> claimed(records.claimAnswered(tx, command, answer.status(), body))
+                .flatMap(claimed -> claimed ? Uni.createFrom().item(answer.withJson(body)) : replayInTransaction(tx, command)));
     }
 
     /** Stores the answer as JSON text and answers with that very text, so that the first answer and every replay are one. */
@@ -146,13 +172,36 @@ public class IdempotencyGuard {
         return fields;
     }
 
-    /** One line per answered request: operation, target, key and status; never a token or a body. */
+    /**
+     * One line per answered request: operation, target, key and status; never a token or a body. A
+     * refusal is written at INFO; a success at DEBUG, off by default, where it costs one level check:
+     * the stored records and the metrics account for every answer, and a line per payment was a
+     * measurable share of its CPU.
+     */
     private static void log(IdempotentCommand command, Answer answer) {
-        LOG.infof("%s %s key %s: %d%s", command.operation().tag(), command.fingerprint().target(), command.key().value(),
-                answer.status(), answer.repeat() ? " (repeat)" : "");
+        Logger.Level level = answer.status() >= 400 ? Logger.Level.INFO : Logger.Level.DEBUG;
+        if (LOG.isEnabled(level)) {
+            LOG.logf(level, "%s %s key %s: %d%s", command.operation().tag(), command.fingerprint().target(), command.key().value(),
+                    answer.status(), answer.repeat() ? " (repeat)" : "");
+        }
     }
 
     private static boolean isRecorded(Throwable failure) {
         return failure instanceof ApiException api && api.code().recorded();
+    }
+
+    /** A recorded refusal on its way out of the transaction it rolls back. */
+    private static final class Refused extends RuntimeException {
+
+        private final ApiException problem;
+
+        Refused(ApiException problem) {
+            super(problem.getMessage(), problem, false, false);
+            this.problem = problem;
+        }
+
+        ApiException problem() {
+            return problem;
+        }
     }
 }

@@ -22,6 +22,11 @@ class IdempotencyRepository {
             INSERT INTO idempotency_record (scope, idem_key, operation, target, fingerprint, request_body, status)
             VALUES (?, ?, ?, ?, ?, ?, 'PROCESSING')""";
 
+    /** A claim that is its own answer: a refusal recorded after its work rolled back. */
+    private static final String CLAIM_ANSWERED = """
+            INSERT INTO idempotency_record (scope, idem_key, operation, target, fingerprint, request_body, status, http_status, response_body)
+            VALUES (?, ?, ?, ?, ?, ?, 'DONE', ?, ?)""";
+
     private static final String SELECT = """
             SELECT operation, target, fingerprint, request_body, status, http_status, response_body, response_location
             FROM idempotency_record
@@ -49,6 +54,14 @@ class IdempotencyRepository {
         return tx.preparedQuery(CLAIM)
                 .execute(Tuple.of(command.scope(), command.key().value(), fingerprint.operation(), fingerprint.target(),
                         fingerprint.sha256(), fingerprint.canonicalRequest()))
+                .replaceWithVoid();
+    }
+
+    Uni<Void> claimAnswered(SqlClient tx, IdempotentCommand command, int httpStatus, String responseBody) {
+        Fingerprint fingerprint = command.fingerprint();
+        return tx.preparedQuery(CLAIM_ANSWERED)
+                .execute(Tuple.of(command.scope(), command.key().value(), fingerprint.operation(), fingerprint.target(),
+                        fingerprint.sha256(), fingerprint.canonicalRequest()).addInteger(httpStatus).addString(responseBody))
                 .replaceWithVoid();
     }
 

@@ -1,19 +1,19 @@
 package io.payonce.lock;
 
+import io.payonce.redis.CallBound;
 import io.payonce.redis.LuaScript;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
-import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 /**
- * The Redis calls behind the pay lock, each with a short timeout and behind a circuit breaker:
+ * The Redis calls behind the pay lock, each with a short time bound ({@link CallBound}) and behind a circuit breaker:
  * a slow or absent Redis costs a payment a few hundred milliseconds at most, then nothing at all
  * while the breaker is open. The database keeps payments correct without the lock. A busy local
  * connection pool is this instance's own queue, not Redis failing: it never opens the breaker, and
@@ -21,6 +21,8 @@ import java.util.List;
  */
 @ApplicationScoped
 public class LockCommands {
+
+    private static final Duration CALL_BOUND = Duration.ofMillis(250);
 
     private final ReactiveRedisDataSource redis;
     private final LuaScript releaseScript = LuaScript.load("release-lock.lua");
@@ -30,19 +32,17 @@ public class LockCommands {
     }
 
     /** SET key owner NX PX ttl: true when this owner now holds the lock. */
-    @Timeout(value = 250, unit = ChronoUnit.MILLIS)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2,
             skipOn = ConnectionPoolTooBusyException.class)
     public Uni<Boolean> setIfAbsent(String key, String owner, Duration ttl) {
-        return redis.execute("SET", key, owner, "NX", "PX", Long.toString(ttl.toMillis()))
-                .map(reply -> reply != null && "OK".equals(reply.toString()));
+        return CallBound.within(CALL_BOUND, redis.execute("SET", key, owner, "NX", "PX", Long.toString(ttl.toMillis()))
+                .map(reply -> reply != null && "OK".equals(reply.toString())));
     }
 
     /** Compare-and-delete in one script: only the owner releases the lock. */
-    @Timeout(value = 250, unit = ChronoUnit.MILLIS)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2,
             skipOn = ConnectionPoolTooBusyException.class)
     public Uni<Boolean> deleteIfOwner(String key, String owner) {
-        return releaseScript.run(redis, List.of(key), owner).map(reply -> reply.toInteger() == 1);
+        return CallBound.within(CALL_BOUND, releaseScript.run(redis, List.of(key), owner).map(reply -> reply.toInteger() == 1));
     }
 }

@@ -58,14 +58,31 @@ public class PayonceMetrics {
 
     /** Times {@code work} from subscription to its item or failure. */
     public <T> Uni<T> timed(String operation, Uni<T> work) {
-        Timer timer = Timer.builder("payonce.operation")
-                .description("Time to answer, by operation")
-                .tag("operation", operation)
-                .publishPercentileHistogram()
-                .register(registry);
+        Timer timer = operationTimer(operation);
         return Uni.createFrom().deferred(() -> {
             Timer.Sample sample = Timer.start(registry);
             return work.onTermination().invoke(() -> sample.stop(timer));
         });
+    }
+
+    /** Like {@link #timed}, for a lookup that may find no answer yet: a null item is not timed. */
+    public <T> Uni<T> timedIfAnswered(String operation, Uni<T> lookup) {
+        Timer timer = operationTimer(operation);
+        return Uni.createFrom().deferred(() -> {
+            Timer.Sample sample = Timer.start(registry);
+            return lookup.onItemOrFailure().invoke((item, failure) -> {
+                if (item != null || failure != null) {
+                    sample.stop(timer);
+                }
+            });
+        });
+    }
+
+    private Timer operationTimer(String operation) {
+        return Timer.builder("payonce.operation")
+                .description("Time to answer, by operation")
+                .tag("operation", operation)
+                .publishPercentileHistogram()
+                .register(registry);
     }
 }

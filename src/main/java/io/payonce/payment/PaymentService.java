@@ -25,10 +25,11 @@ import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * The pay pipeline, one method per step, in the order they run: lock the order in Redis; in one
- * transaction claim the key, move the order UNPAID→PAID by compare-and-set, record the payment,
- * deduct the amount with its ledger line and its event, and store the answer; then release the lock. Each step
- * that finds the payment already made answers with it as a repeat.
+ * The pay pipeline, one method per step, in the order they run: read the caller's own order and
+ * any answer already stored under the key; lock the order in Redis; in one transaction claim the
+ * key, move the order UNPAID→PAID by compare-and-set, record the payment, deduct the amount with
+ * its ledger line and its event, and store the answer; then release the lock. Each step that finds
+ * the payment already made answers with it as a repeat.
  */
 @ApplicationScoped
 public class PaymentService {
@@ -58,20 +59,31 @@ public class PaymentService {
      * Pays the order's own amount: a pay request carries no body, so nothing in it can disagree with
      * the order. Only the owner may pay, checked before the lock is taken, so that a stranger looping
      * on someone's order id neither holds the owner's lock nor stores anything under that order.
-     * Once the lock is taken, the pipeline runs to its end even if the client disconnects: the lock
-     * is released only after the transaction has committed or rolled back.
+     * A key that already has its answer is answered from that one read, without lock or transaction.
      */
     public Uni<Answer> pay(Caller caller, long orderId, KeyedRequest request) {
         IdempotentCommand command = request.by(caller.userId(), null);
-        return access.findOwn(pool, caller, orderId)
-                .flatMap(owned -> Detached.toTheEnd(lock.acquire(orderId).flatMap(handle -> handle.heldByAnother()
-                        ? answerWhileTwinPays(command)
-                        : claimAndPay(command, caller, orderId).eventually(() -> lock.release(handle)))));
+        return access.findOwn(pool, caller, orderId).flatMap(order -> guard.storedAnswer(command)
+                .flatMap(stored -> stored != null ? Uni.createFrom().item(stored) : lockAndPay(order, command)));
     }
 
-    /** Claim, compare-and-set, record, deduct and store, in one transaction; the guard claims and stores. */
-    private Uni<Answer> claimAndPay(IdempotentCommand command, Caller caller, long orderId) {
-        return guard.run(command, tx -> access.findOwn(tx, caller, orderId).flatMap(order -> compareAndSetPaid(tx, order, command)));
+    /**
+     * Once the lock is taken, the pipeline runs to its end even if the client disconnects: the lock
+     * is released only after the transaction has committed or rolled back.
+     */
+    private Uni<Answer> lockAndPay(Order order, IdempotentCommand command) {
+        return Detached.toTheEnd(lock.acquire(order.id()).flatMap(handle -> handle.heldByAnother()
+                ? answerWhileTwinPays(command)
+                : claimAndPay(command, order).eventually(() -> lock.release(handle))));
+    }
+
+    /**
+     * Claim, compare-and-set, record, deduct and store, in one transaction; the guard claims and
+     * stores. The order as read before the lock is all this needs: its owner, amount and currency
+     * never change, and whether it may still be paid is the compare-and-set's to decide.
+     */
+    private Uni<Answer> claimAndPay(IdempotentCommand command, Order order) {
+        return guard.run(command, tx -> compareAndSetPaid(tx, order, command));
     }
 
     private Uni<Answer> compareAndSetPaid(SqlConnection tx, Order order, IdempotentCommand command) {
@@ -88,7 +100,7 @@ public class PaymentService {
 
     /**
      * The debit, its ledger line and the payment's event. Insufficient funds fails here; the guard
-     * then rolls back to its savepoint, the event with the rest, and records the 402.
+     * then rolls the transaction back, the event with the rest, and records the 402.
      */
     private Uni<Answer> deduct(SqlConnection tx, Order order, long paymentId, IdempotentCommand command) {
         String reference = EntryType.referenceOf(paymentId);

@@ -3,6 +3,7 @@ package io.payonce.token;
 import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
 import io.payonce.config.PayonceConfig;
+import io.payonce.redis.CallBound;
 import io.payonce.redis.LuaScript;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.value.ReactiveValueCommands;
@@ -11,9 +12,9 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
-import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Base64;
 import java.util.List;
@@ -31,6 +32,7 @@ public class SubmitTokens {
 
     private static final Pattern SHAPE = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final int TOKEN_BYTES = 32;
+    private static final Duration CALL_BOUND = Duration.ofMillis(500);
 
     private final ReactiveRedisDataSource redis;
     private final ReactiveValueCommands<String, String> values;
@@ -44,27 +46,25 @@ public class SubmitTokens {
         this.config = config;
     }
 
-    @Timeout(value = 500, unit = ChronoUnit.MILLIS)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2,
             skipOn = ConnectionPoolTooBusyException.class)
     public Uni<String> issue(String userId) {
         byte[] bytes = new byte[TOKEN_BYTES];
         random.nextBytes(bytes);
         String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-        return values.set(tokenKey(token), userId, new SetArgs().px(config.submitToken().ttl()))
-                .replaceWith(token);
+        return CallBound.within(CALL_BOUND, values.set(tokenKey(token), userId, new SetArgs().px(config.submitToken().ttl()))
+                .replaceWith(token));
     }
 
-    @Timeout(value = 500, unit = ChronoUnit.MILLIS)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2,
             skipOn = ConnectionPoolTooBusyException.class)
     public Uni<Consumption> consume(String token, String userId) {
-        return consumeScript.run(redis, keys(token), userId, ttlMillis())
+        return CallBound.within(CALL_BOUND, consumeScript.run(redis, keys(token), userId, ttlMillis())
                 .map(answer -> switch (answer.toInteger()) {
                     case 1 -> Consumption.CONSUMED;
                     case 2 -> Consumption.CONSUMED_BEFORE;
                     default -> Consumption.UNKNOWN;
-                });
+                }));
     }
 
     /** Rejects a header value that cannot be a token before it reaches Redis. */

@@ -65,7 +65,9 @@ class PayWithoutRedisTest {
         assertEquals(30, settled);
         assertEquals(1, db.payments(order));
         assertEquals(8000, db.balance(user));
-        assertTrue(meters.count("payonce.lock.degraded") - degradedBefore >= 30, "every pay went without the lock");
+        // A repeat that finds its key's answer stored is answered before the lock; every key's first
+        // attempt (11 keys) had no answer to find, so at least those went on without the lock.
+        assertTrue(meters.count("payonce.lock.degraded") - degradedBefore >= 11, "every key's first pay went without the lock");
     }
 
     @Test

@@ -66,6 +66,37 @@ class RefundTest {
         assertEquals("PAID", db.orderStatus(paid.orderId));
     }
 
+    /**
+     * A refusal is stored by a transaction of its own after its work rolled back: twins that race
+     * through that moment still end with one stored answer, and every definite answer is that one.
+     */
+    @Test
+    void twinsOfARefusedRefundAllGetTheOneStoredRefusal() throws Exception {
+        PaidOrder paid = PaidOrder.of(1000, 1000);
+        String key = Api.newKey();
+
+        List<Response> answers = Concurrently.run(8, () -> Api.refund(OPS, paid.orderId, key, "r-over", 1500));
+        Response settled = Api.refund(OPS, paid.orderId, key, "r-over", 1500);
+
+        assertEquals(409, settled.statusCode(), settled.asString());
+        assertEquals("REFUND_EXCEEDS_PAYMENT", settled.jsonPath().getString("code"));
+        assertEquals("true", settled.header("Idempotent-Replayed"));
+        long refusals = 0;
+        for (Response answer : answers) {
+            if ("IDEMPOTENCY_KEY_IN_USE".equals(answer.jsonPath().getString("code"))) {
+                assertEquals(409, answer.statusCode());
+                assertTrue(answer.header("Retry-After") != null, "a twin in flight is told when to retry");
+                continue;
+            }
+            assertEquals(settled.asString(), answer.asString(), "every definite answer is the stored refusal");
+            refusals++;
+        }
+        assertTrue(refusals >= 1, "at least one twin ran and was refused");
+        assertEquals(1, db.count("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = ?", key));
+        assertEquals(0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", paid.orderId));
+        assertEquals(0, db.balance(paid.userId));
+    }
+
     @Test
     void aRefundRetriedWithItsKeyReplaysTheFirstAnswer() {
         PaidOrder paid = PaidOrder.of(1000, 1000);

@@ -39,6 +39,16 @@ public final class Tokens {
         return sign(Jwt.issuer(ISSUER).audience(AUDIENCE).subject(userId).groups(Set.of("user", "ops")));
     }
 
+    /** Issued at {@code issuedAt}, expiring at {@code expiresAt}: for tests that keep a clock of their own. */
+    public static String between(Instant issuedAt, Instant expiresAt, String userId) {
+        return sign(claims(userId, "user").issuedAt(issuedAt).expiresAt(expiresAt));
+    }
+
+    /** A valid token made longer by a claim of {@code padding} characters. */
+    public static String padded(int padding, String userId) {
+        return sign(claims(userId, "user").claim("padding", "x".repeat(padding)));
+    }
+
     public static String expired(String userId) {
         Instant past = Instant.now().minusSeconds(3600);
         return sign(claims(userId, "user").issuedAt(past.minusSeconds(60)).expiresAt(past));
