@@ -3,19 +3,75 @@
 --   claim the key, compare-and-set the order UNPAID -> PAID, record the payment (UNIQUE(order_id)),
 --   debit the account only if the balance covers it, write the ledger line and the event (outbox),
 --   store the answer, COMMIT.
+-- With --design=on it is the second reference: payonce's own pay, statement for statement as
+-- payonce sends them (the order read and the stored-answer read before the lock, payonce's SQL
+-- texts and values), with its two Redis calls around the transaction (SET NX PX, the owner-only
+-- release script), spoken over a plain socket. What separates payonce from this reference is the
+-- cost of its implementation (HTTP, JWT, JSON, the reactive clients); what separates this reference
+-- from the ceiling is the cost of its design.
 -- Each thread pays its own share of the orders seeded for this run: ids first_order .. first_order +
 -- orders - 1 (PayBench seed-orders), thread t taking first_order + t, + t + threads, ...; order
 -- first_order + i belongs to user bench-<i mod users>, as the seeding spreads them.
 --
 --   sysbench bench/ceiling.lua --mysql-host=127.0.0.1 --mysql-db=... --threads=N --time=S \
---       --first_order=ID --orders=N --amount=100 run
+--       --first_order=ID --orders=N --amount=100 [--design=on --redis_port=6379] run
 
 sysbench.cmdline.options = {
    first_order = {"id of the first seeded order", 0},
    orders = {"how many orders were seeded", 0},
    users = {"how many users the orders are spread over", 2000},
    amount = {"the amount of every seeded order", 100},
+   design = {"payonce's own statements and Redis calls instead of the minimal pay", false},
+   redis_port = {"the Redis that payonce's lock uses, on 127.0.0.1", 6379},
 }
+
+-- Redis over a TCP socket through LuaJIT's FFI: sysbench has no Redis client, and this costs no more
+-- than the system calls themselves.
+local ffi = require("ffi")
+ffi.cdef[[
+struct bench_sockaddr_in { uint16_t family; uint16_t port; uint32_t addr; uint8_t zero[8]; };
+int socket(int domain, int type, int protocol);
+int connect(int fd, const void *addr, uint32_t length);
+int setsockopt(int fd, int level, int name, const void *value, uint32_t length);
+long write(int fd, const void *buffer, size_t count);
+long read(int fd, void *buffer, size_t count);
+int close(int fd);
+]]
+local reply_buffer = ffi.new("char[1024]")
+
+local function redis_connect(port)
+   local fd = ffi.C.socket(2, 1, 0)
+   local address = ffi.new("struct bench_sockaddr_in")
+   address.family = 2
+   address.port = bit.bor(bit.rshift(port, 8), bit.lshift(bit.band(port, 0xff), 8))
+   address.addr = 0x0100007f
+   assert(ffi.C.connect(fd, address, ffi.sizeof(address)) == 0, "cannot connect to Redis on port " .. port)
+   ffi.C.setsockopt(fd, 6, 1, ffi.new("int[1]", 1), 4)
+   return fd
+end
+
+-- One command, its whole reply (every reply this script expects is one short line, or a bulk string).
+local function redis(fd, ...)
+   local parts = {"*" .. select("#", ...) .. "\r\n"}
+   for _, argument in ipairs({...}) do
+      parts[#parts + 1] = "$" .. #argument .. "\r\n" .. argument .. "\r\n"
+   end
+   local command = table.concat(parts)
+   assert(ffi.C.write(fd, command, #command) == #command, "cannot write to Redis")
+   local reply = ""
+   repeat
+      local n = ffi.C.read(fd, reply_buffer, 1024)
+      assert(n > 0, "Redis closed the connection")
+      reply = reply .. ffi.string(reply_buffer, n)
+   until reply:sub(-2) == "\r\n" and (reply:sub(1, 1) ~= "$" or select(2, reply:gsub("\r\n", "")) == 2)
+   return reply
+end
+
+local RELEASE_LOCK = [[
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('DEL', KEYS[1])
+end
+return 0]]
 
 function thread_init()
    drv = sysbench.sql.driver()
@@ -27,6 +83,10 @@ function thread_init()
    users = sysbench.opt.users
    threads = sysbench.opt.threads
    next_slot = sysbench.tid
+   if sysbench.opt.design then
+      design_init()
+      return
+   end
    stmt = {
       claim = con:prepare([[INSERT INTO idempotency_record (scope, idem_key, operation, target, fingerprint, request_body, status)
                             VALUES (?, ?, 'pay', ?, ?, '{}', 'PROCESSING')]]),
@@ -64,6 +124,69 @@ function thread_init()
    stmt.store:bind_param(unpack(p.store))
 end
 
+-- payonce's statements, as its repositories write them (the payment id reaches the ledger line and
+-- the event as LAST_INSERT_ID and a subquery, where payonce carries it from the INSERT's answer; a
+-- pay's answer has no Location, bound as NULL by payonce and written as NULL here).
+function design_init()
+   local V, B = sysbench.sql.type.VARCHAR, sysbench.sql.type.BIGINT
+   local function prepared(sql, ...)
+      local statement = con:prepare(sql)
+      local params = {}
+      for i, kind in ipairs({...}) do
+         params[i] = kind == B and statement:bind_create(B) or statement:bind_create(V, kind)
+      end
+      statement:bind_param(unpack(params))
+      return {statement = statement, params = params}
+   end
+   design = {
+      order = prepared("SELECT id, order_sn, user_id, amount, currency, status, refunded_amount, created_at, updated_at FROM orders WHERE id = ?", B),
+      answer = prepared([[SELECT operation, target, fingerprint, request_body, status, http_status, response_body, response_location
+                          FROM idempotency_record WHERE scope = ? AND idem_key = ?]], 64, 64),
+      claim = prepared([[INSERT INTO idempotency_record (scope, idem_key, operation, target, fingerprint, request_body, status)
+                         VALUES (?, ?, ?, ?, ?, ?, 'PROCESSING')]], 64, 64, 16, 64, 64, 16),
+      cas = prepared("UPDATE orders SET status = ? WHERE id = ? AND status = ?", 16, B, 16),
+      record = prepared("INSERT INTO pay_record (order_id, user_id, amount, currency, idem_key) VALUES (?, ?, ?, ?, ?)", B, 64, B, 3, 64),
+      debit = prepared("UPDATE account SET balance = balance - ? WHERE user_id = ? AND currency = ? AND balance >= ?", B, 64, 3, B),
+      entry = prepared([[INSERT INTO account_entry (user_id, delta, balance_after, ref_type, ref_id)
+                         SELECT user_id, ?, balance, ?, LAST_INSERT_ID() FROM account WHERE user_id = ?]], B, 16, 64),
+      event = prepared([[INSERT INTO outbox_event (event_id, event_type, user_id, ref_id, idem_key, payload)
+                         VALUES (?, ?, ?, (SELECT id FROM pay_record WHERE order_id = ?), ?, ?)]], 36, 32, 64, B, 64, 512),
+      store = prepared([[UPDATE idempotency_record SET status = 'DONE', http_status = ?, response_body = ?, response_location = NULL
+                         WHERE scope = ? AND idem_key = ?]], B, 512, 64, 64),
+   }
+   redis_fd = redis_connect(sysbench.opt.redis_port)
+   release_sha = redis(redis_fd, "SCRIPT", "LOAD", RELEASE_LOCK):match("\r\n(%x+)\r\n")
+end
+
+local function run(step, ...)
+   for i, value in ipairs({...}) do
+      step.params[i]:set(value)
+   end
+   step.statement:execute()
+end
+
+local function design_pay(order, user, key)
+   local target = "order:" .. order
+   local lock = "payonce:lock:{order:" .. order .. "}"
+   local owner = string.format("%08x-0000-4000-8000-%012x", sysbench.tid, order)
+   run(design.order, order)
+   run(design.answer, user, key)
+   assert(redis(redis_fd, "SET", lock, owner, "NX", "PX", "5000") == "+OK\r\n", "the lock was taken")
+   con:query("BEGIN")
+   run(design.claim, user, key, "pay", target, string.rep("0", 64), "null")
+   run(design.cas, "PAID", order, "UNPAID")
+   run(design.record, order, user, amount, "EUR", key)
+   run(design.debit, amount, user, "EUR", amount)
+   run(design.entry, -amount, "PAYMENT", user)
+   local event_id = string.format("%08x-0000-4000-8000-%012x", sysbench.tid + 65536, order)
+   run(design.event, event_id, "payment.succeeded", user, order, key, string.format(
+      '{"eventId":"%s","type":"payment.succeeded","userId":"%s","orderId":%d,"ref":"%d","amount":%d,"currency":"EUR","idempotencyKey":"%s"}',
+      event_id, user, order, order, amount, key))
+   run(design.store, 201, string.format('{"paymentId":%d,"orderId":%d,"amount":%d,"currency":"EUR"}', order, order, amount), user, key)
+   con:query("COMMIT")
+   redis(redis_fd, "EVALSHA", release_sha, "1", lock, owner)
+end
+
 -- A fresh key per pay, as every first pay has.
 function event()
    if next_slot >= count then
@@ -73,6 +196,9 @@ function event()
    next_slot = next_slot + threads
    local user = "bench-" .. ((order - first) % users)
    local key = string.format("ceiling-%d-%d", order, sysbench.tid)
+   if sysbench.opt.design then
+      return design_pay(order, user, key)
+   end
    con:query("BEGIN")
    p.claim[1]:set(user); p.claim[2]:set(key); p.claim[3]:set("order:" .. order); p.claim[4]:set(string.rep("0", 64))
    stmt.claim:execute()
@@ -92,5 +218,8 @@ function event()
 end
 
 function thread_done()
+   if redis_fd then
+      ffi.C.close(redis_fd)
+   end
    con:disconnect()
 end
