@@ -1,12 +1,9 @@
 package io.payonce.api;
 
-import io.payonce.auth.VerifiedTokens;
 import io.payonce.support.Api;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
-import io.smallrye.jwt.auth.principal.JWTParser;
-import jakarta.inject.Inject;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
@@ -17,18 +14,9 @@ import java.util.Set;
 import io.smallrye.jwt.build.Jwt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 @QuarkusTest
 class AuthenticationTest {
-
-    @Inject
-    JWTParser parser;
-
-    @Test
-    void bearerTokensAreCheckedThroughTheCacheOfVerifiedTokens() {
-        assertInstanceOf(VerifiedTokens.class, parser);
-    }
 
     @Test
     void noTokenIsUnauthenticated() {
