@@ -39,7 +39,7 @@ class OutboxRepository {
      */
     private static final String MARK_SENT = """
             UPDATE outbox_event
-            JOIN JSON_TABLE(?, '$[*]' COLUMNS (id BIGINT UNSIGNED PATH '$')) AS confirmed ON outbox_event.id = confirmed.id
+            JOIN JSON_TABLE(?, '$[*]' COLUMNS (id BIGINT UNSIGNED PATH '$' ERROR ON ERROR)) AS confirmed ON outbox_event.id = confirmed.id
             SET outbox_event.sent_at = NOW(6)""";
 
     private static final String DELETE_SENT = """

@@ -120,7 +120,7 @@ public class IdempotencyGuard {
      * savepoint is needed on the way that succeeds.
      */
     private Uni<Answer> execute(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
-        return work.apply(tx)
+        return Uni.createFrom().deferred(() -> work.apply(tx))
                 .onFailure(IdempotencyGuard::isRecorded).transform(failure -> new Refused((ApiException) failure))
                 .flatMap(answer -> store(tx, command, answer));
     }

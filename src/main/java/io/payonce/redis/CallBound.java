@@ -1,7 +1,7 @@
 package io.payonce.redis;
 
+import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.groups.UniOnTimeout;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.ContextInternal;
@@ -13,8 +13,10 @@ import java.time.Duration;
  * tolerance's {@code @Timeout} keeps one timer thread for the whole application and wakes it for
  * every call; on the pay path, two calls per payment, those wake-ups were a measurable share of the
  * CPU a payment costs. A timer on the calling event loop is an entry in that loop's own queue. A
- * call made outside an event loop falls back to Mutiny's scheduler. Either way the call fails with
- * {@link io.smallrye.mutiny.TimeoutException}, which the circuit breaker around it counts.
+ * call that times out fails with {@link TimeoutException}, which the circuit breaker around it
+ * counts, back on the caller's own Vert.x context, so that whatever follows (going on without the
+ * lock, the transaction) runs where the request runs. A call made off an event loop is bounded by
+ * Mutiny's scheduler instead.
  */
 public final class CallBound {
 
@@ -22,8 +24,12 @@ public final class CallBound {
     }
 
     public static <T> Uni<T> within(Duration bound, Uni<T> call) {
-        UniOnTimeout<T> timeout = call.ifNoItem().after(bound);
         Context context = Vertx.currentContext();
-        return (context instanceof ContextInternal eventLoop ? timeout.on(eventLoop.nettyEventLoop()) : timeout).fail();
+        if (!(context instanceof ContextInternal caller) || !caller.isEventLoopContext()) {
+            return call.ifNoItem().after(bound).fail();
+        }
+        return call.ifNoItem().after(bound).on(caller.nettyEventLoop()).fail()
+                .onFailure(TimeoutException.class).recoverWithUni(timedOut -> Uni.createFrom().emitter(
+                        back -> caller.runOnContext(ignored -> back.fail(timedOut))));
     }
 }

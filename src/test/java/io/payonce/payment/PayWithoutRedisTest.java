@@ -50,7 +50,8 @@ class PayWithoutRedisTest {
         for (int i = 0; i < 20; i++) {
             requests.add(() -> Api.payUntilSettled(bearer, order, sameKey));
         }
-        for (int i = 0; i < 10; i++) {
+        int otherKeys = 10;
+        for (int i = 0; i < otherKeys; i++) {
             String otherKey = Api.newKey();
             requests.add(() -> Api.payUntilSettled(bearer, order, otherKey));
         }
@@ -65,9 +66,9 @@ class PayWithoutRedisTest {
         assertEquals(30, settled);
         assertEquals(1, db.payments(order));
         assertEquals(8000, db.balance(user));
-        // A repeat that finds its key's answer stored is answered before the lock; every key's first
-        // attempt (11 keys) had no answer to find, so at least those went on without the lock.
-        assertTrue(meters.count("payonce.lock.degraded") - degradedBefore >= 11, "every key's first pay went without the lock");
+        // A repeat that finds its key's answer stored is answered before the lock. Each key's answer
+        // was stored by a pay that reached the lock, and Redis could vouch for none of them.
+        assertTrue(meters.count("payonce.lock.degraded") - degradedBefore >= 1 + otherKeys, "at least one pay per key went without the lock");
     }
 
     @Test
