@@ -248,13 +248,23 @@ gnuplot "$out/throughput.gp"
     echo "reactive clients; where the ratio falls short, the payonce column against the generator column of the design"
     echo "reference says how much of a core that work takes."
     echo
-    awk -F'\t' '$1 == "ceiling" || $1 == "pay" {r[$2][$1] += $5} END {for (c in r) if (r[c]["pay"] / r[c]["ceiling"] < (c == 1 ? 0.5 : 0.65)) print c}' "$results" \
-        | sort -n | while read -r c; do
-        echo "Short of the target at $c clients. There payonce is bound by latency, not by CPU: each of the $c clients waits"
-        echo "for a pay's 13 round trips (11 statements, 2 Redis calls), and each round trip also waits its turn on the"
-        echo "event loop, busy with the other clients' steps, while the ceiling's 9 statements go straight from sysbench's"
-        echo "threads. With more clients the waits overlap and payonce keeps up (the rows above); with fewer, only fewer"
-        echo "round trips or less work per step close the gap."
+    # Each concurrency short of the target, with how busy payonce's one event loop was: pays per second
+    # times payonce's CPU per pay (cpu.tsv), as a share of one core.
+    awk -F'\t' -v loops="$event_loops" -v rounds="$rounds" '
+        FNR == NR && $1 ~ /payonce, POST/ {split($1, words, " "); ms[words[1]] += $2; n[words[1]]++; next}
+        $1 == "ceiling" || $1 == "pay" {r[$2][$1] += $5}
+        END {for (c in r) if (r[c]["pay"] / r[c]["ceiling"] < (c == 1 ? 0.5 : 0.65))
+            printf "%d\t%.2f\n", c, r[c]["pay"] / rounds * ms[c] / n[c] / 1000 / loops}' "$out/cpu.tsv" "$results" \
+        | sort -n | while IFS=$'\t' read -r c busy; do
+        echo "Short of the target at $c clients, where payonce used $(awk -v b="$busy" 'BEGIN {printf "%.0f", b * 100}')% of a core per event loop ($event_loops)."
+        if awk -v b="$busy" 'BEGIN {exit !(b >= 0.75)}'; then
+            echo "payonce is bound by the CPU of its event loop here: only less work per request (the payonce column of the"
+            echo "CPU table) closes the gap."
+        else
+            echo "payonce is bound by latency here, not by CPU: each client waits for a pay's 13 round trips (11 statements,"
+            echo "2 Redis calls), each also waiting its turn on the event loop, while the ceiling's 9 statements go straight"
+            echo "from sysbench's threads; only fewer round trips or less work per step close the gap."
+        fi
         echo
     done
     echo "## Duplicate storm: 1,000 identical pays at once"
