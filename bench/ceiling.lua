@@ -4,7 +4,7 @@
 --   debit the account only if the balance covers it, write the ledger line and the event (outbox),
 --   store the answer, COMMIT.
 -- With --design=on it is the second reference: payonce's own pay, statement for statement as
--- payonce sends them (the order read and the stored-answer read before the lock, payonce's SQL
+-- payonce sends them (the order read with the key's stored answer before the lock, payonce's SQL
 -- texts and values), with its two Redis calls around the transaction (SET NX PX, the owner-only
 -- release script), spoken over a plain socket. What separates payonce from this reference is the
 -- cost of its implementation (HTTP, JWT, JSON, the reactive clients); what separates this reference
@@ -139,9 +139,11 @@ function design_init()
       return {statement = statement, params = params}
    end
    design = {
-      order = prepared("SELECT id, order_sn, user_id, amount, currency, status, refunded_amount, created_at, updated_at FROM orders WHERE id = ?", B),
-      answer = prepared([[SELECT operation, target, fingerprint, request_body, status, http_status, response_body, response_location
-                          FROM idempotency_record WHERE scope = ? AND idem_key = ?]], 64, 64),
+      order = prepared([[SELECT o.id, o.order_sn, o.user_id, o.amount, o.currency, o.status, o.refunded_amount, o.created_at, o.updated_at,
+                                r.operation AS record_operation, r.target AS record_target, r.fingerprint AS record_fingerprint,
+                                r.request_body AS record_request_body, r.status AS record_status, r.http_status AS record_http_status,
+                                r.response_body AS record_response_body, r.response_location AS record_response_location
+                         FROM orders o LEFT JOIN idempotency_record r ON r.scope = ? AND r.idem_key = ? WHERE o.id = ?]], 64, 64, B),
       claim = prepared([[INSERT INTO idempotency_record (scope, idem_key, operation, target, fingerprint, request_body, status)
                          VALUES (?, ?, ?, ?, ?, ?, 'PROCESSING')]], 64, 64, 16, 64, 64, 16),
       cas = prepared("UPDATE orders SET status = ? WHERE id = ? AND status = ?", 16, B, 16),
@@ -169,8 +171,7 @@ local function design_pay(order, user, key)
    local target = "order:" .. order
    local lock = "payonce:lock:{order:" .. order .. "}"
    local owner = string.format("%08x-0000-4000-8000-%012x", sysbench.tid, order)
-   run(design.order, order)
-   run(design.answer, user, key)
+   run(design.order, user, key, order)
    assert(redis(redis_fd, "SET", lock, owner, "NX", "PX", "5000") == "+OK\r\n", "the lock was taken")
    con:query("BEGIN")
    run(design.claim, user, key, "pay", target, string.rep("0", 64), "null")

@@ -72,11 +72,17 @@ public class IdempotencyGuard {
     }
 
     /**
-     * The stored answer of a command that has completed, or null while there is none. Lets a repeat
-     * be answered from one read, before it takes a lock or opens a transaction.
+     * Answers with the stored answer when the command has completed, and goes on with
+     * {@code whenNone} while it has not. {@code read} brings the row the request needs and, in the
+     * same statement, the command's record ({@link RecordJoin}), so that a repeat is answered from one
+     * read, before it takes a lock or opens a transaction. A refusal of {@code read}'s own (an order
+     * the caller may not pay) comes before anything the key holds is looked at.
      */
-    public Uni<Answer> storedAnswer(IdempotentCommand command) {
-        return meter.countedIfAnswered(command.operation(), metrics.timedIfAnswered(command.operation().tag(), finished(command)));
+    public <T> Uni<Answer> storedAnswerOr(IdempotentCommand command, Uni<WithRecord<T>> read, Function<T, Uni<Answer>> whenNone) {
+        WriteOperation operation = command.operation();
+        Uni<Replay<T>> replay = read.map(found -> new Replay<>(found.row(), finishedAnswer(found.record(), command)));
+        return meter.countedIfAnswered(operation, metrics.timedIfAnswered(operation.tag(), replay, Replay::answered), Replay::answer)
+                .flatMap(found -> found.answered() ? Uni.createFrom().item(found.answer()) : whenNone.apply(found.row()));
     }
 
     /**
@@ -89,12 +95,17 @@ public class IdempotencyGuard {
     }
 
     private Uni<Answer> finished(IdempotentCommand command) {
-        return records.find(pool, command).map(record -> record == null || !record.done() ? null : replayOf(record, command))
-                .invoke(answer -> {
-                    if (answer != null) {
-                        log(command, answer);
-                    }
-                });
+        return records.find(pool, command).map(record -> finishedAnswer(record, command));
+    }
+
+    /** The answer {@code record} holds for {@code command}, or null while it holds none. */
+    private static Answer finishedAnswer(IdempotencyRecord record, IdempotentCommand command) {
+        if (record == null || !record.done()) {
+            return null;
+        }
+        Answer answer = replayOf(record, command);
+        log(command, answer);
+        return answer;
     }
 
     private Uni<Answer> claimOrReplay(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
@@ -188,6 +199,14 @@ public class IdempotencyGuard {
 
     private static boolean isRecorded(Throwable failure) {
         return failure instanceof ApiException api && api.code().recorded();
+    }
+
+    /** A row read beside its command's record, with the answer that record holds, if any. */
+    private record Replay<T>(T row, Answer answer) {
+
+        boolean answered() {
+            return answer != null;
+        }
     }
 
     /** A recorded refusal on its way out of the transaction it rolls back. */

@@ -1,7 +1,7 @@
 package io.payonce.idempotency;
 
 /** A claimed key: what it was used for and, once DONE, the answer it replays. */
-record IdempotencyRecord(
+public record IdempotencyRecord(
         String operation,
         String target,
         String fingerprint,

@@ -27,10 +27,7 @@ class IdempotencyRepository {
             INSERT INTO idempotency_record (scope, idem_key, operation, target, fingerprint, request_body, status, http_status, response_body)
             VALUES (?, ?, ?, ?, ?, ?, 'DONE', ?, ?)""";
 
-    private static final String SELECT = """
-            SELECT operation, target, fingerprint, request_body, status, http_status, response_body, response_location
-            FROM idempotency_record
-            WHERE scope = ? AND idem_key = ?""";
+    private static final String SELECT = "SELECT " + RecordJoin.COLUMNS + " FROM idempotency_record r WHERE r.scope = ? AND r.idem_key = ?";
 
     private static final String COMPLETE = """
             UPDATE idempotency_record SET status = 'DONE', http_status = ?, response_body = ?, response_location = ?
@@ -66,8 +63,7 @@ class IdempotencyRepository {
     }
 
     Uni<IdempotencyRecord> find(SqlClient tx, IdempotentCommand command) {
-        return tx.preparedQuery(SELECT).execute(Tuple.of(command.scope(), command.key().value()))
-                .map(IdempotencyRepository::single);
+        return tx.preparedQuery(SELECT).execute(RecordJoin.parameters(command)).map(IdempotencyRepository::single);
     }
 
     Uni<Void> complete(SqlClient tx, IdempotentCommand command, int httpStatus, String responseBody, String location) {
@@ -82,18 +78,6 @@ class IdempotencyRepository {
 
     private static IdempotencyRecord single(RowSet<Row> rows) {
         var iterator = rows.iterator();
-        if (!iterator.hasNext()) {
-            return null;
-        }
-        Row row = iterator.next();
-        return new IdempotencyRecord(
-                row.getString("operation"),
-                row.getString("target"),
-                row.getString("fingerprint"),
-                row.getString("request_body"),
-                "DONE".equals(row.getString("status")),
-                row.getInteger("http_status"),
-                row.getString("response_body"),
-                row.getString("response_location"));
+        return iterator.hasNext() ? RecordJoin.record(iterator.next()) : null;
     }
 }

@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.Timer;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.function.Predicate;
+
 /** payonce's own meters: outcomes per operation, the layer that caught each duplicate, and timings. */
 @ApplicationScoped
 public class PayonceMetrics {
@@ -65,13 +67,16 @@ public class PayonceMetrics {
         });
     }
 
-    /** Like {@link #timed}, for a lookup that may find no answer yet: a null item is not timed. */
-    public <T> Uni<T> timedIfAnswered(String operation, Uni<T> lookup) {
+    /**
+     * Like {@link #timed}, for a lookup that may find no answer yet: an item that {@code answered}
+     * says is none is not timed, since the request goes on to be answered, and timed, elsewhere.
+     */
+    public <T> Uni<T> timedIfAnswered(String operation, Uni<T> lookup, Predicate<T> answered) {
         Timer timer = operationTimer(operation);
         return Uni.createFrom().deferred(() -> {
             Timer.Sample sample = Timer.start(registry);
             return lookup.onItemOrFailure().invoke((item, failure) -> {
-                if (item != null || failure != null) {
+                if (failure != null || answered.test(item)) {
                     sample.stop(timer);
                 }
             });

@@ -3,6 +3,8 @@ package io.payonce.order;
 import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
 import io.payonce.auth.Caller;
+import io.payonce.idempotency.IdempotentCommand;
+import io.payonce.idempotency.WithRecord;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -33,16 +35,17 @@ public class OrderAccess {
     }
 
     /**
-     * The caller's own order. Paying spends the owner's balance, so it is the owner's act alone,
-     * whatever other roles the caller holds; anyone else finds no such order.
+     * The caller's own order, read with {@code command}'s record in one statement. Paying spends the
+     * owner's balance, so it is the owner's act alone, whatever other roles the caller holds; anyone
+     * else finds no such order.
      */
-    public Uni<Order> findOwn(SqlClient client, Caller caller, long id) {
-        return orders.findById(client, id).map(order -> {
+    public Uni<WithRecord<Order>> findOwnWithRecord(SqlClient client, Caller caller, long id, IdempotentCommand command) {
+        return orders.findWithRecord(client, id, command).map(found -> found.map(order -> {
             if (order == null || !order.userId().equals(caller.userId())) {
                 throw new ApiException(ErrorCode.ORDER_NOT_FOUND, id);
             }
             return order;
-        });
+        }));
     }
 
     /** Like {@link #find}, taking the order's row lock for the rest of the caller's transaction. */

@@ -1,5 +1,8 @@
 package io.payonce.order;
 
+import io.payonce.idempotency.IdempotentCommand;
+import io.payonce.idempotency.RecordJoin;
+import io.payonce.idempotency.WithRecord;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.mysqlclient.MySQLClient;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -24,6 +27,11 @@ public class OrderRepository {
             VALUES (?, ?, ?, ?, 'UNPAID', ?)""";
 
     private static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM orders WHERE id = ?";
+
+    /** The order and, in the same statement, a command's record: the one read of a pay before its lock. */
+    private static final String SELECT_BY_ID_WITH_RECORD = """
+            SELECT o.id, o.order_sn, o.user_id, o.amount, o.currency, o.status, o.refunded_amount, o.created_at, o.updated_at,
+            """ + RecordJoin.COLUMNS + " FROM orders o " + RecordJoin.JOIN + " WHERE o.id = ?";
 
     /** Takes the order's row lock first, so that a transaction's later locks always come in the same order. */
     private static final String LOCK_BY_ID = SELECT_BY_ID + " FOR UPDATE";
@@ -71,6 +79,18 @@ public class OrderRepository {
     /** Within a caller's transaction, so that it reads what that transaction wrote. */
     public Uni<Order> findById(SqlClient client, long id) {
         return client.preparedQuery(SELECT_BY_ID).execute(Tuple.of(id)).map(OrderRepository::single);
+    }
+
+    /** The order, or null, beside the command's record. */
+    public Uni<WithRecord<Order>> findWithRecord(SqlClient client, long id, IdempotentCommand command) {
+        return client.preparedQuery(SELECT_BY_ID_WITH_RECORD).execute(RecordJoin.parameters(command).addLong(id)).map(rows -> {
+            var iterator = rows.iterator();
+            if (!iterator.hasNext()) {
+                return new WithRecord<>(null, null);
+            }
+            Row row = iterator.next();
+            return new WithRecord<>(from(row), RecordJoin.record(row));
+        });
     }
 
     public Uni<Order> lockById(SqlClient tx, long id) {

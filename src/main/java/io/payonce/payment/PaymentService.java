@@ -25,8 +25,8 @@ import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * The pay pipeline, one method per step, in the order they run: read the caller's own order and
- * any answer already stored under the key; lock the order in Redis; in one transaction claim the
+ * The pay pipeline, one method per step, in the order they run: read the caller's own order and,
+ * in the same statement, any answer already stored under the key; lock the order in Redis; in one transaction claim the
  * key, move the order UNPAID→PAID by compare-and-set, record the payment, deduct the amount with
  * its ledger line and its event, and store the answer; then release the lock. Each step that finds
  * the payment already made answers with it as a repeat.
@@ -59,12 +59,12 @@ public class PaymentService {
      * Pays the order's own amount: a pay request carries no body, so nothing in it can disagree with
      * the order. Only the owner may pay, checked before the lock is taken, so that a stranger looping
      * on someone's order id neither holds the owner's lock nor stores anything under that order.
-     * A key that already has its answer is answered from that one read, without lock or transaction.
+     * The order and the key's record are one read: a key that already has its answer is answered from
+     * it, without lock or transaction.
      */
     public Uni<Answer> pay(Caller caller, long orderId, KeyedRequest request) {
         IdempotentCommand command = request.by(caller.userId(), null);
-        return access.findOwn(pool, caller, orderId).flatMap(order -> guard.storedAnswer(command)
-                .flatMap(stored -> stored != null ? Uni.createFrom().item(stored) : lockAndPay(order, command)));
+        return guard.storedAnswerOr(command, access.findOwnWithRecord(pool, caller, orderId, command), order -> lockAndPay(order, command));
     }
 
     /**

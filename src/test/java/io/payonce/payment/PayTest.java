@@ -242,6 +242,29 @@ class PayTest {
         assertEquals("UNPAID", db.orderStatus(order));
     }
 
+    /**
+     * The order and the key's record come from one statement; the owner check still comes first, so
+     * a stranger's own key, already answered for their own order, reveals nothing on someone else's.
+     */
+    @Test
+    void aStrangersAnsweredKeyOnAnotherUsersOrderIsStillNotFound() {
+        Buyer owner = Buyer.withBalance(1000);
+        Buyer stranger = Buyer.withBalance(1000);
+        long order = Api.newOrder(owner.bearer, 100);
+        long strangersOrder = Api.newOrder(stranger.bearer, 200);
+        String key = Api.newKey();
+        assertEquals(201, Api.pay(stranger.bearer, strangersOrder, key).statusCode());
+
+        Response response = Api.pay(stranger.bearer, order, key);
+
+        assertEquals(404, response.statusCode(), response.asString());
+        assertEquals("ORDER_NOT_FOUND", response.jsonPath().getString("code"));
+        assertNull(response.header("Idempotent-Replayed"));
+        assertEquals(800, db.balance(stranger.userId));
+        assertEquals(1000, db.balance(owner.userId));
+        assertEquals("UNPAID", db.orderStatus(order));
+    }
+
     @Test
     void aQuotedKeyIsTheSameKeyAsItsBareForm() {
         Buyer buyer = Buyer.withBalance(1000);
