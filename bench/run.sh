@@ -19,7 +19,8 @@ url="http://127.0.0.1:$port"
 concurrencies=(1 8 16 32 64)
 wrk_seconds=8
 rounds=2
-warmup_seconds=60
+# Warm-up per concurrency measured, before the first measurement.
+warmup_seconds=20
 # payonce shares the two cores with MariaDB, Redis and the load generator: one event loop, so that a
 # pay's statements and its HTTP answer never cross threads (Quarkus's default is two per core).
 event_loops=${QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE:-1}
@@ -125,10 +126,18 @@ bench seed $database
 bench pay $database "$url" 8 1000 >"$out/first-1000.tsv"
 rss_kb=$(awk '/VmRSS/ {print $2}' /proc/$app_pid/status)
 log "startup ${startup_ms} ms, RSS after 1,000 pays ${rss_kb} kB; warming up"
-# A minute of pays before anything is measured: on the JVM, C2 was still compiling the pay path after
-# 15 s and took a third of payonce's CPU in the first measured run; the references need no warm-up.
-bench prepare $database 100000 "$out/warmup.txt"
-MODE=warmup CLIENTS=32 PAYS="$out/warmup.txt" THREADS=2 wrk -t2 -c32 -d${warmup_seconds}s -s bench/pay.lua "$url" >/dev/null
+# Pays at every concurrency before anything is measured: on the JVM, C2 was still compiling the pay path
+# after 15 s and took a third of payonce's CPU in the first measured run; and a warm-up at 32 clients alone
+# left the event loop's idle-and-wake path (one client) to be compiled during the 1-client run, which then
+# charged payonce twice the CPU per pay it costs warm. The references need no warm-up.
+# Each concurrency warms up on pays of its own, so that none is a replay of another's.
+bench prepare $database $(( ${#concurrencies[@]} * 30000 )) "$out/warmup.txt"
+split -n l/${#concurrencies[@]} -d "$out/warmup.txt" "$out/warmup-"
+for i in "${!concurrencies[@]}"; do
+    c=${concurrencies[$i]}
+    MODE=warmup CLIENTS=$c PAYS="$out/warmup-0$i" THREADS=$(( c < 2 ? 1 : 2 )) \
+        wrk -t$(( c < 2 ? 1 : 2 )) -c"$c" -d${warmup_seconds}s -s bench/pay.lua "$url" >/dev/null
+done
 
 results="$out/results.tsv"
 : >"$results"
@@ -193,7 +202,7 @@ gnuplot "$out/throughput.gp"
     echo "Command: \`bench/run.sh\` ($(date -u +%Y-%m-%d)). Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo),"
     echo "$(mariadb -h127.0.0.1 -uroot -N -e 'SELECT VERSION()') and Redis $(redis-server --version | awk '{print $3}' | cut -d= -f2) on loopback,"
     echo "$(java -version 2>&1 | head -n 1), payonce as $kind with a reactive pool of ${PAYONCE_DB_POOL_SIZE:-20} connections and"
-    echo "$event_loops event loop(s), warmed up by ${warmup_seconds} s of pays before the first measurement."
+    echo "$event_loops event loop(s), warmed up by ${warmup_seconds} s of pays at each concurrency before the first measurement."
     echo "Load generator, database and service share the machine's cores, so every figure includes their contention."
     echo
     echo "## Throughput: payonce beside the database's ceiling"
@@ -248,16 +257,30 @@ gnuplot "$out/throughput.gp"
     echo "reactive clients; where the ratio falls short, the payonce column against the generator column of the design"
     echo "reference says how much of a core that work takes."
     echo
-    # Each concurrency short of the target, with how busy payonce's one event loop was: pays per second
-    # times payonce's CPU per pay (cpu.tsv), as a share of one core.
-    awk -F'\t' -v loops="$event_loops" -v rounds="$rounds" '
-        FNR == NR && $1 ~ /payonce, POST/ {split($1, words, " "); ms[words[1]] += $2; n[words[1]]++; next}
+    # Each concurrency short of the target, with what bound it: how busy payonce's event loop was (pays per
+    # second times payonce's CPU per pay, as a share of one core per loop), how busy the machine's cores
+    # were (the same for every process of the run), and the CPU a pay cost in all beside the ceiling's.
+    awk -F'\t' -v loops="$event_loops" -v rounds="$rounds" -v cores="$(nproc)" '
+        FNR == NR {split($1, words, " "); c = words[1]
+                   if ($1 ~ /payonce, POST/) {app[c] += $2; db[c] += $3; redis[c] += $4; gen[c] += $5; n[c]++}
+                   if ($1 ~ /ceiling, the minimal/) {cdb[c] += $3; cgen[c] += $5; cn[c]++}
+                   next}
         $1 == "ceiling" || $1 == "pay" {r[$2][$1] += $5}
-        END {for (c in r) if (r[c]["pay"] / r[c]["ceiling"] < (c == 1 ? 0.5 : 0.65))
-            printf "%d\t%.2f\n", c, r[c]["pay"] / rounds * ms[c] / n[c] / 1000 / loops}' "$out/cpu.tsv" "$results" \
-        | sort -n | while IFS=$'\t' read -r c busy; do
-        echo "Short of the target at $c clients, where payonce used $(awk -v b="$busy" 'BEGIN {printf "%.0f", b * 100}')% of a core per event loop ($event_loops)."
-        if awk -v b="$busy" 'BEGIN {exit !(b >= 0.75)}'; then
+        END {for (c in r) if (r[c]["pay"] / r[c]["ceiling"] < (c == 1 ? 0.5 : 0.65)) {
+            rate = r[c]["pay"] / rounds; total = (app[c] + db[c] + redis[c] + gen[c]) / n[c]
+            printf "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.3f\n", c, rate * app[c] / n[c] / 1000 / loops,
+                rate * total / 1000 / cores, total, app[c] / n[c], db[c] / n[c], redis[c] / n[c], gen[c] / n[c],
+                (cdb[c] + cgen[c]) / cn[c], r[c]["pay"] / r[c]["ceiling"]}}' "$out/cpu.tsv" "$results" \
+        | sort -n | while IFS=$'\t' read -r c loop machine total app db redis gen ceiling ratio; do
+        percent() { awk -v b="$1" 'BEGIN {printf "%.0f", b * 100}'; }
+        echo "Short of the target at $c clients ($ratio): payonce's event loop was $(percent "$loop")% busy ($event_loops loop(s)), the"
+        echo "machine's $(nproc) cores $(percent "$machine")%. A pay cost $total ms of CPU in all (payonce $app, MariaDB $db, Redis $redis, wrk $gen)"
+        echo "against the ceiling's $ceiling ms (MariaDB and sysbench)."
+        if awk -v b="$machine" 'BEGIN {exit !(b >= 0.8)}'; then
+            echo "The cores are the limit here: every process of the run shares them, so throughput follows the CPU a pay costs"
+            echo "in all, and the ratio can rise only with less of it, in payonce (its CPU per request) or in MariaDB (fewer"
+            echo "statements)."
+        elif awk -v b="$loop" 'BEGIN {exit !(b >= 0.75)}'; then
             echo "payonce is bound by the CPU of its event loop here: only less work per request (the payonce column of the"
             echo "CPU table) closes the gap."
         else

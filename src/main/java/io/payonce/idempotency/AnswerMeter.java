@@ -7,8 +7,6 @@ import io.payonce.metrics.PayonceMetrics;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.util.function.Function;
-
 /**
  * Keeps the books on writes: each answer, or each failure that ends a write, is counted once, when
  * it is final, from what it says. The pipelines themselves hold no metrics calls, so a transaction
@@ -26,16 +24,6 @@ public class AnswerMeter {
     /** Counts the answer {@code write} ends with: executed or replayed, and the defence that caught a repeat. */
     public Uni<Answer> counted(WriteOperation operation, Uni<Answer> write) {
         return write.onItemOrFailure().invoke((answer, failure) -> count(operation, answer, failure));
-    }
-
-    /** Like {@link #counted}, for a lookup that may find no answer yet: an item whose answer is null counts nothing. */
-    <T> Uni<T> countedIfAnswered(WriteOperation operation, Uni<T> lookup, Function<T, Answer> answerOf) {
-        return lookup.onItemOrFailure().invoke((item, failure) -> {
-            Answer answer = failure == null ? answerOf.apply(item) : null;
-            if (answer != null || failure != null) {
-                count(operation, answer, failure);
-            }
-        });
     }
 
     private void count(WriteOperation operation, Answer answer, Throwable failure) {

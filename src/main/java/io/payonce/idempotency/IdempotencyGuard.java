@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * work, store the answer, commit. A repeat finds the claim and replays the stored answer; a crash
  * before COMMIT rolls back the claim with the work, so no half-done write and no stuck claim can
  * survive. Its doors: {@link #read} a request's key at the edge, {@link #run} a command, and
- * {@link #storedAnswer} or {@link #replay} a finished one.
+ * {@link #storedAnswerOr} or {@link #replay} a finished one.
  */
 @ApplicationScoped
 public class IdempotencyGuard {
@@ -80,9 +80,8 @@ public class IdempotencyGuard {
      */
     public <T> Uni<Answer> storedAnswerOr(IdempotentCommand command, Uni<WithRecord<T>> read, Function<T, Uni<Answer>> whenNone) {
         WriteOperation operation = command.operation();
-        Uni<Replay<T>> replay = read.map(found -> new Replay<>(found.row(), finishedAnswer(found.record(), command)));
-        return meter.countedIfAnswered(operation, metrics.timedIfAnswered(operation.tag(), replay, Replay::answered), Replay::answer)
-                .flatMap(found -> found.answered() ? Uni.createFrom().item(found.answer()) : whenNone.apply(found.row()));
+        return metrics.timedIfAnswered(operation.tag(), read.map(found -> Replay.of(found, command)), Replay::answered)
+                .flatMap(found -> found.answered() ? meter.counted(operation, found.reply()) : whenNone.apply(found.row()));
     }
 
     /**
@@ -201,11 +200,26 @@ public class IdempotencyGuard {
         return failure instanceof ApiException api && api.code().recorded();
     }
 
-    /** A row read beside its command's record, with the answer that record holds, if any. */
-    private record Replay<T>(T row, Answer answer) {
+    /**
+     * A row read beside its command's record, with what that record answers: its stored answer, or
+     * the refusal of a key reused for another request; neither while the command has not completed.
+     */
+    private record Replay<T>(T row, Answer answer, ApiException refusal) {
+
+        static <T> Replay<T> of(WithRecord<T> found, IdempotentCommand command) {
+            try {
+                return new Replay<>(found.row(), finishedAnswer(found.record(), command), null);
+            } catch (ApiException reused) {
+                return new Replay<>(found.row(), null, reused);
+            }
+        }
 
         boolean answered() {
-            return answer != null;
+            return answer != null || refusal != null;
+        }
+
+        Uni<Answer> reply() {
+            return refusal != null ? Uni.createFrom().failure(refusal) : Uni.createFrom().item(answer);
         }
     }
 

@@ -68,15 +68,16 @@ public class PayonceMetrics {
     }
 
     /**
-     * Like {@link #timed}, for a lookup that may find no answer yet: an item that {@code answered}
-     * says is none is not timed, since the request goes on to be answered, and timed, elsewhere.
+     * Like {@link #timed}, for a lookup that may find no answer yet: only an item that {@code answered}
+     * says is an answer is timed. A request that goes on from there is timed, if at all, by what
+     * answers it; a lookup that fails is no answer of its own.
      */
     public <T> Uni<T> timedIfAnswered(String operation, Uni<T> lookup, Predicate<T> answered) {
         Timer timer = operationTimer(operation);
         return Uni.createFrom().deferred(() -> {
             Timer.Sample sample = Timer.start(registry);
-            return lookup.onItemOrFailure().invoke((item, failure) -> {
-                if (failure != null || answered.test(item)) {
+            return lookup.invoke(item -> {
+                if (answered.test(item)) {
                     sample.stop(timer);
                 }
             });

@@ -295,10 +295,14 @@ class PayTest {
         assertEquals("UNPAID", db.orderStatus(order));
     }
 
-    /** Tests run one at a time, so only this test's three pays move the pay series between the two readings. */
+    /**
+     * Tests run one at a time, so only this test's pays move the pay series between the two readings:
+     * three answered by payonce, and a stranger's, refused before anything under a key is looked at.
+     */
     @Test
     void metricsNameTheLayerThatCaughtEachDuplicate() {
         Buyer buyer = Buyer.withBalance(1000);
+        Buyer stranger = Buyer.withBalance(1000);
         long order = Api.newOrder(buyer.bearer, 100);
         String key = Api.newKey();
         String before = Management.metrics();
@@ -306,8 +310,10 @@ class PayTest {
         Response paid = Api.pay(buyer.bearer, order, key);
         Response replay = Api.pay(buyer.bearer, order, key);
         Response alreadyPaid = Api.pay(buyer.bearer, order, Api.newKey());
+        Response strangers = Api.pay(stranger.bearer, order, Api.newKey());
         String after = Management.metrics();
 
+        assertEquals(404, strangers.statusCode(), strangers.asString());
         assertEquals(201, paid.statusCode(), paid.asString());
         Replays.assertReplayOf(paid, replay);
         Replays.assertReplayOf(paid, alreadyPaid);
@@ -318,7 +324,7 @@ class PayTest {
         // The new key on the paid order ran under its own key: an execution whose answer is "already paid".
         assertEquals(2, moved(before, after, "payonce_requests_total{operation=\"pay\",outcome=\"executed\"}"), "executed");
         assertEquals(1, moved(before, after, "payonce_requests_total{operation=\"pay\",outcome=\"replayed\"}"), "replayed");
-        assertEquals(3, moved(before, after, "payonce_operation_seconds_count{operation=\"pay\"}"), "each answer timed");
+        assertEquals(3, moved(before, after, "payonce_operation_seconds_count{operation=\"pay\"}"), "each answer timed, the 404 not");
     }
 
     private static double moved(String before, String after, String series) {
