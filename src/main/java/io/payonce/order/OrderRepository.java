@@ -18,26 +18,26 @@ import java.time.Duration;
 @ApplicationScoped
 public class OrderRepository {
 
+    /** Qualified by the alias {@code o}, so that a statement may join another table whose columns share these names. */
     private static final String COLUMNS = """
-            id, order_sn, user_id, amount, currency, status, refunded_amount, created_at, updated_at""";
+            o.id, o.order_sn, o.user_id, o.amount, o.currency, o.status, o.refunded_amount, o.created_at, o.updated_at""";
 
     /** UNIQUE(user_id, order_sn) and UNIQUE(submit_token) refuse a second row for one business order or one form. */
     private static final String INSERT = """
             INSERT INTO orders (order_sn, user_id, amount, currency, status, submit_token)
             VALUES (?, ?, ?, ?, 'UNPAID', ?)""";
 
-    private static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM orders WHERE id = ?";
+    private static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM orders o WHERE o.id = ?";
 
     /** The order and, in the same statement, a command's record: the one read of a pay before its lock. */
-    private static final String SELECT_BY_ID_WITH_RECORD = """
-            SELECT o.id, o.order_sn, o.user_id, o.amount, o.currency, o.status, o.refunded_amount, o.created_at, o.updated_at,
-            """ + RecordJoin.COLUMNS + " FROM orders o " + RecordJoin.JOIN + " WHERE o.id = ?";
+    private static final String SELECT_BY_ID_WITH_RECORD =
+            "SELECT " + COLUMNS + ", " + RecordJoin.COLUMNS + " FROM orders o " + RecordJoin.JOIN + " WHERE o.id = ?";
 
     /** Takes the order's row lock first, so that a transaction's later locks always come in the same order. */
     private static final String LOCK_BY_ID = SELECT_BY_ID + " FOR UPDATE";
 
     /** Order numbers are the user's own: UNIQUE(user_id, order_sn). */
-    private static final String SELECT_BY_SN = "SELECT " + COLUMNS + " FROM orders WHERE user_id = ? AND order_sn = ?";
+    private static final String SELECT_BY_SN = "SELECT " + COLUMNS + " FROM orders o WHERE o.user_id = ? AND o.order_sn = ?";
 
     /** rowCount == 1 means this statement moved the order; InnoDB's row lock serializes racing writers. */
     private static final String COMPARE_AND_SET_STATUS = """
@@ -84,12 +84,8 @@ public class OrderRepository {
     /** The order, or null, beside the command's record. */
     public Uni<WithRecord<Order>> findWithRecord(SqlClient client, long id, IdempotentCommand command) {
         return client.preparedQuery(SELECT_BY_ID_WITH_RECORD).execute(RecordJoin.parameters(command).addLong(id)).map(rows -> {
-            var iterator = rows.iterator();
-            if (!iterator.hasNext()) {
-                return new WithRecord<>(null, null);
-            }
-            Row row = iterator.next();
-            return new WithRecord<>(from(row), RecordJoin.record(row));
+            Row row = first(rows);
+            return row == null ? new WithRecord<>(null, null) : new WithRecord<>(from(row), RecordJoin.record(row));
         });
     }
 
@@ -120,8 +116,13 @@ public class OrderRepository {
     }
 
     private static Order single(RowSet<Row> rows) {
+        Row row = first(rows);
+        return row == null ? null : from(row);
+    }
+
+    private static Row first(RowSet<Row> rows) {
         var iterator = rows.iterator();
-        return iterator.hasNext() ? from(iterator.next()) : null;
+        return iterator.hasNext() ? iterator.next() : null;
     }
 
     private static Order from(Row row) {
