@@ -27,7 +27,7 @@ class LayeringTest {
 
     private static final Path SOURCES = Path.of("src/main/java/io/payonce");
     private static final Pattern IMPORT = Pattern.compile("^import (?:static )?io\\.payonce\\.(\\w+)\\.", Pattern.MULTILINE);
-    private static final Set<String> FOUNDATIONS = Set.of("db", "redis", "broker", "metrics", "config", "input");
+    private static final Set<String> FOUNDATIONS = Set.of("db", "redis", "broker", "metrics", "config", "input", "tracing");
     private static final Set<String> ABOVE_FOUNDATIONS = Set.of("api", "auth", "idempotency", "account", "order", "payment",
             "coupon", "token", "lock", "dev");
 

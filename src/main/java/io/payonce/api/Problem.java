@@ -3,6 +3,7 @@ package io.payonce.api;
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.payonce.tracing.RequestTags;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 import java.util.List;
@@ -11,7 +12,7 @@ import java.util.Map;
 /** An RFC 9457 problem detail, the body of every error answer. */
 @RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
-@JsonPropertyOrder({"type", "title", "status", "detail", "instance", "code", "errors"})
+@JsonPropertyOrder({"type", "title", "status", "detail", "instance", "code", "traceId", "errors"})
 public record Problem(
         String type,
         String title,
@@ -19,13 +20,15 @@ public record Problem(
         String detail,
         String instance,
         String code,
+        String traceId,
         List<FieldError> errors,
         @JsonAnyGetter Map<String, Object> extensions) {
 
     public static final String MEDIA_TYPE = "application/problem+json";
 
     public static Problem of(ErrorCode code, String detail, String instance) {
-        return new Problem(code.type(), code.title(), code.status(), detail, instance, code.name(), List.of(), Map.of());
+        return new Problem(code.type(), code.title(), code.status(), detail, instance, code.name(),
+                RequestTags.traceId().orElse(null), List.of(), Map.of());
     }
 
     public static Problem of(ApiException e, String instance) {
@@ -33,11 +36,11 @@ public record Problem(
     }
 
     public Problem withErrors(List<FieldError> fieldErrors) {
-        return new Problem(type, title, status, detail, instance, code, List.copyOf(fieldErrors), extensions);
+        return new Problem(type, title, status, detail, instance, code, traceId, List.copyOf(fieldErrors), extensions);
     }
 
     public Problem withExtensions(Map<String, Object> members) {
-        return new Problem(type, title, status, detail, instance, code, errors, Map.copyOf(members));
+        return new Problem(type, title, status, detail, instance, code, traceId, errors, Map.copyOf(members));
     }
 
     /** One invalid input: where it was and what is wrong with it. */

@@ -3,6 +3,7 @@ package io.payonce.auth;
 import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
 import io.payonce.input.Identifiers;
+import io.payonce.tracing.RequestTags;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
@@ -26,6 +27,7 @@ public class CallerIdentity {
         if (subject == null || !USER_ID.matcher(subject).matches()) {
             throw new ApiException(ErrorCode.UNAUTHENTICATED);
         }
+        RequestTags.caller(subject);
         return new Caller(subject, token.getGroups().contains(Caller.OPS));
     }
 }

@@ -4,6 +4,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Positive;
 
 import java.time.Duration;
@@ -40,6 +41,9 @@ public interface PayonceConfig {
 
     /** Bearer tokens already verified, remembered for their next requests. */
     VerifiedTokens verifiedTokens();
+
+    /** Where the spans of traced requests go. */
+    Tracing tracing();
 
     /**
      * The store settings production must name, each from its environment variable: checked when the
@@ -202,5 +206,15 @@ public interface PayonceConfig {
         @Min(1)
         @Max(600)
         int idleTransactionTimeoutSeconds();
+    }
+
+    interface Tracing {
+        /**
+         * {@code none}: spans end in the instance (trace ids still reach logs and problem bodies);
+         * {@code otlp}: Quarkus's OTLP exporter sends them to {@code quarkus.otel.exporter.otlp.traces.endpoint}.
+         */
+        @WithDefault("none")
+        @Pattern(regexp = "none|otlp")
+        String exporter();
     }
 }

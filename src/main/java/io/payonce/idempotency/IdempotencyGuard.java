@@ -53,7 +53,7 @@ public class IdempotencyGuard {
     public KeyedRequest read(WriteOperation operation, Object targetId, String keyHeader, String instance) {
         try {
             return new KeyedRequest(operation, operation.target(targetId), IdempotencyKey.required(keyHeader), instance,
-                    DuplicateLayer.IDEMPOTENCY_KEY);
+                    DuplicateLayer.IDEMPOTENCY_KEY).tagged();
         } catch (ApiException invalidKey) {
             meter.rejected(operation);
             throw invalidKey;

@@ -40,6 +40,9 @@ class IdempotencyRepository {
             ORDER BY created_at
             LIMIT ?""";
 
+    /** The age of the oldest record, read from the end of the age index; NULL when there is none. */
+    private static final String OLDEST_AGE = "SELECT TIMESTAMPDIFF(SECOND, MIN(created_at), NOW(6)) AS age FROM idempotency_record";
+
     private final Pool pool;
 
     IdempotencyRepository(Pool pool) {
@@ -74,6 +77,14 @@ class IdempotencyRepository {
 
     Uni<Integer> deleteOlderThan(Duration age, int limit) {
         return pool.preparedQuery(DELETE_EXPIRED).execute(Tuple.of(age.toSeconds(), limit)).map(RowSet::rowCount);
+    }
+
+    /** Seconds since the oldest record was written; 0 when there is none. */
+    Uni<Long> oldestAgeSeconds() {
+        return pool.query(OLDEST_AGE).execute().map(rows -> {
+            Long age = rows.iterator().next().getLong("age");
+            return age == null ? 0L : age;
+        });
     }
 
     private static IdempotencyRecord single(RowSet<Row> rows) {

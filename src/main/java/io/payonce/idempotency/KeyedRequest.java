@@ -1,6 +1,7 @@
 package io.payonce.idempotency;
 
 import io.payonce.metrics.DuplicateLayer;
+import io.payonce.tracing.RequestTags;
 
 /**
  * A write as it arrives: which operation, on what, under which key, and the path a recorded problem
@@ -11,6 +12,12 @@ import io.payonce.metrics.DuplicateLayer;
  *                 token whose digest stands in for one
  */
 public record KeyedRequest(WriteOperation operation, String target, IdempotencyKey key, String instance, DuplicateLayer keyLayer) {
+
+    /** Names this request on its span and in the log lines written while it is handled. */
+    public KeyedRequest tagged() {
+        RequestTags.keyed(operation.tag(), target, key.value());
+        return this;
+    }
 
     /** The command for this request: scope is the caller, {@code body} the parsed request, if any. */
     public IdempotentCommand by(String scope, Object body) {

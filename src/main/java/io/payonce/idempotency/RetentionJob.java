@@ -1,6 +1,7 @@
 package io.payonce.idempotency;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.config.PayonceConfig;
 import io.payonce.db.Batches;
@@ -9,6 +10,8 @@ import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
+
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Deletes idempotency records older than {@code payonce.idempotency.retention}, one small batch per
@@ -24,6 +27,7 @@ public class RetentionJob {
     private final IdempotencyRepository records;
     private final PayonceConfig config;
     private final Counter deleted;
+    private final AtomicLong lagSeconds = new AtomicLong();
 
     RetentionJob(IdempotencyRepository records, PayonceConfig config, MeterRegistry registry) {
         this.records = records;
@@ -31,12 +35,18 @@ public class RetentionJob {
         this.deleted = Counter.builder("payonce.idempotency.records.deleted")
                 .description("Idempotency records deleted for being older than the retention")
                 .register(registry);
+        Gauge.builder("payonce.idempotency.retention.lag.seconds", lagSeconds, AtomicLong::get)
+                .description("How far past the retention the oldest idempotency record is: 0 while the job keeps up")
+                .register(registry);
     }
 
     @Scheduled(every = "${payonce.idempotency.cleanup-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
         return deleteExpired()
                 .onFailure().invoke(e -> LOG.warnf("Idempotency cleanup stopped early: %s", e.toString()))
+                .onFailure().recoverWithNull()
+                .flatMap(ignored -> records.oldestAgeSeconds())
+                .invoke(age -> lagSeconds.set(Math.max(0, age - config.idempotency().retention().toSeconds())))
                 .onFailure().recoverWithNull()
                 .replaceWithVoid();
     }

@@ -52,7 +52,8 @@ public class OrderCreation {
      * for byte, or completes the submission if nothing was written: exactly one order either way.
      */
     public Uni<Answer> withToken(String userId, String submitToken, NewOrderRequest order, String instance) {
-        IdempotentCommand command = KeyedRequest.ofSubmitToken(WriteOperation.CREATE_ORDER, null, submitToken, instance).by(userId, order);
+        IdempotentCommand command = KeyedRequest.ofSubmitToken(WriteOperation.CREATE_ORDER, null, submitToken, instance).tagged()
+                .by(userId, order);
         return tokens.consume(submitToken, userId).onItemOrFailure().transformToUni((consumption, failure) -> {
             if (failure != null) {
                 // Without Redis the token cannot be checked, but a stored answer still proves the submission.
