@@ -86,7 +86,7 @@ public class AccountResource {
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: names the fields that differ")
     public Uni<Response> deposit(
             @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,
-            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,
+            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; reuse it on every retry", required = true) @HeaderParam(IdempotencyKey.HEADER) String key,
             @Valid @NotNull DepositRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();

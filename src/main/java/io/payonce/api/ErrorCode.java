@@ -40,6 +40,9 @@ public enum ErrorCode {
     DEPENDENCY_UNAVAILABLE(503, "Dependency unavailable", "A store this service needs is unreachable; retry later."),
     INTERNAL_ERROR(500, "Internal error", "The request failed unexpectedly; it is safe to retry with the same key.");
 
+    /** Where the pages of the problem types are served. */
+    public static final String TYPE_PATH = "/problems";
+
     private final int status;
     private final String title;
     private final String detailFormat;
@@ -82,8 +85,52 @@ public enum ErrorCode {
         };
     }
 
-    /** The problem type URI, stable for as long as the code is. */
+    /**
+     * The problem type: a URI reference to this code's page on the service itself ({@link ProblemTypes}),
+     * relative so that it resolves against whatever host the gateway serves payonce on; stable for as
+     * long as the code is.
+     */
     public String type() {
-        return "urn:payonce:problem:" + name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return TYPE_PATH + "/" + name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** What the code means: its title and detail, with the request's own values left out. */
+    public String meaning() {
+        return detailFormat.replaceAll("%[sd]", "…");
+    }
+
+    /** What a client should do on receiving this code. */
+    public String advice() {
+        if (retryLater()) {
+            return "Wait the seconds the Retry-After header gives, then send the same request again.";
+        }
+        if (this == IDEMPOTENCY_KEY_REUSED) {
+            return "The key already belongs to a different request: send this request with a new key.";
+        }
+        if (status == 401 || status == 403) {
+            return "Nothing was done. Send the request with a valid bearer token from the gateway, for a caller allowed to do this.";
+        }
+        if (recorded()) {
+            return "Nothing was done, and the answer is final for this key. Change what caused it (fund the account, "
+                    + "pick another number, wait for the order's state to allow it), then send the request with a new key.";
+        }
+        if (status >= 500) {
+            return "Send the same request again; the key makes sure it takes effect at most once.";
+        }
+        return "Nothing was done. Correct the request and send it again.";
+    }
+
+    /** Whether repeating the request under the same Idempotency-Key helps, and what it gets. */
+    public String sameKey() {
+        if (retryLater() || status >= 500) {
+            return "Yes: reuse the key. If the first request completes meanwhile, the retry gets its answer back.";
+        }
+        if (recorded()) {
+            return "It gets this same answer again, replayed (Idempotent-Replayed: true): the outcome is stored under the key.";
+        }
+        if (this == IDEMPOTENCY_KEY_REUSED) {
+            return "No: the key stays bound to the first request it came with.";
+        }
+        return "Yes, once the request is corrected: this answer was not stored, so the key is still free.";
     }
 }

@@ -10,6 +10,8 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Documents the error answers every payonce endpoint shares, so that resources declare only their
@@ -21,6 +23,10 @@ import java.util.Map;
 public class ProblemResponses implements OASFilter {
 
     private static final String PROBLEM_SCHEMA = "#/components/schemas/Problem";
+    private static final String RETRY_AFTER = "Retry-After";
+    private static final Set<String> RETRY_AFTER_STATUSES = Set.of("409", "503");
+    private static final String RETRY_LATER_CODES = Arrays.stream(ErrorCode.values())
+            .filter(ErrorCode::retryLater).map(Enum::name).collect(Collectors.joining(", "));
 
     private static final Map<String, String> SHARED = Map.of(
             "401", "UNAUTHENTICATED: no valid bearer token",
@@ -48,6 +54,10 @@ public class ProblemResponses implements OASFilter {
         Schema problem = openAPI.getComponents().getSchemas().get("Problem");
         if (problem != null && problem.getProperties() != null && problem.getProperties().get("code") != null) {
             problem.getProperties().get("code").setEnumeration(Arrays.stream(ErrorCode.values()).<Object>map(Enum::name).toList());
+            if (problem.getProperties().get("type") != null) {
+                problem.getProperties().get("type").setDescription("A link to this code's page on the service, "
+                        + ErrorCode.TYPE_PATH + "/{code}: what it means, what to do, whether to retry with the same key");
+            }
         }
     }
 
@@ -64,6 +74,12 @@ public class ProblemResponses implements OASFilter {
         responses.getAPIResponses().forEach((status, response) -> {
             if (status.charAt(0) >= '4' && response.getContent() == null) {
                 response.setContent(problemContent());
+            }
+            if (RETRY_AFTER_STATUSES.contains(status)) {
+                response.addHeader(RETRY_AFTER, OASFactory.createHeader()
+                        .description("Seconds to wait before sending the same request again, with the same key; present on "
+                                + "the codes that may succeed shortly: " + RETRY_LATER_CODES)
+                        .schema(OASFactory.createSchema().addType(Schema.SchemaType.INTEGER)));
             }
         });
     }

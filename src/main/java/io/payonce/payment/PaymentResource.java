@@ -75,7 +75,7 @@ public class PaymentResource {
             + "ILLEGAL_TRANSITION or CURRENCY_MISMATCH (recorded)")
     public Uni<Response> pay(
             @PathParam("id") long id,
-            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,
+            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; reuse it on every retry", required = true) @HeaderParam(IdempotencyKey.HEADER) String key,
             @RequestBody(description = "None: the amount is the order's, and a body is refused with 400 BODY_NOT_ALLOWED") byte[] body,
             @Context UriInfo uri) {
         Caller caller = callers.current();
@@ -101,7 +101,7 @@ public class PaymentResource {
             + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
     public Uni<Response> refund(
             @PathParam("id") long id,
-            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; required") @HeaderParam(IdempotencyKey.HEADER) String key,
+            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; reuse it on every retry", required = true) @HeaderParam(IdempotencyKey.HEADER) String key,
             @Valid @NotNull RefundRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();

@@ -93,6 +93,41 @@ class OpenApiDocumentTest {
                 path + " answers a repeat with the first answer's status, not " + declared));
     }
 
+    /** Where the key is required, the document says so; where a submit token may stand in for it, it does not. */
+    @ParameterizedTest(name = "POST {0}")
+    @CsvSource(delimiter = '|', value = {
+            "/orders/{id}/pay               | true",
+            "/orders/{id}/refunds           | true",
+            "/accounts/{userId}/deposits    | true",
+            "/orders                        | false"})
+    void theKeyIsMarkedRequiredWhereItIs(String path, boolean required) {
+        JsonNode key = header(document.path("paths").path(path).path("post"), "Idempotency-Key");
+
+        assertEquals(required, key.path("required").asBoolean(false), path + ": " + key);
+    }
+
+    /** A 409 or 503 may ask to wait: the answers declare Retry-After. */
+    @ParameterizedTest(name = "POST {0} {1}")
+    @CsvSource(delimiter = '|', value = {
+            "/orders/{id}/pay               | 409",
+            "/orders/{id}/pay               | 503",
+            "/orders                        | 409",
+            "/accounts/{userId}/deposits    | 503"})
+    void answersThatMayAskToWaitDeclareRetryAfter(String path, String status) {
+        JsonNode answer = document.path("paths").path(path).path("post").path("responses").path(status);
+
+        assertEquals("integer", answer.path("headers").path("Retry-After").path("schema").path("type").asText(), path + " " + status);
+    }
+
+    private static JsonNode header(JsonNode operation, String name) {
+        for (JsonNode parameter : operation.path("parameters")) {
+            if ("header".equals(parameter.path("in").asText()) && name.equals(parameter.path("name").asText())) {
+                return parameter;
+            }
+        }
+        throw new AssertionError("no header " + name + " on " + operation);
+    }
+
     private static List<String> headerParameters(JsonNode operation) {
         List<String> names = new ArrayList<>();
         operation.path("parameters").forEach(parameter -> {

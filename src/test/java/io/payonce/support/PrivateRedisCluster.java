@@ -1,0 +1,144 @@
+package io.payonce.support;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * A Redis Cluster of the test's own: three masters on free loopback ports, each with its own data
+ * directory, joined with {@code redis-cli --cluster create}. payonce talks to it as a cluster client
+ * ({@code quarkus.redis.client-type=cluster}). The servers are ended by the process handles that
+ * started them; the machine's shared Redis is never touched.
+ */
+public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager {
+
+    private static final int MASTERS = 3;
+
+    private static volatile List<Integer> ports = List.of();
+
+    private final List<Process> servers = new ArrayList<>();
+    private Path directory;
+
+    /** A command to the cluster, following its redirects to the node that holds the key. */
+    public static String run(String... command) {
+        List<String> line = new ArrayList<>(List.of("-c"));
+        line.addAll(List.of(command));
+        return RedisCli.runOn(ports.get(0), line.toArray(String[]::new));
+    }
+
+    /** A command to one node by its index, such as {@code CLUSTER INFO}. */
+    public static String runOnNode(int node, String... command) {
+        return RedisCli.runOn(ports.get(node), command);
+    }
+
+    @Override
+    public Map<String, String> start() {
+        try {
+            directory = Files.createTempDirectory("payonce-redis-cluster");
+            List<Integer> started = new ArrayList<>();
+            for (int i = 0; i < MASTERS; i++) {
+                int port = FreePorts.next();
+                Path node = Files.createDirectory(directory.resolve(Integer.toString(port)));
+                servers.add(new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                        "--cluster-enabled", "yes", "--cluster-config-file", node.resolve("nodes.conf").toString(),
+                        "--dir", node.toString(), "--save", "", "--appendonly", "no")
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectError(ProcessBuilder.Redirect.DISCARD)
+                        .start());
+                started.add(port);
+            }
+            ports = List.copyOf(started);
+            for (int i = 0; i < MASTERS; i++) {
+                awaitPong(i);
+            }
+            create();
+            awaitClusterOk();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return Map.of(
+                "quarkus.redis.client-type", "cluster",
+                "quarkus.redis.hosts", ports.stream().map(port -> "redis://127.0.0.1:" + port).collect(Collectors.joining(",")));
+    }
+
+    @Override
+    public void stop() {
+        for (Process server : servers) {
+            server.destroy();
+            waitFor(server);
+        }
+        servers.clear();
+        if (directory != null) {
+            try (var files = Files.walk(directory)) {
+                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private void create() throws IOException {
+        List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+        ports.forEach(port -> command.add("127.0.0.1:" + port));
+        command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (waitFor(process) != 0 || !output.contains("All 16384 slots covered")) {
+            throw new IllegalStateException("redis-cli --cluster create failed: " + output);
+        }
+    }
+
+    private static void awaitPong(int node) {
+        for (int i = 0; i < 100; i++) {
+            try {
+                if ("PONG".equals(runOnNode(node, "PING"))) {
+                    return;
+                }
+            } catch (IllegalStateException notYet) {
+                // the server is still starting
+            }
+            pause();
+        }
+        throw new IllegalStateException("Redis node " + ports.get(node) + " did not start");
+    }
+
+    private static void awaitClusterOk() {
+        for (int i = 0; i < 200; i++) {
+            boolean ok = true;
+            for (int node = 0; node < MASTERS; node++) {
+                ok &= runOnNode(node, "CLUSTER", "INFO").contains("cluster_state:ok");
+            }
+            if (ok) {
+                return;
+            }
+            pause();
+        }
+        throw new IllegalStateException("the Redis Cluster did not reach cluster_state:ok");
+    }
+
+    private static int waitFor(Process process) {
+        try {
+            return process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
