@@ -14,7 +14,6 @@ import java.util.stream.StreamSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -65,6 +64,26 @@ class KubernetesManifestIT {
     }
 
     @Test
+    void theGatewayKeyIsMountedFromItsSecretReadOnly() throws IOException {
+        JsonNode container = container();
+        JsonNode mount = StreamSupport.stream(container.path("volumeMounts").spliterator(), false)
+                .filter(candidate -> "/keys".equals(candidate.path("mountPath").asText())).findFirst().orElseThrow();
+        assertTrue(mount.path("readOnly").asBoolean(), mount.toString());
+        JsonNode volume = StreamSupport.stream(podSpec().path("volumes").spliterator(), false)
+                .filter(candidate -> candidate.path("name").asText().equals(mount.path("name").asText())).findFirst().orElseThrow();
+        assertEquals("payonce-gateway-key", volume.path("secret").path("secretName").asText(), volume.toString());
+    }
+
+    @Test
+    void theSelectorSurvivesANewVersionAndTheImageIsNotFromAPublicRegistry() throws IOException {
+        JsonNode deployment = deployment();
+        assertTrue(deployment.path("spec").path("selector").path("matchLabels").path("app.kubernetes.io/version").isMissingNode(),
+                deployment.path("spec").path("selector").toString());
+        String image = container().path("image").asText();
+        assertTrue(image.startsWith("registry.invalid/payonce/"), image);
+    }
+
+    @Test
     void aServiceRoutesTheApiPort() throws IOException {
         JsonNode service = documents().stream().filter(document -> "Service".equals(document.path("kind").asText())).findFirst().orElseThrow();
         assertTrue(StreamSupport.stream(service.path("spec").path("ports").spliterator(), false)
@@ -80,10 +99,17 @@ class KubernetesManifestIT {
         throw new AssertionError("no port named " + name + ": " + container.path("ports"));
     }
 
+    private static JsonNode deployment() throws IOException {
+        return documents().stream().filter(document -> "Deployment".equals(document.path("kind").asText())).findFirst().orElseThrow();
+    }
+
+    private static JsonNode podSpec() throws IOException {
+        return deployment().path("spec").path("template").path("spec");
+    }
+
     private static JsonNode container() throws IOException {
-        JsonNode deployment = documents().stream().filter(document -> "Deployment".equals(document.path("kind").asText())).findFirst().orElseThrow();
-        JsonNode container = deployment.path("spec").path("template").path("spec").path("containers").path(0);
-        assertNotNull(container);
+        JsonNode container = podSpec().path("containers").path(0);
+        assertFalse(container.isMissingNode(), "the Deployment has a container");
         return container;
     }
 
