@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
 
 /**
  * Documents the error answers every payonce endpoint shares, so that resources declare only their
- * own: each operation gets 401, 403 and 503, and every 4xx or 5xx answer is described as
+ * own: each operation gets 401, 403 and 503 (except the public, static problem pages), and every 4xx or 5xx answer is described as
  * {@code application/problem+json} with the {@link Problem} schema, which {@link PayonceApi}
  * registers once for all of them, its {@code code} listing every {@link ErrorCode}.
  */
@@ -40,7 +40,7 @@ public class ProblemResponses implements OASFilter {
             return;
         }
         openAPI.getPaths().getPathItems().forEach((path, item) -> {
-            if (!path.startsWith("/q/")) {
+            if (!path.startsWith("/q/") && !path.startsWith(ErrorCode.TYPE_PATH)) {
                 item.getOperations().values().forEach(ProblemResponses::describeErrors);
             }
         });

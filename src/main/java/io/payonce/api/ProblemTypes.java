@@ -10,26 +10,28 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 import java.util.Arrays;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
  * The page each problem's {@code type} points to ({@link ErrorCode#type()}): what the code means,
  * what the client should do, and whether to send the request again with the same Idempotency-Key.
  * Public, because a client reading a problem may hold no token, and the pages say nothing about any
- * caller's data.
+ * caller's data. The pages never change while the service runs: each is written once.
  */
 @Path(ErrorCode.TYPE_PATH)
 @PermitAll
 @Produces(MediaType.TEXT_HTML + ";charset=utf-8")
 public class ProblemTypes {
 
+    private static final String INDEX = indexPage();
+    private static final Map<String, String> PAGES = Arrays.stream(ErrorCode.values())
+            .collect(Collectors.toUnmodifiableMap(ErrorCode::type, ProblemTypes::pageOf));
+
     @GET
     @Operation(summary = "Every problem code, with a link to its page")
     public String index() {
-        String items = Arrays.stream(ErrorCode.values())
-                .map(code -> "<li><a href=\"" + code.type() + "\">" + code.name() + "</a>: " + escape(code.title()) + " (" + code.status() + ")</li>")
-                .collect(Collectors.joining("\n"));
-        return page("payonce problem codes", "<h1>payonce problem codes</h1>\n<ul>\n" + items + "\n</ul>");
+        return INDEX;
     }
 
     @GET
@@ -38,10 +40,21 @@ public class ProblemTypes {
     @APIResponse(responseCode = "200", description = "The page")
     @APIResponse(responseCode = "404", description = "NOT_FOUND: no such problem code")
     public String describe(@PathParam("type") String type) {
-        ErrorCode code = Arrays.stream(ErrorCode.values())
-                .filter(candidate -> candidate.type().equals(ErrorCode.TYPE_PATH + "/" + type))
-                .findFirst()
-                .orElseThrow(() -> new ApiException(ErrorCode.NOT_FOUND));
+        String page = PAGES.get(ErrorCode.TYPE_PATH + "/" + type);
+        if (page == null) {
+            throw new ApiException(ErrorCode.NOT_FOUND);
+        }
+        return page;
+    }
+
+    private static String indexPage() {
+        String items = Arrays.stream(ErrorCode.values())
+                .map(code -> "<li><a href=\"" + code.type() + "\">" + code.name() + "</a>: " + escape(code.title()) + " (" + code.status() + ")</li>")
+                .collect(Collectors.joining("\n"));
+        return page("payonce problem codes", "<h1>payonce problem codes</h1>\n<ul>\n" + items + "\n</ul>");
+    }
+
+    private static String pageOf(ErrorCode code) {
         return page(code.name() + " - payonce", """
                 <h1>%s: %s</h1>
                 <p>HTTP %d. %s</p>

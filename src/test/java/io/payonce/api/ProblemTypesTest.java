@@ -21,6 +21,7 @@ class ProblemTypesTest {
 
             assertEquals(200, page.statusCode(), code + ": " + page.asString());
             assertTrue(page.contentType().startsWith("text/html"), page.contentType());
+            assertEquals("nosniff", page.header("X-Content-Type-Options"), "a browser never reads a page as another type");
             String html = page.asString();
             assertTrue(html.contains("<h1>" + code.name() + ":"), html);
             assertTrue(html.contains("HTTP " + code.status()), html);

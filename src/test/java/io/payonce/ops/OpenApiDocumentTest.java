@@ -119,6 +119,18 @@ class OpenApiDocumentTest {
         assertEquals("integer", answer.path("headers").path("Retry-After").path("schema").path("type").asText(), path + " " + status);
     }
 
+    /** The problem pages are public and static: no token to refuse, no store to be down. */
+    @ParameterizedTest(name = "GET {0}")
+    @CsvSource({"/problems", "/problems/{type}"})
+    void theProblemPagesDeclareNoAuthenticationOrDependencyFailure(String path) {
+        JsonNode responses = document.path("paths").path(path).path("get").path("responses");
+
+        assertFalse(responses.isMissingNode(), path);
+        for (String status : List.of("401", "403", "503")) {
+            assertTrue(responses.path(status).isMissingNode(), path + " declares " + status);
+        }
+    }
+
     private static JsonNode header(JsonNode operation, String name) {
         for (JsonNode parameter : operation.path("parameters")) {
             if ("header".equals(parameter.path("in").asText()) && name.equals(parameter.path("name").asText())) {

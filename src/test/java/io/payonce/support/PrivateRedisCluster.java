@@ -27,6 +27,11 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
     private final List<Process> servers = new ArrayList<>();
     private Path directory;
 
+    /** Whether payonce runs on this cluster now: from the start of its test profile to the end. */
+    public static boolean running() {
+        return !ports.isEmpty();
+    }
+
     /** A command to the cluster, following its redirects to the node that holds the key. */
     public static String run(String... command) {
         List<String> line = new ArrayList<>(List.of("-c"));
@@ -71,6 +76,7 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
 
     @Override
     public void stop() {
+        ports = List.of();
         for (Process server : servers) {
             server.destroy();
             waitFor(server);

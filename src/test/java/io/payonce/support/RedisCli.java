@@ -15,8 +15,14 @@ public final class RedisCli {
     private RedisCli() {
     }
 
-    /** A command to the Redis payonce's tests share. */
+    /**
+     * A command to the Redis payonce's tests share, or, while a test runs payonce on a Redis Cluster
+     * of its own ({@link PrivateRedisCluster}), to that cluster: the same test then reaches the same keys.
+     */
     public static String run(String... command) {
+        if (PrivateRedisCluster.running()) {
+            return PrivateRedisCluster.run(command);
+        }
         return send(System.getenv().getOrDefault("PAYONCE_REDIS_HOST", "127.0.0.1"),
                 System.getenv().getOrDefault("PAYONCE_REDIS_PORT", "6379"), command);
     }

@@ -63,6 +63,27 @@ class TracingTest {
     }
 
     @Test
+    void noSpanOfAnOrderSubmittedWithATokenHoldsTheTokenOrTheBearer() {
+        String userId = "trace-" + UUID.randomUUID();
+        Api.fundedAccount(userId, 1000);
+        String bearer = Tokens.user(userId);
+        String token = Api.submitToken(bearer);
+        Traceparent gateway = Traceparent.random();
+
+        Response created = Api.as(bearer).header("traceparent", gateway.header()).header("Submit-Token", token)
+                .contentType("application/json").body("{\"orderSn\":\"sn-" + UUID.randomUUID() + "\",\"amount\":1500,\"currency\":\"EUR\"}")
+                .post("/orders");
+
+        assertEquals(201, created.statusCode(), created.asString());
+        List<SpanData> spans = spansOf(gateway.traceId(), all -> all.stream().anyMatch(TracingTest::isRedis)
+                && all.stream().anyMatch(TracingTest::isDatabase) && all.stream().anyMatch(span -> span.getKind() == SpanKind.SERVER));
+        for (String secret : List.of(token, bearer)) {
+            assertFalse(spans.stream().anyMatch(span -> span.getAttributes().asMap().values().stream()
+                    .anyMatch(value -> String.valueOf(value).contains(secret))), "no span holds " + secret + ": " + names(spans));
+        }
+    }
+
+    @Test
     void aRetryOnAnotherTraceIsFoundByItsKey() {
         Pay pay = Pay.prepared(5000, 700);
         String key = pay.key();
