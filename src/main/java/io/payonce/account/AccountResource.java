@@ -1,5 +1,6 @@
 package io.payonce.account;
 
+import io.payonce.api.ApiExamples;
 import io.payonce.api.RepeatProtection;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
@@ -30,8 +31,10 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -62,9 +65,13 @@ public class AccountResource {
             description = "Opening it again in the same currency is a repeat: the first answer's status and Location, the account, "
                     + "and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "201", description = "The account; Location names it; Idempotent-Replayed: true when it existed already",
-            content = @Content(schema = @Schema(implementation = Account.class)))
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Account.class),
+                    examples = @ExampleObject(name = "opened", value = ApiExamples.ACCOUNT)))
     @APIResponse(responseCode = "409", description = "ACCOUNT_EXISTS in another currency")
-    public Uni<Response> open(@Valid @NotNull NewAccountRequest request) {
+    public Uni<Response> open(
+            @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = NewAccountRequest.class),
+                    examples = @ExampleObject(name = "alice in euros", value = ApiExamples.NEW_ACCOUNT)))
+            @Valid @NotNull NewAccountRequest request) {
         return accounts.open(request.userId(), request.currency()).map(Answer::toResponse);
     }
 
@@ -78,7 +85,8 @@ public class AccountResource {
                     + "The body names the external settlement it books (reference): an account is credited once per reference, "
                     + "whoever sends it and under whatever key.")
     @APIResponse(responseCode = "201", description = "Deposited; the balance after it",
-            content = @Content(schema = @Schema(implementation = DepositView.class)))
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = DepositView.class),
+                    examples = @ExampleObject(name = "deposited", value = ApiExamples.DEPOSIT)))
     @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST")
     @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND (recorded under the key)")
     @APIResponse(responseCode = "409", description = "CURRENCY_MISMATCH or ALREADY_APPLIED (this reference was credited before), both recorded; "
@@ -87,6 +95,8 @@ public class AccountResource {
     public Uni<Response> deposit(
             @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,
             @Parameter(description = "1-64 visible ASCII characters, bare or quoted; reuse it on every retry", required = true) @HeaderParam(IdempotencyKey.HEADER) String key,
+            @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = DepositRequest.class),
+                    examples = @ExampleObject(name = "a bank transfer", value = ApiExamples.DEPOSIT_REQUEST)))
             @Valid @NotNull DepositRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();

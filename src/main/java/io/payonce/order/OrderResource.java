@@ -1,5 +1,6 @@
 package io.payonce.order;
 
+import io.payonce.api.ApiExamples;
 import io.payonce.api.RepeatProtection;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
@@ -27,8 +28,10 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestResponse;
@@ -89,7 +92,9 @@ public class OrderResource {
                     + "the first answer, byte for byte, and Idempotent-Replayed: true; the caller's own orderSn with the same content "
                     + "answers with its order. Order numbers belong to their user. An order in a currency the caller's account does "
                     + "not hold is refused.")
-    @APIResponse(responseCode = "201", description = "Created, or the replay of the first answer; Location names the order")
+    @APIResponse(responseCode = "201", description = "Created, or the replay of the first answer; Location names the order",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = OrderView.class),
+                    examples = @ExampleObject(name = "created", value = ApiExamples.ORDER)))
     @APIResponse(responseCode = "400", description = "VALIDATION_FAILED, MALFORMED_REQUEST, SUBMIT_TOKEN_MISSING, SUBMIT_TOKEN_MALFORMED "
             + "or IDEMPOTENCY_KEY_INVALID")
     @APIResponse(responseCode = "409", description = "SUBMIT_TOKEN_INVALID (reload the form), SUBMIT_TOKEN_IN_USE or "
@@ -99,6 +104,8 @@ public class OrderResource {
     public Uni<Response> create(
             @Parameter(description = "The one-time token from GET /orders/token") @HeaderParam(SUBMIT_TOKEN_HEADER) String submitToken,
             @Parameter(description = "Instead of a submit token: 1-64 visible ASCII characters") @HeaderParam(IdempotencyKey.HEADER) String key,
+            @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = NewOrderRequest.class),
+                    examples = @ExampleObject(name = "an order form", value = ApiExamples.NEW_ORDER)))
             @Valid @NotNull NewOrderRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();

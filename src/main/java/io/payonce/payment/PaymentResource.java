@@ -1,7 +1,9 @@
 package io.payonce.payment;
 
+import io.payonce.api.ApiExamples;
 import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
+import io.payonce.api.Problem;
 import io.payonce.api.RepeatProtection;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
@@ -26,6 +28,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
@@ -69,8 +72,11 @@ public class PaymentResource {
                     + "back with Idempotent-Replayed: true. Another key for a paid order is a repeat too: 201 with the order's payment and "
                     + "Idempotent-Replayed: true.")
     @APIResponse(responseCode = "201", description = "The order's payment: made by this request, or, with Idempotent-Replayed: true, by an earlier one",
-            content = @Content(schema = @Schema(implementation = PaymentView.class)))
-    @APIResponse(responseCode = "402", description = "INSUFFICIENT_FUNDS (recorded under the key; pay again with a new key after a deposit)")
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = PaymentView.class),
+                    examples = @ExampleObject(name = "paid", value = ApiExamples.PAYMENT)))
+    @APIResponse(responseCode = "402", description = "INSUFFICIENT_FUNDS (recorded under the key; pay again with a new key after a deposit)",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(ref = "Problem"),
+                    examples = @ExampleObject(name = "the balance is short", value = ApiExamples.INSUFFICIENT_FUNDS)))
     @APIResponse(responseCode = "409", description = "PAYMENT_IN_PROGRESS or IDEMPOTENCY_KEY_IN_USE (retry after Retry-After with the same key); "
             + "ILLEGAL_TRANSITION or CURRENCY_MISMATCH (recorded)")
     public Uni<Response> pay(
@@ -96,12 +102,15 @@ public class PaymentResource {
                     + "gets 403. The sum of refunds never exceeds the payment; the order becomes REFUNDED at the full amount. "
                     + "A refund number refunds once: repeating it, under any key, answers with the first refund and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "201", description = "The refund: made by this request, or, with Idempotent-Replayed: true, by an earlier one",
-            content = @Content(schema = @Schema(implementation = RefundView.class)))
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundView.class),
+                    examples = @ExampleObject(name = "half refunded", value = ApiExamples.REFUND)))
     @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT (with refundable, the amount left), REFUND_NO_CONFLICT or ILLEGAL_TRANSITION (recorded); "
             + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
     public Uni<Response> refund(
             @PathParam("id") long id,
             @Parameter(description = "1-64 visible ASCII characters, bare or quoted; reuse it on every retry", required = true) @HeaderParam(IdempotencyKey.HEADER) String key,
+            @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundRequest.class),
+                    examples = @ExampleObject(name = "half of 19.99", value = ApiExamples.REFUND_REQUEST)))
             @Valid @NotNull RefundRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();

@@ -1,0 +1,36 @@
+package io.payonce.api;
+
+/**
+ * The examples of the OpenAPI document: requests like README's quickstart and the answers payonce
+ * gave them in dev mode. A test holds each example's fields to its schema, so that a renamed field cannot leave
+ * a stale example behind.
+ */
+public final class ApiExamples {
+
+    public static final String NEW_ACCOUNT = """
+            {"userId":"alice","currency":"EUR"}""";
+    public static final String ACCOUNT = """
+            {"userId":"alice","balance":0,"currency":"EUR","createdAt":"2026-12-01T01:52:23.148278"}""";
+    public static final String DEPOSIT_REQUEST = """
+            {"amount":5000,"currency":"EUR","reference":"bank-transfer-1"}""";
+    public static final String DEPOSIT = """
+            {"userId":"alice","amount":5000,"currency":"EUR","balance":5000}""";
+    public static final String NEW_ORDER = """
+            {"orderSn":"sn-1","amount":1999,"currency":"EUR"}""";
+    public static final String ORDER = """
+            {"id":1,"orderSn":"sn-1","userId":"alice","amount":1999,"currency":"EUR","status":"UNPAID","refundedAmount":0,\
+            "createdAt":"2026-12-01T01:52:23.36348","updatedAt":"2026-12-01T01:52:23.36348"}""";
+    public static final String PAYMENT = """
+            {"paymentId":1,"orderId":1,"amount":1999,"currency":"EUR"}""";
+    public static final String INSUFFICIENT_FUNDS = """
+            {"type":"/problems/insufficient-funds","title":"Insufficient funds","status":402,\
+            "detail":"The balance does not cover 1999 EUR.","instance":"/orders/2/pay","code":"INSUFFICIENT_FUNDS",\
+            "traceId":"3c9bbb09a9d7f98af4854b442099dbb0"}""";
+    public static final String REFUND_REQUEST = """
+            {"refundNo":"rf-1","amount":999}""";
+    public static final String REFUND = """
+            {"refundId":1,"orderId":1,"refundNo":"rf-1","amount":999,"refundedTotal":999,"orderStatus":"PAID"}""";
+
+    private ApiExamples() {
+    }
+}
