@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # payonce as a native executable beside the JVM jar, on the same MariaDB and Redis: time to the first
 # successful request, RSS after 1,000 pays, size on disk, pay throughput at 64 clients (wrk).
-# Needs both builds: target/quarkus-app (./mvnw package -DskipNative) and target/*-runner (-Dnative).
+# Needs both builds: target/quarkus-app (./mvnw package -DskipNative) and target/*-runner (-Dnative, and with the
+# toolchain of ../shared/native-toolchain -Dpayonce.native.optimization=-O2: its default is the quick build mode).
 # Writes bench/native-vs-jvm.md. Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -97,7 +97,7 @@ done
 if [ $native = 1 ]; then
     suffix=-native kind="a native executable"
     app=(target/payonce-1.0.0-SNAPSHOT-runner)
-    [ $build = 1 ] || [ ! -x "${app[0]}" ] && build_command=(env JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 ./mvnw -B -q package -DskipTests)
+    [ $build = 1 ] || [ ! -x "${app[0]}" ] && build_command=(env JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 ./mvnw -B -q package -DskipTests -Dpayonce.native.optimization=-O2)
 else
     suffix= kind="the JVM"
     app=(java -jar target/quarkus-app/quarkus-run.jar)
