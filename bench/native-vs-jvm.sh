@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # payonce as a native executable beside the JVM jar, on the same MariaDB and Redis: time to the first
 # successful request, RSS after 1,000 pays, size on disk, pay throughput at 64 clients (wrk).
-# Needs both builds: target/quarkus-app (./mvnw package -DskipNative) and target/*-runner (-Dnative, and with the
-# toolchain of ../shared/native-toolchain -Dpayonce.native.optimization=-O2: its default is the quick build mode).
+# Needs both builds: target/quarkus-app (./mvnw package -DskipNative) and target/*-runner built optimised
+# (bench/run.sh --native builds it and stamps it; the one ./mvnw verify leaves behind is a quick build for the tests).
 # Writes bench/native-vs-jvm.md. Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,10 @@ database=payonce_bench_native
 port=18095
 url="http://127.0.0.1:$port"
 runner=$(ls target/*-runner | head -n 1)
+if [ ! target/native-optimized.stamp -nt "$runner" ]; then
+    echo "$runner is not the optimised build bench/run.sh --native stamps (./mvnw verify leaves a quick build): run that first" >&2
+    exit 1
+fi
 
 source "$root/bench/app-env.sh"
 cleanup() { [ -n "${app_pid:-}" ] && kill "$app_pid" 2>/dev/null; true; }

@@ -1,8 +1,8 @@
 package io.payonce.api;
 
 /**
- * The examples of the OpenAPI document: requests like README's quickstart and the answers payonce
- * gave them in dev mode. A test holds each example's fields to its schema, so that a renamed field cannot leave
+ * The examples of the OpenAPI document: the requests of README's quickstart and the answers payonce
+ * gave them in dev mode; the 402 is a second user's (bob's) order, which his balance did not cover. A test holds each example's fields to its schema, so that a renamed field cannot leave
  * a stale example behind.
  */
 public final class ApiExamples {

@@ -40,8 +40,9 @@ public class ProblemResponses implements OASFilter {
             return;
         }
         openAPI.getPaths().getPathItems().forEach((path, item) -> {
-            if (!path.startsWith("/q/") && !path.startsWith(ErrorCode.TYPE_PATH)) {
-                item.getOperations().values().forEach(ProblemResponses::describeErrors);
+            if (!path.startsWith("/q/")) {
+                boolean problemPage = path.equals(ErrorCode.TYPE_PATH) || path.startsWith(ErrorCode.TYPE_PATH + "/");
+                item.getOperations().values().forEach(operation -> describeErrors(operation, !problemPage));
             }
         });
     }
@@ -61,16 +62,19 @@ public class ProblemResponses implements OASFilter {
         }
     }
 
-    private static void describeErrors(Operation operation) {
+    /** The shared answers are left out for the problem pages: public, static, with no store behind them. */
+    private static void describeErrors(Operation operation, boolean withSharedAnswers) {
         APIResponses responses = operation.getResponses();
         if (responses == null) {
             return;
         }
-        SHARED.forEach((status, description) -> {
-            if (!responses.hasAPIResponse(status)) {
-                responses.addAPIResponse(status, OASFactory.createAPIResponse().description(description));
-            }
-        });
+        if (withSharedAnswers) {
+            SHARED.forEach((status, description) -> {
+                if (!responses.hasAPIResponse(status)) {
+                    responses.addAPIResponse(status, OASFactory.createAPIResponse().description(description));
+                }
+            });
+        }
         responses.getAPIResponses().forEach((status, response) -> {
             if (status.charAt(0) >= '4' && response.getContent() == null) {
                 response.setContent(problemContent());

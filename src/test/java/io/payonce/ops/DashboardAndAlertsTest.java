@@ -2,6 +2,7 @@ package io.payonce.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.payonce.support.Api;
 import io.payonce.support.Management;
 import io.payonce.support.Tokens;
@@ -9,13 +10,13 @@ import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -36,7 +37,7 @@ class DashboardAndAlertsTest {
 
     private static final Path OBSERVABILITY = Path.of("src/main/observability");
     private static final Pattern IDENTIFIER = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
-    private static final Pattern MATCHERS = Pattern.compile("\\{([^}]*)}");
+    private static final Pattern SELECTOR = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*\\{([^}]*)}");
     private static final Pattern MATCHER_NAME = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(?:=~|!~|!=|=)");
     private static final Pattern GROUPING = Pattern.compile("\\b(?:by|without)\\s*\\(([^)]*)\\)");
     private static final Pattern EXPOSED_LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"");
@@ -63,11 +64,9 @@ class DashboardAndAlertsTest {
 
     @Test
     void everyMetricAnAlertWatchesIsExposedAfterAPay() throws IOException {
-        List<String> expressions = Files.readAllLines(OBSERVABILITY.resolve("prometheus-alerts.yml")).stream()
-                .map(String::trim)
-                .filter(line -> line.startsWith("expr:"))
-                .map(line -> line.substring("expr:".length()).trim())
-                .toList();
+        JsonNode rules = new ObjectMapper(new YAMLFactory()).readTree(OBSERVABILITY.resolve("prometheus-alerts.yml").toFile());
+        List<String> expressions = new ArrayList<>();
+        rules.path("groups").forEach(group -> group.path("rules").forEach(rule -> expressions.add(rule.path("expr").asText())));
 
         assertTrue(expressions.size() >= 8, "the rules have their alerts: " + expressions);
         Exposition exposed = Exposition.afterAPayAndItsReplay();
@@ -80,8 +79,11 @@ class DashboardAndAlertsTest {
         Exposition exposed = Exposition.afterAPayAndItsReplay();
 
         assertEquals(Set.of("payonce_no_such_metric_total"), exposed.missingMetrics(List.of("sum(rate(payonce_no_such_metric_total[5m]))")));
-        assertEquals(Set.of("payonce_requests_total{outcom}", "payonce_requests_total{verdict}"), exposed.missingLabels(
+        assertEquals(Set.of("payonce_requests_total by verdict", "payonce_requests_total{outcom}"), exposed.missingLabels(
                 List.of("sum by (verdict) (rate(payonce_requests_total{outcom=\"conflict\"}[5m]))")));
+        assertEquals(Set.of("payonce_lock_degraded_total{outcome}"), exposed.missingLabels(List.of(
+                "sum(rate(payonce_lock_degraded_total{outcome=\"conflict\"}[5m])) / sum(rate(payonce_requests_total[5m]))")),
+                "a label is checked on the metric it selects, not on the expression's other metrics");
         assertEquals(Set.of(), exposed.missingLabels(List.of("sum by (outcome) (rate(payonce_requests_total{operation=\"pay\"}[5m]))")));
     }
 
@@ -102,21 +104,28 @@ class DashboardAndAlertsTest {
         return metrics;
     }
 
-    /** The label names an expression matches on or groups by. */
-    static Set<String> labelsIn(String expression) {
-        String bare = withoutStrings(expression);
-        Set<String> labels = new TreeSet<>();
-        Matcher matchers = MATCHERS.matcher(bare);
-        while (matchers.find()) {
-            Matcher names = MATCHER_NAME.matcher(matchers.group(1));
+    /** The label names each metric of an expression is selected by: metric -> labels in its matchers. */
+    static Map<String, Set<String>> selectorLabels(String expression) {
+        Map<String, Set<String>> labels = new TreeMap<>();
+        Matcher selectors = SELECTOR.matcher(withoutStrings(expression));
+        while (selectors.find()) {
+            Matcher names = MATCHER_NAME.matcher(selectors.group(2));
             while (names.find()) {
-                labels.add(names.group(1));
+                labels.computeIfAbsent(selectors.group(1), metric -> new TreeSet<>()).add(names.group(1));
             }
         }
-        Matcher groupings = GROUPING.matcher(bare);
+        return labels;
+    }
+
+    /** The label names an expression aggregates by or without. */
+    static Set<String> groupingLabels(String expression) {
+        Set<String> labels = new TreeSet<>();
+        Matcher groupings = GROUPING.matcher(withoutStrings(expression));
         while (groupings.find()) {
             for (String name : groupings.group(1).split(",")) {
-                labels.add(name.trim());
+                if (!name.isBlank()) {
+                    labels.add(name.trim());
+                }
             }
         }
         return labels;
@@ -158,18 +167,26 @@ class DashboardAndAlertsTest {
             return missing;
         }
 
-        /** metric{label} for each label an expression uses that none of its metrics carries (target labels aside). */
+        /**
+         * metric{label} for each label a selector matches on that its metric does not carry, and for each
+         * label an aggregation groups by that none of the expression's metrics carries (target labels aside).
+         */
         Set<String> missingLabels(List<String> expressions) {
             Set<String> missing = new TreeSet<>();
             for (String expression : expressions) {
+                selectorLabels(expression).forEach((metric, labels) -> labels.stream()
+                        .filter(label -> !carries(metric, label))
+                        .forEach(label -> missing.add(metric + "{" + label + "}")));
                 Set<String> metrics = metricsIn(expression);
-                Set<String> carried = new TreeSet<>(TARGET_LABELS);
-                metrics.forEach(metric -> carried.addAll(labelsByMetric.getOrDefault(metric, Set.of())));
-                labelsIn(expression).stream()
-                        .filter(label -> !carried.contains(label))
-                        .forEach(label -> missing.add(String.join(",", metrics) + "{" + label + "}"));
+                groupingLabels(expression).stream()
+                        .filter(label -> metrics.stream().noneMatch(metric -> carries(metric, label)))
+                        .forEach(label -> missing.add(String.join(",", metrics) + " by " + label));
             }
             return missing;
+        }
+
+        private boolean carries(String metric, String label) {
+            return TARGET_LABELS.contains(label) || labelsByMetric.getOrDefault(metric, Set.of()).contains(label);
         }
     }
 

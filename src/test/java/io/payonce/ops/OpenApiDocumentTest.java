@@ -168,6 +168,10 @@ class OpenApiDocumentTest {
         for (String status : List.of("401", "403", "503")) {
             assertTrue(responses.path(status).isMissingNode(), path + " declares " + status);
         }
+        if (path.endsWith("{type}")) {
+            assertEquals(PROBLEM, responses.path("404").path("content").path("application/problem+json").path("schema").path("$ref").asText(),
+                    "an unknown code is a problem");
+        }
     }
 
     private static JsonNode header(JsonNode operation, String name) {

@@ -39,16 +39,11 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
         return RedisCli.runOn(ports.get(0), line.toArray(String[]::new));
     }
 
-    /** A command to one node by its index, such as {@code CLUSTER INFO}. */
-    public static String runOnNode(int node, String... command) {
-        return RedisCli.runOn(ports.get(node), command);
-    }
-
     @Override
     public Map<String, String> start() {
+        List<Integer> started = new ArrayList<>();
         try {
             directory = Files.createTempDirectory("payonce-redis-cluster");
-            List<Integer> started = new ArrayList<>();
             for (int i = 0; i < MASTERS; i++) {
                 int port = FreePorts.next();
                 Path node = Files.createDirectory(directory.resolve(Integer.toString(port)));
@@ -60,15 +55,15 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
                         .start());
                 started.add(port);
             }
-            ports = List.copyOf(started);
-            for (int i = 0; i < MASTERS; i++) {
-                awaitPong(i);
-            }
-            create();
-            awaitClusterOk();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
+            started.forEach(PrivateRedisCluster::awaitPong);
+            create(started);
+            awaitClusterOk(started);
+        } catch (IOException | RuntimeException e) {
+            stop();
+            throw new IllegalStateException("the Redis Cluster did not start", e);
         }
+        // Published only once the cluster serves: until then RedisCli keeps to the shared Redis.
+        ports = List.copyOf(started);
         return Map.of(
                 "quarkus.redis.client-type", "cluster",
                 "quarkus.redis.hosts", ports.stream().map(port -> "redis://127.0.0.1:" + port).collect(Collectors.joining(",")));
@@ -91,9 +86,9 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
         }
     }
 
-    private void create() throws IOException {
+    private static void create(List<Integer> nodes) throws IOException {
         List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
-        ports.forEach(port -> command.add("127.0.0.1:" + port));
+        nodes.forEach(port -> command.add("127.0.0.1:" + port));
         command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -102,10 +97,10 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
         }
     }
 
-    private static void awaitPong(int node) {
+    private static void awaitPong(int port) {
         for (int i = 0; i < 100; i++) {
             try {
-                if ("PONG".equals(runOnNode(node, "PING"))) {
+                if ("PONG".equals(RedisCli.runOn(port, "PING"))) {
                     return;
                 }
             } catch (IllegalStateException notYet) {
@@ -113,16 +108,12 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
             }
             pause();
         }
-        throw new IllegalStateException("Redis node " + ports.get(node) + " did not start");
+        throw new IllegalStateException("Redis node " + port + " did not start");
     }
 
-    private static void awaitClusterOk() {
+    private static void awaitClusterOk(List<Integer> nodes) {
         for (int i = 0; i < 200; i++) {
-            boolean ok = true;
-            for (int node = 0; node < MASTERS; node++) {
-                ok &= runOnNode(node, "CLUSTER", "INFO").contains("cluster_state:ok");
-            }
-            if (ok) {
+            if (nodes.stream().allMatch(port -> RedisCli.runOn(port, "CLUSTER", "INFO").contains("cluster_state:ok"))) {
                 return;
             }
             pause();

@@ -1,8 +1,11 @@
 package io.payonce.tracing;
 
+import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.payonce.support.Api;
 import io.payonce.support.RecentSpans;
 import io.payonce.support.Tokens;
@@ -35,6 +38,9 @@ class TracingTest {
 
     @Inject
     RecentSpans exported;
+
+    @Inject
+    OpenTelemetry openTelemetry;
 
     @Test
     void aPayContinuesTheGatewaysTraceWithItsStatementsAndRedisCommandsAndNamesItsKey() {
@@ -81,6 +87,14 @@ class TracingTest {
             assertFalse(spans.stream().anyMatch(span -> span.getAttributes().asMap().values().stream()
                     .anyMatch(value -> String.valueOf(value).contains(secret))), "no span holds " + secret + ": " + names(spans));
         }
+    }
+
+    /** A trace the gateway sampled is recorded; of those payonce starts, the share PAYONCE_TRACES_SAMPLED (1 here). */
+    @Test
+    void traceSamplingFollowsTheGatewayAndOtherwiseTheConfiguredShare() {
+        Sampler sampler = ((OpenTelemetrySdk) openTelemetry).getSdkTracerProvider().getSampler();
+
+        assertTrue(sampler.getDescription().contains("ParentBased{root:TraceIdRatioBased{1.000000}"), sampler.getDescription());
     }
 
     @Test
