@@ -1,18 +1,32 @@
 package io.payonce.ops;
 
 import io.payonce.support.Api;
+import io.payonce.support.GatedStores;
 import io.payonce.support.Management;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 @QuarkusTest
-@TestProfile(UnreachableStores.MariaDb.class)
+@TestProfile(GatedStores.MariaDb.class)
 class DatabaseDownHealthTest {
+
+    /** MariaDB goes away under the running service: every connection cut, none accepted until the test ends. */
+    @BeforeEach
+    void shutTheDatabaseAway() {
+        GatedStores.gate().shut();
+    }
+
+    @AfterEach
+    void letItBack() {
+        GatedStores.gate().open();
+    }
 
     @Test
     void readinessIsDownWhenMariaDbIsUnreachable() {

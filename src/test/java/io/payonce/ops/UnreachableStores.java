@@ -5,7 +5,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 
 import java.util.Map;
 
-/** Points payonce at a port where nothing listens, for one store or the other. */
+/** Points payonce at a port where nothing listens for Redis: a Redis that is not there from the start. */
 public final class UnreachableStores {
 
     /** A port that was free a moment ago and that nothing here listens on, so connecting fails at once. */
@@ -18,17 +18,6 @@ public final class UnreachableStores {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("quarkus.redis.hosts", "redis://127.0.0.1:" + CLOSED_PORT);
-        }
-    }
-
-    public static final class MariaDb implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of(
-                    "quarkus.datasource.reactive.url", "mysql://127.0.0.1:" + CLOSED_PORT + "/payonce_test",
-                    "quarkus.datasource.jdbc.url", "jdbc:mariadb://127.0.0.1:" + CLOSED_PORT + "/payonce_test",
-                    "quarkus.flyway.migrate-at-start", "false",
-                    "quarkus.flyway.clean-at-start", "false");
         }
     }
 }
