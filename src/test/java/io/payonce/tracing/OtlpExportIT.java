@@ -1,0 +1,114 @@
+package io.payonce.tracing;
+
+import com.sun.net.httpserver.HttpServer;
+import io.payonce.support.PackagedInstance;
+import io.restassured.RestAssured;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Export switched on: with PAYONCE_TRACING_EXPORTER=otlp the packaged application (the native
+ * executable when the build made one) sends a request's spans to the collector its configuration
+ * names. The collector is a small HTTP server of the test's that takes OTLP over HTTP and keeps each
+ * export it receives; the request's trace id must be in one of them.
+ */
+class OtlpExportIT {
+
+    private static final String DATABASE = "payonce_otlp_export";
+
+    @Test
+    void aRequestsSpansReachTheConfiguredCollector() throws Exception {
+        try (Collector collector = Collector.start()) {
+            Map<String, String> exportToCollector = Map.of(
+                    "PAYONCE_TRACING_EXPORTER", "otlp",
+                    "QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", collector.endpoint(),
+                    "QUARKUS_OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf");
+            byte[] traceId = new byte[16];
+            ThreadLocalRandom.current().nextBytes(traceId);
+            String traceparent = "00-" + HexFormat.of().formatHex(traceId) + "-00f067aa0ba902b7-01";
+
+            try (PackagedInstance instance = PackagedInstance.start("otlp-export", DATABASE, true, exportToCollector)) {
+                Response page = RestAssured.given().port(instance.port()).header("traceparent", traceparent).get("/problems");
+                assertEquals(200, page.statusCode(), page.asString());
+
+                Export export = collector.awaitExportHolding(traceId);
+                assertTrue(export.path().endsWith("/v1/traces"), export.path());
+            }
+        }
+    }
+
+    private record Export(String path, byte[] body) {
+
+        boolean holds(byte[] bytes) {
+            outer:
+            for (int i = 0; i + bytes.length <= body.length; i++) {
+                for (int j = 0; j < bytes.length; j++) {
+                    if (body[i + j] != bytes[j]) {
+                        continue outer;
+                    }
+                }
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /** An OTLP/HTTP endpoint on loopback that answers every export with success and keeps it. */
+    private static final class Collector implements AutoCloseable {
+
+        private final HttpServer server;
+        private final List<Export> exports = new CopyOnWriteArrayList<>();
+
+        private Collector(HttpServer server) {
+            this.server = server;
+        }
+
+        static Collector start() throws IOException {
+            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            Collector collector = new Collector(server);
+            server.createContext("/", exchange -> {
+                try (InputStream body = exchange.getRequestBody()) {
+                    collector.exports.add(new Export(exchange.getRequestURI().getPath(), body.readAllBytes()));
+                }
+                exchange.getResponseHeaders().add("Content-Type", "application/x-protobuf");
+                exchange.sendResponseHeaders(200, -1);
+                exchange.close();
+            });
+            server.start();
+            return collector;
+        }
+
+        String endpoint() {
+            return "http://127.0.0.1:" + server.getAddress().getPort();
+        }
+
+        Export awaitExportHolding(byte[] traceId) throws InterruptedException {
+            for (int i = 0; i < 200; i++) {
+                for (Export export : exports) {
+                    if (export.holds(traceId)) {
+                        return export;
+                    }
+                }
+                Thread.sleep(50);
+            }
+            throw new AssertionError("no export of the trace reached the collector; exports received: " + exports.size());
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+        }
+    }
+}
