@@ -15,9 +15,10 @@ import java.util.stream.Collectors;
 
 /**
  * Documents the error answers every payonce endpoint shares, so that resources declare only their
- * own: each operation gets 401, 403 and 503 (except the public, static problem pages), and every 4xx or 5xx answer is described as
- * {@code application/problem+json} with the {@link Problem} schema, which {@link PayonceApi}
- * registers once for all of them, its {@code code} listing every {@link ErrorCode}.
+ * own: each operation gets 401, 403 and 503 (except the public, static problem pages), and every
+ * 4xx or 5xx answer is described as {@code application/problem+json} with the {@link Problem}
+ * schema, which {@link PayonceApi} registers once for all of them, its {@code code} listing every
+ * {@link ErrorCode}.
  */
 @OpenApiFilter(OpenApiFilter.RunStage.BUILD)
 public class ProblemResponses implements OASFilter {
@@ -41,8 +42,7 @@ public class ProblemResponses implements OASFilter {
         }
         openAPI.getPaths().getPathItems().forEach((path, item) -> {
             if (!path.startsWith("/q/")) {
-                boolean problemPage = path.equals(ErrorCode.TYPE_PATH) || path.startsWith(ErrorCode.TYPE_PATH + "/");
-                item.getOperations().values().forEach(operation -> describeErrors(operation, !problemPage));
+                item.getOperations().values().forEach(operation -> describeErrors(operation, !isProblemPage(path)));
             }
         });
     }
@@ -60,6 +60,10 @@ public class ProblemResponses implements OASFilter {
                         + ErrorCode.TYPE_PATH + "/{code}: what it means, what to do, whether to retry with the same key");
             }
         }
+    }
+
+    private static boolean isProblemPage(String path) {
+        return path.equals(ErrorCode.TYPE_PATH) || path.startsWith(ErrorCode.TYPE_PATH + "/");
     }
 
     /** The shared answers are left out for the problem pages: public, static, with no store behind them. */

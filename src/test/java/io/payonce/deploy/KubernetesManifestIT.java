@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,6 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KubernetesManifestIT {
 
     private static final Path MANIFEST = Path.of("target/kubernetes/kubernetes.yml");
+
+    private static List<JsonNode> documents;
 
     @Test
     void probesAnswerOnTheManagementPort() throws IOException {
@@ -85,7 +88,7 @@ class KubernetesManifestIT {
 
     @Test
     void aServiceRoutesTheApiPort() throws IOException {
-        JsonNode service = documents().stream().filter(document -> "Service".equals(document.path("kind").asText())).findFirst().orElseThrow();
+        JsonNode service = ofKind("Service").findFirst().orElseThrow();
         assertTrue(StreamSupport.stream(service.path("spec").path("ports").spliterator(), false)
                 .anyMatch(port -> port.path("targetPort").asInt() == 8080 || "http".equals(port.path("targetPort").asText())), service.toString());
     }
@@ -102,14 +105,14 @@ class KubernetesManifestIT {
     /** Each pod migrates at start: no Job whose fixed name would refuse the next version, no init container waiting for one. */
     @Test
     void thePodsMigrateTheSchemaThemselves() throws IOException {
-        assertTrue(documents().stream().noneMatch(document -> "Job".equals(document.path("kind").asText())), "no migration Job");
+        assertTrue(ofKind("Job").findAny().isEmpty(), "no migration Job");
         assertTrue(podSpec().path("initContainers").isMissingNode(), "nothing to wait for: " + podSpec().path("initContainers"));
         assertTrue(StreamSupport.stream(container().path("env").spliterator(), false)
                 .noneMatch(variable -> "QUARKUS_FLYWAY_ACTIVE".equals(variable.path("name").asText())), "Flyway stays on in the pods");
     }
 
     private static JsonNode deployment() throws IOException {
-        return documents().stream().filter(document -> "Deployment".equals(document.path("kind").asText())).findFirst().orElseThrow();
+        return ofKind("Deployment").findFirst().orElseThrow();
     }
 
     private static JsonNode podSpec() throws IOException {
@@ -122,13 +125,21 @@ class KubernetesManifestIT {
         return container;
     }
 
-    private static List<JsonNode> documents() throws IOException {
-        ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
-        List<JsonNode> documents = new ArrayList<>();
-        try (var values = yaml.readerFor(JsonNode.class).<JsonNode>readValues(MANIFEST.toFile())) {
-            values.forEachRemaining(documents::add);
+    private static Stream<JsonNode> ofKind(String kind) throws IOException {
+        return documents().stream().filter(document -> kind.equals(document.path("kind").asText()));
+    }
+
+    /** The manifest's documents, read once for all the tests. */
+    private static synchronized List<JsonNode> documents() throws IOException {
+        if (documents == null) {
+            ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+            List<JsonNode> read = new ArrayList<>();
+            try (var values = yaml.readerFor(JsonNode.class).<JsonNode>readValues(MANIFEST.toFile())) {
+                values.forEachRemaining(read::add);
+            }
+            assertFalse(read.isEmpty(), "the build wrote " + MANIFEST);
+            documents = List.copyOf(read);
         }
-        assertFalse(documents.isEmpty(), "the build wrote " + MANIFEST);
         return documents;
     }
 }

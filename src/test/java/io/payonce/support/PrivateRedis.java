@@ -29,15 +29,10 @@ public class PrivateRedis implements QuarkusTestResourceLifecycleManager {
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .redirectError(ProcessBuilder.Redirect.DISCARD)
                     .start();
-            for (int i = 0; i < 100 && !"PONG".equals(tryPing()); i++) {
-                Thread.sleep(50);
-            }
         } catch (IOException e) {
             throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
+        RedisCli.awaitPong(port);
         return Map.of("quarkus.redis.hosts", "redis://127.0.0.1:" + port);
     }
 
@@ -50,13 +45,5 @@ public class PrivateRedis implements QuarkusTestResourceLifecycleManager {
 
     public static String run(String... command) {
         return RedisCli.runOn(port, command);
-    }
-
-    private static String tryPing() {
-        try {
-            return run("PING");
-        } catch (IllegalStateException notYet) {
-            return "";
-        }
     }
 }

@@ -55,7 +55,7 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
                         .start());
                 started.add(port);
             }
-            started.forEach(PrivateRedisCluster::awaitPong);
+            started.forEach(RedisCli::awaitPong);
             create(started);
             awaitClusterOk(started);
         } catch (IOException | RuntimeException e) {
@@ -97,26 +97,12 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
         }
     }
 
-    private static void awaitPong(int port) {
-        for (int i = 0; i < 100; i++) {
-            try {
-                if ("PONG".equals(RedisCli.runOn(port, "PING"))) {
-                    return;
-                }
-            } catch (IllegalStateException notYet) {
-                // the server is still starting
-            }
-            pause();
-        }
-        throw new IllegalStateException("Redis node " + port + " did not start");
-    }
-
     private static void awaitClusterOk(List<Integer> nodes) {
         for (int i = 0; i < 200; i++) {
             if (nodes.stream().allMatch(port -> RedisCli.runOn(port, "CLUSTER", "INFO").contains("cluster_state:ok"))) {
                 return;
             }
-            pause();
+            Pause.briefly();
         }
         throw new IllegalStateException("the Redis Cluster did not reach cluster_state:ok");
     }
@@ -124,15 +110,6 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
     private static int waitFor(Process process) {
         try {
             return process.waitFor();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void pause() {
-        try {
-            Thread.sleep(50);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -37,6 +37,21 @@ public final class RedisCli {
         return send("127.0.0.1", Integer.toString(port), command);
     }
 
+    /** Waits until the Redis a test started on {@code port} answers PING, for at most 5 s. */
+    public static void awaitPong(int port) {
+        for (int i = 0; i < 100; i++) {
+            try {
+                if ("PONG".equals(runOn(port, "PING"))) {
+                    return;
+                }
+            } catch (IllegalStateException notYet) {
+                // the server is still starting
+            }
+            Pause.briefly();
+        }
+        throw new IllegalStateException("Redis on port " + port + " did not start");
+    }
+
     private static String send(String host, String port, String... command) {
         List<String> line = new ArrayList<>(List.of("redis-cli", "-h", host, "-p", port));
         line.addAll(List.of(command));

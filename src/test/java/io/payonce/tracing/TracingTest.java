@@ -7,6 +7,7 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.payonce.support.Api;
+import io.payonce.support.Pause;
 import io.payonce.support.RecentSpans;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
@@ -19,11 +20,9 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -161,7 +160,7 @@ class TracingTest {
             if (System.nanoTime() > deadline) {
                 fail("the trace " + traceId + " is incomplete: " + names(spans));
             }
-            sleep();
+            Pause.briefly();
             spans = exported.ofTrace(traceId);
         }
         return spans;
@@ -180,15 +179,6 @@ class TracingTest {
         return spans.stream().map(span -> span.getKind() + " " + span.getName() + " " + span.getAttributes()).toList();
     }
 
-    private static void sleep() {
-        try {
-            Thread.sleep(50);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** A pay ready to send: a new user's funded account, an order of theirs and a key. */
     private record Pay(String userId, String bearer, long order, String key) {
 
@@ -202,24 +192,6 @@ class TracingTest {
         /** Sends the pay as part of the gateway's trace. */
         Response sendWithin(Traceparent gateway) {
             return Api.as(bearer).header("traceparent", gateway.header()).header("Idempotency-Key", key).post("/orders/" + order + "/pay");
-        }
-    }
-
-    /** A W3C traceparent as a gateway would send it: a trace id and its own span id, sampled. */
-    private record Traceparent(String traceId, String parentSpanId) {
-
-        static Traceparent random() {
-            return new Traceparent(hex(16), hex(8));
-        }
-
-        String header() {
-            return "00-" + traceId + "-" + parentSpanId + "-01";
-        }
-
-        private static String hex(int bytes) {
-            byte[] random = new byte[bytes];
-            ThreadLocalRandom.current().nextBytes(random);
-            return HexFormat.of().formatHex(random);
         }
     }
 
