@@ -70,19 +70,27 @@ require_tools() {
 # The machine's own servers, as found before the run: each must still be running afterwards.
 shared_servers() { pgrep -x 'mariadbd|redis-server|beam.smp' | sort || true; }
 
+# Each store is launched, then awaited: at the start of the run the three boot side by side; the
+# nemesis restarts one with start_<store>, both steps in a row.
+
 # A child of this script, not a daemon, so that the script reaps it when the nemesis kills it.
-start_redis() {
+launch_redis() {
     redis-server --bind 127.0.0.1 --port "$PAYONCE_REDIS_PORT" --save "" --appendonly no \
         --dir "$stores" --logfile "$stores/redis.log" &
     echo $! >"$stores/redis.pid"
+}
+
+await_redis() {
     for _ in $(seq 1 50); do redis_cli ping >/dev/null 2>&1 && return; sleep 0.1; done
     log "the run's Redis did not start"; return 1
 }
 
+start_redis() { launch_redis && await_redis; }
+
 redis_cli() { redis-cli -h 127.0.0.1 -p "$PAYONCE_REDIS_PORT" "$@"; }
 
 # A MariaDB of the run's own: root without a password on its own port, data under target/chaos.
-start_mariadb() {
+launch_mariadb() {
     if [ ! -d "$stores/mariadb/mysql" ]; then
         mariadb-install-db --no-defaults --datadir="$stores/mariadb" --auth-root-authentication-method=normal \
             --skip-test-db --user="$(id -un)" >"$stores/mariadb-install.log" 2>&1
@@ -92,24 +100,34 @@ start_mariadb() {
         --user="$(id -un)" --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
         --innodb-buffer-pool-size=256M --max-connections=300 &
     echo $! >"$stores/mariadbd.pid"
+}
+
+await_mariadb() {
     for _ in $(seq 1 120); do mariadb -h127.0.0.1 -P"$PAYONCE_DB_PORT" -uroot -e 'SELECT 1' >/dev/null 2>&1 && return; sleep 0.5; done
     log "the run's MariaDB did not start"; return 1
 }
 
+start_mariadb() { launch_mariadb && await_mariadb; }
+
 # A RabbitMQ node of the run's own; its beam.smp writes its pid at boot, and is killed by it.
-start_rabbitmq() {
+launch_rabbitmq() {
     echo '[].' >"$rabbitmq_base/enabled_plugins"
     [ "$(id -u)" = 0 ] && chown -R rabbitmq:rabbitmq "$rabbitmq_base"
     RABBITMQ_NODENAME=$rabbitmq_node RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 RABBITMQ_NODE_PORT=$PAYONCE_RABBITMQ_PORT \
         RABBITMQ_DIST_PORT=$rabbitmq_dist_port RABBITMQ_BASE=$rabbitmq_base RABBITMQ_MNESIA_BASE=$rabbitmq_base/mnesia \
         RABBITMQ_LOG_BASE=$rabbitmq_base/log RABBITMQ_CONFIG_FILE=$rabbitmq_base/rabbitmq \
         RABBITMQ_ENABLED_PLUGINS_FILE=$rabbitmq_base/enabled_plugins rabbitmq-server >>"$stores/rabbitmq.out" 2>&1 &
+}
+
+await_rabbitmq() {
     for _ in $(seq 1 120); do
         (exec 3<>"/dev/tcp/127.0.0.1/$PAYONCE_RABBITMQ_PORT") 2>/dev/null && return
         sleep 0.5
     done
     log "the run's RabbitMQ did not start"; return 1
 }
+
+start_rabbitmq() { launch_rabbitmq && await_rabbitmq; }
 
 rabbitmq_pid() { cat "$rabbitmq_base/mnesia/$rabbitmq_node.pid"; }
 
@@ -234,13 +252,16 @@ main() {
     shared=$(shared_servers)
     trap cleanup EXIT
     log "the run's own MariaDB on port $PAYONCE_DB_PORT, Redis on port $PAYONCE_REDIS_PORT, RabbitMQ on port $PAYONCE_RABBITMQ_PORT"
-    start_redis
-    start_mariadb
-    start_rabbitmq
+    launch_rabbitmq
+    launch_redis
+    launch_mariadb
+    await_redis
+    await_mariadb
+    await_rabbitmq
     bench_database_user $database
     start_instance a $port_a
-    wait_ready $port_a
     start_instance b $port_b
+    wait_ready $port_a
     wait_ready $port_b
     start_gateway
     log "load for $load_seconds s ($mode)"

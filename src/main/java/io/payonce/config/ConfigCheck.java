@@ -30,6 +30,7 @@ public class ConfigCheck {
             problems.add("payonce.outbox.retention must be at least 24h so that a sent event can still be traced and sent again");
         }
         requirePositive(problems, "payonce.lock.ttl", config.lock().ttl());
+        requirePositive(problems, "payonce.lock.call-bound", config.lock().callBound());
         requirePositive(problems, "payonce.submit-token.ttl", config.submitToken().ttl());
         requirePositive(problems, "payonce.auto-close.delay", config.autoClose().delay());
         if (config.database().statementTimeoutSeconds() <= config.database().lockWaitTimeoutSeconds()) {

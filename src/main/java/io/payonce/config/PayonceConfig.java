@@ -67,6 +67,14 @@ public interface PayonceConfig {
         /** How long a pay lock lives if its holder never releases it; must be positive. */
         @WithDefault("5s")
         Duration ttl();
+
+        /**
+         * The longest a pay waits for one Redis call of the lock before it goes on without the lock
+         * (the database alone keeps it single): what a slow Redis may add to a payment. A Redis
+         * Cluster reached across zones may need more than one node on the same network.
+         */
+        @WithDefault("250ms")
+        Duration callBound();
     }
 
     interface SubmitToken {

@@ -1,5 +1,6 @@
 package io.payonce.lock;
 
+import io.payonce.config.PayonceConfig;
 import io.payonce.redis.CallBound;
 import io.payonce.redis.LuaScript;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
@@ -22,20 +23,20 @@ import java.util.List;
 @ApplicationScoped
 public class LockCommands {
 
-    private static final Duration CALL_BOUND = Duration.ofMillis(250);
-
     private final ReactiveRedisDataSource redis;
     private final LuaScript releaseScript = LuaScript.load("release-lock.lua");
+    private final Duration callBound;
 
-    public LockCommands(ReactiveRedisDataSource redis) {
+    public LockCommands(ReactiveRedisDataSource redis, PayonceConfig config) {
         this.redis = redis;
+        this.callBound = config.lock().callBound();
     }
 
     /** SET key owner NX PX ttl: true when this owner now holds the lock. */
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2,
             skipOn = ConnectionPoolTooBusyException.class)
     public Uni<Boolean> setIfAbsent(String key, String owner, Duration ttl) {
-        return CallBound.within(CALL_BOUND, redis.execute("SET", key, owner, "NX", "PX", Long.toString(ttl.toMillis()))
+        return CallBound.within(callBound, redis.execute("SET", key, owner, "NX", "PX", Long.toString(ttl.toMillis()))
                 .map(reply -> reply != null && "OK".equals(reply.toString())));
     }
 
@@ -43,6 +44,6 @@ public class LockCommands {
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 2, delayUnit = ChronoUnit.SECONDS, successThreshold = 2,
             skipOn = ConnectionPoolTooBusyException.class)
     public Uni<Boolean> deleteIfOwner(String key, String owner) {
-        return CallBound.within(CALL_BOUND, releaseScript.run(redis, List.of(key), owner).map(reply -> reply.toInteger() == 1));
+        return CallBound.within(callBound, releaseScript.run(redis, List.of(key), owner).map(reply -> reply.toInteger() == 1));
     }
 }

@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * connections run through a gate the test shuts.
  */
 @QuarkusTest
-@TestProfile(GatedStores.MariaDb.class)
+@TestProfile(GatedStores.class)
 @ExtendWith(LedgerInvariants.class)
 class DatabaseOutageTest {
 
@@ -49,7 +49,7 @@ class DatabaseOutageTest {
             String correlation = UUID.randomUUID().toString();
             Set<String> keys = new HashSet<>();
 
-            GatedStores.gate().shut();
+            GatedStores.mariaDb().shut();
             for (long order : orders) {
                 String key = "msg-" + UUID.randomUUID();
                 keys.add(key);
@@ -57,7 +57,7 @@ class DatabaseOutageTest {
             }
             Thread.sleep(4000);
             long repliedWhileDown = broker.messageCount(replies);
-            GatedStores.gate().open();
+            GatedStores.mariaDb().open();
             List<GetResponse> answers = broker.awaitAll(replies, COMMANDS, m -> correlation.equals(m.getProps().getCorrelationId()),
                     Duration.ofSeconds(40));
 

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * claim and replies with the stored answer: one debit, and the answer HTTP replays for that key.
  */
 @QuarkusTest
-@TestProfile(GatedStores.RabbitMq.class)
+@TestProfile(GatedStores.class)
 @ExtendWith(LedgerInvariants.class)
 class RedeliveryTest {
 
@@ -46,11 +46,11 @@ class RedeliveryTest {
             broker.sendPay(key, replies, key, payer.userId(), payer.order());
             // The consumer takes the command within milliseconds; its debit then waits on the held row.
             Thread.sleep(500);
-            GatedStores.gate().shut();
+            GatedStores.rabbitMq().shut();
             rowReleased.get(10, TimeUnit.SECONDS);
             db.awaitPayment(payer.order());
             Thread.sleep(2500);
-            GatedStores.gate().open();
+            GatedStores.rabbitMq().open();
             // The first run's reply failed with the connection and is never sent later; the redelivery's is marked.
             List<GetResponse> answers = broker.awaitRepliesUntilRepeat(replies, key, Duration.ofSeconds(40));
             Response overHttp = Api.pay(payer.bearer(), payer.order(), key);

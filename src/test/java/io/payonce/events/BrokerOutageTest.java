@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * broker goes away for payonce only: its connections run through a gate the test shuts.
  */
 @QuarkusTest
-@TestProfile(GatedStores.RabbitMq.class)
+@TestProfile(GatedStores.class)
 @ExtendWith(LedgerInvariants.class)
 class BrokerOutageTest {
 
@@ -40,7 +40,7 @@ class BrokerOutageTest {
         try (Broker broker = Broker.connect()) {
             String queue = broker.temporaryQueueOn(Broker.EVENTS, "payment.succeeded");
 
-            GatedStores.gate().shut();
+            GatedStores.rabbitMq().shut();
             for (int i = 0; i < PAYMENTS; i++) {
                 assertEquals(201, Api.pay(bearer, Api.newOrder(bearer, 1000), Api.newKey()).statusCode(), "paying needs no broker");
             }
@@ -49,7 +49,7 @@ class BrokerOutageTest {
                     + "AND sent_at IS NULL", user);
             Set<String> written = new HashSet<>(db.strings(
                     "SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", user));
-            GatedStores.gate().open();
+            GatedStores.rabbitMq().open();
             Set<String> delivered = new HashSet<>();
             long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
             // Other tests' payments publish on this exchange too: this user's events only.

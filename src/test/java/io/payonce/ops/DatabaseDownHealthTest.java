@@ -14,18 +14,18 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 @QuarkusTest
-@TestProfile(GatedStores.MariaDb.class)
+@TestProfile(GatedStores.class)
 class DatabaseDownHealthTest {
 
     /** MariaDB goes away under the running service: every connection cut, none accepted until the test ends. */
     @BeforeEach
     void shutTheDatabaseAway() {
-        GatedStores.gate().shut();
+        GatedStores.mariaDb().shut();
     }
 
     @AfterEach
     void letItBack() {
-        GatedStores.gate().open();
+        GatedStores.mariaDb().open();
     }
 
     @Test

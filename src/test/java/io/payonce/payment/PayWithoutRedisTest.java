@@ -1,9 +1,9 @@
 package io.payonce.payment;
 
-import io.payonce.ops.UnreachableStores;
 import io.payonce.support.Api;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.GatedStores;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
 import io.payonce.support.Tokens;
@@ -12,6 +12,8 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -26,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Redis is unreachable for this whole class: payments go on through the database alone. */
 @QuarkusTest
-@TestProfile(UnreachableStores.Redis.class)
+@TestProfile(GatedStores.class)
 @ExtendWith(LedgerInvariants.class)
 class PayWithoutRedisTest {
 
@@ -34,6 +36,16 @@ class PayWithoutRedisTest {
 
     @Inject
     Meters meters;
+
+    @BeforeEach
+    void takeRedisAway() {
+        GatedStores.redis().shut();
+    }
+
+    @AfterEach
+    void letItBack() {
+        GatedStores.redis().open();
+    }
 
     @Test
     void duplicatesAndRacingKeysStillChargeOnce() throws Exception {

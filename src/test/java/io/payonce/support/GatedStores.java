@@ -6,61 +6,59 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.List;
 import java.util.Map;
 
-/** payonce reaching MariaDB or RabbitMQ through a {@link TcpGate} the test shuts and opens: the store goes down and comes back. */
-public final class GatedStores {
+/**
+ * payonce reaching MariaDB, RabbitMQ and Redis each through a {@link TcpGate} the test shuts and
+ * opens: that store goes down and comes back while the others stay up. The tests' own clients
+ * still reach the stores directly. One profile for every outage test, so that Quarkus starts it
+ * once for all of them; a test that shuts a gate opens it again when it ends.
+ */
+public final class GatedStores implements QuarkusTestProfile {
 
-    private static volatile TcpGate gate;
+    private static volatile TcpGate mariaDb;
+    private static volatile TcpGate rabbitMq;
+    private static volatile TcpGate redis;
 
-    private GatedStores() {
+    public static TcpGate mariaDb() {
+        return mariaDb;
     }
 
-    /** The gate of the running profile. */
-    public static TcpGate gate() {
-        return gate;
+    public static TcpGate rabbitMq() {
+        return rabbitMq;
     }
 
-    /** MariaDB behind the gate; the tests' own JDBC still reaches it directly. */
-    public static final class MariaDb implements QuarkusTestProfile {
-        @Override
-        public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(GatedMariaDb.class));
-        }
+    public static TcpGate redis() {
+        return redis;
     }
 
-    /** RabbitMQ behind the gate, reconnecting every second; the tests' own broker client still reaches it directly. */
-    public static final class RabbitMq implements QuarkusTestProfile {
-        @Override
-        public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(GatedRabbitMq.class));
-        }
+    @Override
+    public List<TestResourceEntry> testResources() {
+        return List.of(new TestResourceEntry(Gates.class));
     }
 
-    public static final class GatedMariaDb implements QuarkusTestResourceLifecycleManager {
+    public static final class Gates implements QuarkusTestResourceLifecycleManager {
         @Override
         public Map<String, String> start() {
-            gate = TcpGate.to(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306")));
+            mariaDb = TcpGate.to(portOf("PAYONCE_DB_PORT", 3306));
+            rabbitMq = TcpGate.to(portOf("PAYONCE_RABBITMQ_PORT", 5672));
+            redis = TcpGate.to(portOf("PAYONCE_REDIS_PORT", 6379));
             String database = System.getenv().getOrDefault("PAYONCE_TEST_DB_NAME", "payonce_test");
             return Map.of(
-                    "quarkus.datasource.reactive.url", "mysql://127.0.0.1:" + gate.port() + "/" + database,
-                    "quarkus.datasource.jdbc.url", "jdbc:mariadb://127.0.0.1:" + gate.port() + "/" + database + "?createDatabaseIfNotExist=true");
+                    "quarkus.datasource.reactive.url", "mysql://127.0.0.1:" + mariaDb.port() + "/" + database,
+                    "quarkus.datasource.jdbc.url", "jdbc:mariadb://127.0.0.1:" + mariaDb.port() + "/" + database + "?createDatabaseIfNotExist=true",
+                    // Back within a second of the gate opening, not the two seconds of production.
+                    "rabbitmq-port", Integer.toString(rabbitMq.port()), "rabbitmq-reconnect-interval", "1",
+                    "quarkus.redis.hosts", "redis://127.0.0.1:" + redis.port());
         }
 
         @Override
         public void stop() {
-            gate.close();
-        }
-    }
-
-    public static final class GatedRabbitMq implements QuarkusTestResourceLifecycleManager {
-        @Override
-        public Map<String, String> start() {
-            gate = TcpGate.to(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
-            return Map.of("rabbitmq-port", Integer.toString(gate.port()), "rabbitmq-reconnect-interval", "1");
+            mariaDb.close();
+            rabbitMq.close();
+            redis.close();
         }
 
-        @Override
-        public void stop() {
-            gate.close();
+        private static int portOf(String variable, int fallback) {
+            return Integer.parseInt(System.getenv().getOrDefault(variable, Integer.toString(fallback)));
         }
     }
 }
