@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The chaos harness: two payonce instances behind a retrying nginx, a bank workload over HTTP and
-# through the broker (pay and refund commands, events read back), a nemesis that kills and pauses
-# Redis, MariaDB, RabbitMQ and the instances (which consume the commands), and a checker that
+# through the broker (pay and refund commands, events read back) and by card through a processor
+# simulator that loses answers at random, a nemesis that kills and pauses Redis, MariaDB, RabbitMQ,
+# the instances (which consume the commands) and the processor, and a checker that
 # proves from the database, the broker and the history that every payment happened at most once,
 # nothing acknowledged was lost, every row that moved money belongs to one operation of the
-# history, every event was delivered, and that the run itself proved something (enough
+# history, every event was delivered, no card was charged twice or without payonce knowing, and
+# that the run itself proved something (enough
 # operations, faults with requests in flight, a clean workload).
 # Exits non-zero if any check fails. Loopback only; stops by itself.
 #
@@ -50,6 +52,12 @@ gateway_port=$(free_port)
 port_a=$(free_port)
 port_b=$(free_port)
 export PAYONCE_DB_PORT=$(free_port) PAYONCE_REDIS_PORT=$(free_port) PAYONCE_RABBITMQ_PORT=$(free_port)
+processor_port=$(free_port)
+# Card pays go to the processor simulator, which fails a fifth of the charges at random (slow, the
+# answer lost after the charge, a 500 before it). Short bounds, so that the recovery job settles
+# every unknown outcome within the run.
+export PAYONCE_PROCESSOR_URL=http://127.0.0.1:$processor_port PAYONCE_PROCESSOR_TIMEOUT=1s PAYONCE_PROCESSOR_RECOVERY_BACKOFF_MAX=4s
+processor_fault_share=0.2
 export PAYONCE_EVENTS_EXCHANGE=payonce.events.chaos PAYONCE_COMMANDS_QUEUE=payonce.commands.chaos
 rabbitmq_dist_port=$(free_port)
 rabbitmq_node=payonce-chaos-$$@localhost
@@ -176,7 +184,22 @@ cleanup() {
         fi
     done
     [ -f "$out/nginx/nginx.pid" ] && nginx -p "$out/nginx" -c "$out/nginx/nginx.conf" -s stop 2>/dev/null
+    if [ -n "${processor_pid:-}" ]; then
+        kill -CONT "$processor_pid" 2>/dev/null
+        kill "$processor_pid" 2>/dev/null
+    fi
     stop_stores
+}
+
+# The processor simulator, a child of this script; its ledger lives in its memory until the checker has read it.
+start_processor() {
+    java -cp "$1" io.payonce.processor.ProcessorSimulator "$processor_port" "$processor_fault_share" >"$out/processor.log" 2>&1 &
+    processor_pid=$!
+    for _ in $(seq 1 60); do
+        curl -sf "$PAYONCE_PROCESSOR_URL/v1/ledger" >/dev/null 2>&1 && return
+        sleep 0.5
+    done
+    log "the processor simulator did not start"; return 1
 }
 
 start_gateway() {
@@ -239,6 +262,15 @@ nemesis_cycle() {
     fault rabbitmq-kill "kill -9 \$(rabbitmq_pid); sleep 1" "start_rabbitmq"
 }
 
+# The processor's faults run beside the others, in a lane of their own: its port refuses
+# connections for 4 s, then the simulator freezes for 4 s (every call times out).
+processor_nemesis() {
+    sleep 15
+    fault processor-down "curl -sf -X POST $PAYONCE_PROCESSOR_URL/control/down/4000 >/dev/null; sleep 4.5" ":"
+    sleep 20
+    fault processor-pause "kill -STOP $processor_pid; sleep 4" "kill -CONT $processor_pid"
+}
+
 main() {
     rm -rf "$out"
     mkdir -p "$out/metrics" "$stores"
@@ -255,6 +287,7 @@ main() {
     launch_rabbitmq
     launch_redis
     launch_mariadb
+    start_processor "$classpath"
     await_redis
     await_mariadb
     await_rabbitmq
@@ -269,11 +302,17 @@ main() {
         "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$load_seconds" "$out/history.tsv" "$PAYONCE_RABBITMQ_PORT" \
         >"$out/workload.log" 2>&1 &
     workload_pid=$!
+    processor_nemesis &
+    local processor_lane=$!
     nemesis_cycle
     if [ "$mode" = full ]; then
         sleep 60
+        wait "$processor_lane"
+        processor_nemesis &
+        processor_lane=$!
         nemesis_cycle
     fi
+    wait "$processor_lane"
     # A workload that failed (an exception, a worker that never ended, killed by the timeout: 124)
     # fails the run: the checker reports its exit status as a violation.
     local workload_status=0
@@ -286,7 +325,7 @@ main() {
     local verdict=0
     java -cp "$classpath" io.payonce.bench.chaos.Checker $database "$out/history.tsv" \
         "$out/faults.tsv" "$out/metrics" "$out" "$load_seconds" "$workload_status" \
-        "payonce chaos run ($mode, $(date -u +%Y-%m-%dT%H:%MZ))" "$PAYONCE_RABBITMQ_PORT" || verdict=$?
+        "payonce chaos run ($mode, $(date -u +%Y-%m-%dT%H:%MZ))" "$PAYONCE_RABBITMQ_PORT" "$PAYONCE_PROCESSOR_URL" || verdict=$?
     (cd "$out" && gnuplot timeline.gp)
     if [ "$mode" = full ]; then
         mkdir -p bench/chaos/last-full-run

@@ -6,7 +6,8 @@ import java.util.Arrays;
 
 /**
  * Which answers settle an operation, by payonce's own rule ({@link ErrorCode#retryLater()}): a client
- * retries with the same key after those, and after no answer or a 5xx from the service or the gateway.
+ * retries with the same key after those, after a 202 (a card pay whose outcome is not known yet),
+ * and after no answer or a 5xx from the service or the gateway.
  */
 final class Answers {
 
@@ -15,7 +16,7 @@ final class Answers {
 
     /** {@code status} 0 stands for no answer; {@code code} is the problem's code, empty for a success or a bare 5xx. */
     static boolean definite(int status, String code) {
-        if (status == 0 || status >= 500) {
+        if (status == 0 || status == 202 || status >= 500) {
             return false;
         }
         return status < 400 || Arrays.stream(ErrorCode.values()).noneMatch(known -> known.name().equals(code) && known.retryLater());

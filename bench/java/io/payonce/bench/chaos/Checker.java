@@ -1,5 +1,7 @@
 package io.payonce.bench.chaos;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
@@ -8,6 +10,10 @@ import io.payonce.support.Database;
 import io.payonce.support.MoneyInvariants;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -43,6 +49,9 @@ import java.util.stream.Stream;
  *     was delivered through the broker, restarts and all, and nothing else was; no command was
  *     dead-lettered; enough pays and refunds went through the broker (their effects are reconciled
  *     with the others: one effect per message id, as per key);
+ *   - the hop to the processor, from the processor simulator's own ledger: every card payment settled
+ *     by the recovery job, each order charged at most once, every SUCCEEDED card payment one charge of
+ *     its amount under its own key, no charge payonce does not know;
  *   - the run proved something: enough operations of every type, most of them acknowledged, every
  *     fault injected while attempts were in flight, a workload that ended cleanly, a history where
  *     every attempt has its outcome and all definite answers of one operation are identical.
@@ -50,6 +59,7 @@ import java.util.stream.Stream;
  *
  * Run by run.sh, on the test classpath, with PAYONCE_DB_* naming the server: Checker <database>
  *     <history.tsv> <faults.tsv> <metrics-dir> <out-dir> <load-seconds> <workload-exit-status> <title> <broker-port>
+ *     <processor-url>
  * with PAYONCE_COMMANDS_QUEUE naming the command queue (its dead-letter queue is that name + ".dlq").
  */
 public final class Checker {
@@ -60,13 +70,15 @@ public final class Checker {
      * A run that did nothing, or whose workload stalled, cannot pass.
      */
     static final Map<String, Long> OK_FLOOR_PER_MINUTE =
-            new TreeMap<>(Map.of("create", 470L, "deposit", 240L, "pay", 600L, "refund", 120L));
+            new TreeMap<>(Map.of("create", 470L, "deposit", 240L, "pay", 400L, "card-pay", 100L, "refund", 120L));
     /** Share of operations answered ok that a run must reach; a short run on 2 cores reached about 0.9. */
     static final double OK_RATE_FLOOR = 0.75;
     /** Pays and refunds acknowledged through the broker per minute of load: about a fifth of a short run's. */
     static final long BY_MESSAGE_OK_FLOOR_PER_MINUTE = 60;
     /** How long the outbox may take to drain once the load and the faults are over. */
     static final Duration OUTBOX_DRAIN = Duration.ofSeconds(60);
+    /** How long the recovery job may take to settle every card payment once the load and the faults are over. */
+    static final Duration CARD_RECOVERY = Duration.ofSeconds(60);
 
     record Attempt(long op, String type, String key, String subject, int target, long start, long end, String status, String detail,
                    String body) {
@@ -126,17 +138,19 @@ public final class Checker {
     /** Replies to commands that came after their copy had stopped waiting: key, then the answer. */
     final List<String[]> lateReplies = new ArrayList<>();
     final int brokerPort;
+    final String processorUrl;
 
-    Checker(Connection db, long loadSeconds, int workloadExitStatus, int brokerPort) {
+    Checker(Connection db, long loadSeconds, int workloadExitStatus, int brokerPort, String processorUrl) {
         this.db = db;
         this.loadSeconds = loadSeconds;
         this.workloadExitStatus = workloadExitStatus;
         this.brokerPort = brokerPort;
+        this.processorUrl = processorUrl;
     }
 
     public static void main(String[] args) throws Exception {
         try (Connection db = Database.named(args[0]).connect()) {
-            Checker checker = new Checker(db, Long.parseLong(args[5]), Integer.parseInt(args[6]), Integer.parseInt(args[8]));
+            Checker checker = new Checker(db, Long.parseLong(args[5]), Integer.parseInt(args[6]), Integer.parseInt(args[8]), args[9]);
             checker.load(Path.of(args[1]), Path.of(args[2]));
             checker.check();
             Path out = Path.of(args[4]);
@@ -180,6 +194,8 @@ public final class Checker {
     }
 
     void check() throws Exception {
+        // Card payments first: every other check reads the database once they are all settled.
+        checkTheCardPayments();
         checkTheDatabaseAlone();
         checkOutcomesAgainstTheDatabase();
         reconcileTheDatabaseWithTheHistory();
@@ -188,14 +204,81 @@ public final class Checker {
         checkTheHistoryIsWhole();
     }
 
+    /** A charge in the processor simulator's own ledger. */
+    record ProcessorCharge(String key, String reference, long amount, String currency, String status) {
+        boolean succeeded() {
+            return "succeeded".equals(status);
+        }
+    }
+
+    /** A card payment as payonce recorded it. */
+    record CardPayment(String processorKey, long amount, String currency, String phase) {
+    }
+
+    /**
+     * The hop to the processor, judged from the processor's own ledger and payonce's database once
+     * the recovery job has settled every card payment (it must, within {@link #CARD_RECOVERY}): each
+     * order charged at the processor at most once; every SUCCEEDED card payment matching exactly one
+     * charge of its amount under its own key; no charge that payonce does not know, or knows otherwise.
+     */
+    void checkTheCardPayments() throws Exception {
+        String unsettledQuery = "SELECT COUNT(*) FROM pay_record WHERE phase IN ('STARTED', 'CHARGE_SENT', 'UNKNOWN')";
+        long deadline = System.nanoTime() + CARD_RECOVERY.toNanos();
+        long unsettled = count(unsettledQuery);
+        while (unsettled > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            unsettled = count(unsettledQuery);
+        }
+        List<ProcessorCharge> charges = processorLedger();
+        Map<String, CardPayment> cards = new HashMap<>();
+        rows("SELECT processor_key, amount, currency, phase FROM pay_record WHERE method = 'CARD'",
+                row -> new CardPayment(row.getString(1), row.getLong(2), row.getString(3), row.getString(4)))
+                .forEach(card -> cards.put(card.processorKey, card));
+        Map<String, ProcessorCharge> byKey = charges.stream().collect(Collectors.toMap(ProcessorCharge::key, c -> c));
+        String compared = charges.size() + " charges at the processor (" + charges.stream().filter(ProcessorCharge::succeeded).count()
+                + " succeeded), " + cards.size() + " card payments";
+        long wentUnknown = count("SELECT COUNT(DISTINCT payment_id) FROM payment_phase WHERE phase = 'UNKNOWN'");
+        checks.add(new Check("card payments still unsettled " + CARD_RECOVERY.toSeconds() + " s after the run", unsettled,
+                "pay_record phases STARTED, CHARGE_SENT, UNKNOWN; " + wentUnknown + " payments were UNKNOWN on the way"));
+        // A run whose processor faults left no outcome unknown proved nothing about the recovery.
+        checks.add(new Check("no card payment's outcome was ever unknown", wentUnknown == 0 ? 1 : 0,
+                wentUnknown + " card payments went through UNKNOWN and were recovered"));
+        checks.add(new Check("orders charged more than once at the processor", charges.stream().filter(ProcessorCharge::succeeded)
+                .collect(Collectors.groupingBy(ProcessorCharge::reference, Collectors.counting())).values().stream().filter(n -> n > 1).count(),
+                compared));
+        checks.add(new Check("SUCCEEDED card payments without exactly one processor charge of their amount", cards.values().stream()
+                .filter(card -> card.phase.equals("SUCCEEDED"))
+                .filter(card -> {
+                    ProcessorCharge charge = byKey.get(card.processorKey);
+                    return charge == null || !charge.succeeded() || charge.amount != card.amount
+                            || !charge.currency.equalsIgnoreCase(card.currency);
+                }).count(), compared));
+        checks.add(new Check("processor charges payonce does not know, or knows otherwise", charges.stream().filter(charge -> {
+            CardPayment card = cards.get(charge.key);
+            return card == null || !card.phase.equals(charge.succeeded() ? "SUCCEEDED" : "DECLINED");
+        }).count(), compared));
+    }
+
+    List<ProcessorCharge> processorLedger() throws IOException, InterruptedException {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(processorUrl + "/v1/ledger")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        List<ProcessorCharge> charges = new ArrayList<>();
+        for (JsonNode charge : new ObjectMapper().readTree(response.body())) {
+            charges.add(new ProcessorCharge(charge.get("key").asText(), charge.get("reference").asText(), charge.get("amount").asLong(),
+                    charge.get("currency").asText(), charge.get("status").asText()));
+        }
+        return charges;
+    }
+
     /** Invariants that the database must hold by itself, whatever the history says. */
     void checkTheDatabaseAlone() throws SQLException {
         MoneyInvariants.violations(db).forEach((invariant, violations) -> checks.add(new Check(invariant, violations, "database")));
         long balances = count("SELECT COALESCE(SUM(balance), 0) FROM account");
         long deposits = count("SELECT COALESCE(SUM(delta), 0) FROM account_entry WHERE ref_type = 'DEPOSIT'");
-        long paid = count("SELECT COALESCE(SUM(amount), 0) FROM pay_record");
+        long paid = count("SELECT COALESCE(SUM(amount), 0) FROM pay_record WHERE method = 'BALANCE'");
         long refunded = count("SELECT COALESCE(SUM(amount), 0) FROM refund_record");
-        checks.add(new Check("money not conserved (balances vs deposits - payments + refunds)",
+        checks.add(new Check("money not conserved (balances vs deposits - balance payments + refunds)",
                 Math.abs(balances - (deposits - paid + refunded)),
                 "balances " + balances + " = deposits " + deposits + " - payments " + paid + " + refunds " + refunded));
         checks.add(new Check("answers with status 500", attempts.stream().filter(a -> a.status.equals("500")).count(), "history"));
@@ -272,7 +355,7 @@ public final class Checker {
     static String effectOf(Op op) {
         return switch (op.type) {
             case "deposit" -> effect("deposit", op.user, op.key, op.amount);
-            case "pay" -> effect("pay", op.user, op.subject, op.key, op.amount);
+            case "pay", "card-pay" -> effect("pay", op.user, op.subject, op.key, op.amount);
             case "refund" -> effect("refund", op.user, op.subject, op.amount);
             case "create" -> effect("create", op.user, op.subject, op.amount);
             default -> null;
@@ -496,7 +579,7 @@ public final class Checker {
     /** How many times the database shows this operation's effect, looked up by the keys of schema V2 (per user). */
     long effects(Op op) throws Exception {
         return switch (op.type) {
-            case "pay" -> paymentsByKey().getOrDefault(op.user + "\t" + op.key, 0L);
+            case "pay", "card-pay" -> paymentsByKey().getOrDefault(op.user + "\t" + op.key, 0L);
             case "deposit" -> count("SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'DEPOSIT' AND ref_id = ?",
                     op.user, reference(op.key));
             case "refund" -> {
@@ -527,7 +610,8 @@ public final class Checker {
     Map<String, Payment> payments() throws SQLException {
         if (payments == null) {
             payments = new HashMap<>();
-            for (Payment p : rows("SELECT id, order_id, user_id, amount, idem_key FROM pay_record",
+            // A declined card payment moved no money and charged nothing: it is no effect of its pay.
+            for (Payment p : rows("SELECT id, order_id, user_id, amount, idem_key FROM pay_record WHERE phase = 'SUCCEEDED'",
                     row -> new Payment(row.getLong(1), row.getLong(2), row.getString(3), row.getLong(4), row.getString(5)))) {
                 payments.put(EntryType.referenceOf(p.id), p);
             }
@@ -573,10 +657,10 @@ public final class Checker {
     /** Whether what the client was told is what the database holds. */
     boolean acknowledged(Op op, long effects) throws Exception {
         return switch (op.type) {
-            case "pay" -> op.status == 201 && !op.repeat
-                    ? effects == 1 && count("SELECT COUNT(*) FROM pay_record WHERE id = ? AND order_id = ? AND idem_key = ?",
+            case "pay", "card-pay" -> op.status == 201 && !op.repeat
+                    ? effects == 1 && count("SELECT COUNT(*) FROM pay_record WHERE id = ? AND order_id = ? AND idem_key = ? AND phase = 'SUCCEEDED'",
                             Long.parseLong(op.detail), Long.parseLong(op.subject), op.key) == 1
-                    : count("SELECT COUNT(*) FROM pay_record WHERE id = ? AND order_id = ?",
+                    : count("SELECT COUNT(*) FROM pay_record WHERE id = ? AND order_id = ? AND phase = 'SUCCEEDED'",
                             Long.parseLong(op.detail), Long.parseLong(op.subject)) == 1;
             case "deposit" -> effects == 1 && count("""
                     SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'DEPOSIT' AND ref_id = ? AND delta = ?""",

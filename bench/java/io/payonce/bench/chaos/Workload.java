@@ -32,7 +32,9 @@ import java.util.regex.Pattern;
  * The bank workload for the chaos harness: many users, orders, pays, refunds and deposits sent the
  * way real clients send them when things go wrong. Each logical operation has one Idempotency-Key
  * and keeps it across all its retries; clients time out at random (a few ms to 2 s), retry with
- * jitter, double-click, and send retries to the other instance. A fifth of the pays and refunds go as
+ * jitter, double-click, and send retries to the other instance. A third of the orders are paid by
+ * card, through the processor simulator, and a 202 (the charge's outcome not known yet) is answered
+ * by sending the pay again with the same key. A fifth of the other pays and of the refunds go as
  * commands through the broker instead (message-id = key, sent again under the same id until a reply
  * comes), as an upstream order system would send them. Every attempt and every operation's
  * outcome is written to a history file for the checker; an exception inside the workload still
@@ -57,6 +59,14 @@ public final class Workload {
     static final long LATE_REPLY_GRACE_MILLIS = 3000;
     /** Share of pays and refunds sent as commands through the broker. */
     static final int BY_MESSAGE_PERCENT = 20;
+    /**
+     * Every third order is paid by card, through the processor simulator that fails at random; the
+     * others from the balance. An order keeps its method, so that the checker can bound the ledger's
+     * payments by the balance pays alone.
+     */
+    static final int CARD_ORDER_EVERY = 3;
+    /** Share of card pays whose card the processor declines: their order stays payable. */
+    static final int DECLINED_CARD_PERCENT = 10;
     /** The target index of the broker in the history, after the gateway (0) and the two instances (1, 2). */
     static final int BROKER = 3;
 
@@ -154,6 +164,11 @@ public final class Workload {
         }
         Order order = user.orders.get(random.nextInt(user.orders.size()));
         boolean byMessage = random.nextInt(100) < BY_MESSAGE_PERCENT;
+        if (dice < 70 && order.id % CARD_ORDER_EVERY == 0) {
+            String token = random.nextInt(100) < DECLINED_CARD_PERCENT ? "tok_decline_chaos" : "tok_visa";
+            return new Operation(this, "card-pay", user, newKey(), "/orders/" + order.id + "/pay", user.token,
+                    "{\"method\":\"card\",\"cardToken\":\"" + token + "\"}", order.amount, Long.toString(order.id));
+        }
         if (dice < 70) {
             Operation pay = new Operation(this, "pay", user, newKey(), "/orders/" + order.id + "/pay", user.token, null, order.amount,
                     Long.toString(order.id));
@@ -343,7 +358,7 @@ public final class Workload {
         private static Attempt classify(int status, String body, boolean repeat) {
             String code = match(CODE, body);
             if (status / 100 == 2) {
-                return new Attempt(status, match(ID, body), body, true, repeat);
+                return new Attempt(status, match(ID, body), body, Answers.definite(status, ""), repeat);
             }
             return new Attempt(status, code, body, Answers.definite(status, code), repeat);
         }

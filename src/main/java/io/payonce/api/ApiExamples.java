@@ -21,7 +21,15 @@ public final class ApiExamples {
             {"id":1,"orderSn":"sn-1","userId":"alice","amount":1999,"currency":"EUR","status":"UNPAID","refundedAmount":0,\
             "createdAt":"2026-12-01T01:52:23.36348","updatedAt":"2026-12-01T01:52:23.36348"}""";
     public static final String PAYMENT = """
-            {"paymentId":1,"orderId":1,"amount":1999,"currency":"EUR"}""";
+            {"paymentId":1,"orderId":1,"amount":1999,"currency":"EUR","method":"balance","phase":"SUCCEEDED"}""";
+    public static final String CARD_PAY_REQUEST = """
+            {"method":"card","cardToken":"tok_visa"}""";
+    public static final String PAYMENT_UNKNOWN = """
+            {"paymentId":3,"orderId":3,"amount":1999,"currency":"EUR","method":"card","phase":"UNKNOWN"}""";
+    public static final String CARD_DECLINED = """
+            {"type":"/problems/card-declined","title":"Card declined","status":402,\
+            "detail":"The card was declined (card_declined); nothing was charged.","instance":"/orders/4/pay","code":"CARD_DECLINED",\
+            "traceId":"5f0c2a8e3b1d4c6e9a7b8c0d1e2f3a4b"}""";
     public static final String INSUFFICIENT_FUNDS = """
             {"type":"/problems/insufficient-funds","title":"Insufficient funds","status":402,\
             "detail":"The balance does not cover 1999 EUR.","instance":"/orders/2/pay","code":"INSUFFICIENT_FUNDS",\

@@ -11,15 +11,16 @@ public enum ErrorCode {
     MALFORMED_REQUEST(400, "Malformed request body", "The body is not valid JSON for this endpoint: %s"),
     IDEMPOTENCY_KEY_MISSING(400, "Idempotency-Key header missing", "This operation needs an Idempotency-Key header; reuse it on every retry."),
     IDEMPOTENCY_KEY_INVALID(400, "Idempotency-Key header invalid", "An Idempotency-Key is 1 to 64 visible ASCII characters, bare or in double quotes."),
-    BODY_NOT_ALLOWED(400, "Body not allowed", "This endpoint takes no body: it acts on what the order already holds."),
     SUBMIT_TOKEN_MISSING(400, "Submit-Token header missing", "Send the token from GET /orders/token as Submit-Token, or an Idempotency-Key."),
     SUBMIT_TOKEN_MALFORMED(400, "Submit-Token header malformed", "A submit token is 1 to 64 characters of A-Z, a-z, 0-9, '-' and '_'."),
     INSUFFICIENT_FUNDS(402, "Insufficient funds", "The balance does not cover %d %s."),
+    CARD_DECLINED(402, "Card declined", "The card was declined (%s); nothing was charged."),
     UNAUTHENTICATED(401, "Authentication required", "Send a valid bearer token in the Authorization header."),
     FORBIDDEN(403, "Forbidden", "Your role does not allow this operation."),
     NOT_FOUND(404, "Not found", "No resource exists at this path."),
     ORDER_NOT_FOUND(404, "Order not found", "Order %s does not exist."),
     ACCOUNT_NOT_FOUND(404, "Account not found", "No account exists for user %s."),
+    PAYMENT_NOT_FOUND(404, "Payment not found", "Payment %s does not exist."),
     METHOD_NOT_ALLOWED(405, "Method not allowed", "This path does not accept that method."),
     NOT_ACCEPTABLE(406, "Not acceptable", "This endpoint answers with application/json or application/problem+json."),
     IDEMPOTENCY_KEY_IN_USE(409, "Idempotency-Key in use", "A request with this key is still being processed; retry shortly with the same key."),
@@ -79,7 +80,7 @@ public enum ErrorCode {
      */
     public boolean recorded() {
         return switch (this) {
-            case INSUFFICIENT_FUNDS, ORDER_NOT_FOUND, ACCOUNT_NOT_FOUND, ILLEGAL_TRANSITION, ORDER_SN_CONFLICT,
+            case INSUFFICIENT_FUNDS, CARD_DECLINED, ORDER_NOT_FOUND, ACCOUNT_NOT_FOUND, ILLEGAL_TRANSITION, ORDER_SN_CONFLICT,
                  CURRENCY_MISMATCH, REFUND_EXCEEDS_PAYMENT, REFUND_NO_CONFLICT, ALREADY_APPLIED -> true;
             default -> false;
         };
@@ -111,7 +112,7 @@ public enum ErrorCode {
             return "Nothing was done. Send the request with a valid bearer token from the gateway, for a caller allowed to do this.";
         }
         if (recorded()) {
-            return "Nothing was done, and the answer is final for this key. Change what caused it (fund the account, "
+            return "Nothing was done, and the answer is final for this key. Change what caused it (fund the account, use another card, "
                     + "pick another number, wait for the order's state to allow it), then send the request with a new key.";
         }
         if (status >= 500) {

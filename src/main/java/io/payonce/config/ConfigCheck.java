@@ -13,6 +13,7 @@ import java.util.List;
 public class ConfigCheck {
 
     static final Duration MIN_RETENTION = Duration.ofHours(24);
+    static final Duration MAX_RESEND_WITHIN = Duration.ofHours(12);
 
     public ConfigCheck(PayonceConfig config) {
         List<String> problems = problems(config);
@@ -33,6 +34,11 @@ public class ConfigCheck {
         requirePositive(problems, "payonce.lock.call-bound", config.lock().callBound());
         requirePositive(problems, "payonce.submit-token.ttl", config.submitToken().ttl());
         requirePositive(problems, "payonce.auto-close.delay", config.autoClose().delay());
+        requirePositive(problems, "payonce.processor.timeout", config.processor().timeout());
+        requirePositive(problems, "payonce.processor.recovery-backoff-max", config.processor().recoveryBackoffMax());
+        if (config.processor().resendWithin().compareTo(MAX_RESEND_WITHIN) > 0 || config.processor().resendWithin().isNegative()) {
+            problems.add("payonce.processor.resend-within must lie between 0 and 12h, well inside a processor's 24h key retention");
+        }
         if (config.database().statementTimeoutSeconds() <= config.database().lockWaitTimeoutSeconds()) {
             problems.add("payonce.database.statement-timeout-seconds must exceed payonce.database.lock-wait-timeout-seconds, "
                     + "so that a busy row times out as a lock wait");

@@ -45,6 +45,9 @@ public interface PayonceConfig {
     /** Where the spans of traced requests go. */
     Tracing tracing();
 
+    /** The card processor that card payments are charged through. */
+    Processor processor();
+
     /**
      * The store settings production must name, each from its environment variable: checked when the
      * configuration is read, before anything connects, so that a missing one stops the start with the
@@ -152,6 +155,9 @@ public interface PayonceConfig {
 
         /** PAYONCE_RABBITMQ_PASSWORD: present in production; the broker connection reads it itself. */
         String rabbitmqPassword();
+
+        /** PAYONCE_PROCESSOR_URL: the card processor's API; the REST client reads it from here. */
+        String processorUrl();
     }
 
     interface Commands {
@@ -214,6 +220,41 @@ public interface PayonceConfig {
         @Min(1)
         @Max(600)
         int idleTransactionTimeoutSeconds();
+    }
+
+    interface Processor {
+        /**
+         * How long payonce waits for the processor's answer to one call. Past it the call is given
+         * up and never retried by itself: the payment becomes UNKNOWN and the recovery job asks the
+         * processor what became of it.
+         */
+        @WithDefault("10s")
+        Duration timeout();
+
+        /** The processor's secret API key, sent as a bearer token on every call; none when the processor needs none. */
+        Optional<String> apiKey();
+
+        /**
+         * How long after its first send a charge the processor cannot find may be sent again under its
+         * key. Must stay well inside the processor's idempotency-key retention (24 hours at the
+         * well-known ones): past that, a resend under a key the processor forgot would charge again.
+         */
+        @WithDefault("1h")
+        Duration resendWithin();
+
+        /** How often each instance looks for card payments nobody is working on; {@code off} disables the job here. */
+        @WithDefault("2s")
+        String recoveryEvery();
+
+        /** The longest the recovery job waits before asking again about a payment whose outcome is still unknown. */
+        @WithDefault("30s")
+        Duration recoveryBackoffMax();
+
+        /** Payments taken per run of the recovery job. */
+        @WithDefault("20")
+        @Min(1)
+        @Max(1000)
+        int recoveryBatchSize();
     }
 
     interface Tracing {

@@ -34,6 +34,14 @@ public record Answer(int status, Object body, String location, DuplicateLayer ca
         return new Answer(201, body, location, null);
     }
 
+    /**
+     * A 202: the write was accepted and goes on, its outcome not known yet; Location names where the
+     * client follows it.
+     */
+    public static Answer accepted(Object body, String location) {
+        return new Answer(202, body, location, null);
+    }
+
     /** A refusal as its answer: the problem, naming {@code instance}. */
     public static Answer problem(ApiException refused, String instance) {
         return new Answer(refused.code().status(), Problem.of(refused, instance), null, null);

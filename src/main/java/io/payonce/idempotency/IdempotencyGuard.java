@@ -93,7 +93,8 @@ public class IdempotencyGuard {
         return meter.counted(command.operation(), finished(command).onItem().ifNull().failWith(whenNone));
     }
 
-    private Uni<Answer> finished(IdempotentCommand command) {
+    /** The command's stored answer, replayed, or null while it has none; uncounted, for a caller that counts its own answer. */
+    public Uni<Answer> finished(IdempotentCommand command) {
         return records.find(pool, command).map(record -> finishedAnswer(record, command));
     }
 
@@ -130,9 +131,70 @@ public class IdempotencyGuard {
      * savepoint is needed on the way that succeeds.
      */
     private Uni<Answer> execute(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
+        return refusalsRecorded(tx, work).flatMap(answer -> store(tx, command, answer));
+    }
+
+    private static <T> Uni<T> refusalsRecorded(SqlConnection tx, Function<SqlConnection, Uni<T>> work) {
         return Uni.createFrom().deferred(() -> work.apply(tx))
-                .onFailure(IdempotencyGuard::isRecorded).transform(failure -> new Refused((ApiException) failure))
-                .flatMap(answer -> store(tx, command, answer));
+                .onFailure(IdempotencyGuard::isRecorded).transform(failure -> new Refused((ApiException) failure));
+    }
+
+    /**
+     * Begins a write that goes on after its first transaction, such as a card payment that waits
+     * for its processor: claims the key and runs {@code work} in one transaction. Work that ends
+     * there (a repeat, a recorded refusal) has its answer stored as {@link #run} stores it; work that
+     * goes on leaves the claim open (PROCESSING) for {@link #settle} to complete, on whichever
+     * instance learns the outcome. A key that an earlier request claimed that way, for the same
+     * request, comes back {@link Begun.Open}: the caller resumes the write instead of starting it again.
+     */
+    public <T> Uni<Begun<T>> begin(IdempotentCommand command, Function<SqlConnection, Uni<Begun<T>>> work) {
+        Uni<Begun<T>> begun = transactions.<Begun<T>>inTransaction(tx -> claimed(records.claim(tx, command)).flatMap(claimed -> claimed
+                        ? startClaimed(tx, command, work)
+                        : records.find(tx, command).map(record -> IdempotencyGuard.<T>openOrReplayed(record, command))))
+                .onFailure(Refused.class).recoverWithUni(refused -> recordRefusal(command, ((Refused) refused).problem()).map(Begun::<T>answered));
+        return Detached.toTheEnd(begun);
+    }
+
+    /** Runs the work of a key just claimed; an answer it ends with is stored, a write it starts leaves the claim open. */
+    private <T> Uni<Begun<T>> startClaimed(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Begun<T>>> work) {
+        return refusalsRecorded(tx, work).flatMap(started -> started instanceof Begun.Answered<T> answered
+                ? store(tx, command, answered.answer()).map(Begun::<T>answered)
+                : Uni.createFrom().item(started));
+    }
+
+    private static <T> Begun<T> openOrReplayed(IdempotencyRecord record, IdempotentCommand command) {
+        if (record == null) {
+            throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
+        }
+        if (record.done()) {
+            return Begun.answered(replayOf(record, command));
+        }
+        requireSameRequest(record, command);
+        return new Begun.Open<>(record.httpStatus() == null ? null : replayOf(record, command));
+    }
+
+    /**
+     * Completes a begun write with its final answer, in the caller's transaction, from whichever
+     * instance settles it; the key replays this answer from then on.
+     */
+    public Uni<Answer> settle(SqlClient tx, String scope, IdempotencyKey key, Answer answer) {
+        String body = answer.bodyJson(json);
+        return records.completeOpen(tx, scope, key, answer.status(), body, answer.location()).replaceWith(answer.withJson(body));
+    }
+
+    /**
+     * Stores the answer a begun write has for now (its outcome is not known yet), leaving the claim
+     * open: a retry with the key resumes the write, and is answered this while it cannot settle it.
+     */
+    public Uni<Answer> answerForNow(SqlClient tx, String scope, IdempotencyKey key, Answer answer) {
+        String body = answer.bodyJson(json);
+        return records.answerForNow(tx, scope, key, answer.status(), body, answer.location()).replaceWith(answer.withJson(body));
+    }
+
+    /** The answer stored under a key, final or for now, or null when there is none. */
+    public Uni<Answer> storedAnswer(SqlClient client, String scope, IdempotencyKey key) {
+        return records.find(client, scope, key).map(record -> record == null || record.httpStatus() == null ? null
+                : new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), null));
     }
 
     /**
@@ -153,9 +215,14 @@ public class IdempotencyGuard {
         return records.complete(tx, command, answer.status(), body, answer.location()).replaceWith(answer.withJson(body));
     }
 
+    /** A key held by another request is a 422 at once, even while that request is still open; the same request's answer replays. */
     private Uni<Answer> replayInTransaction(SqlConnection tx, IdempotentCommand command) {
         return records.find(tx, command).map(record -> {
-            if (record == null || !record.done()) {
+            if (record == null) {
+                throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
+            }
+            requireSameRequest(record, command);
+            if (!record.done()) {
                 throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
             }
             return replayOf(record, command);
@@ -163,10 +230,15 @@ public class IdempotencyGuard {
     }
 
     private static Answer replayOf(IdempotencyRecord record, IdempotentCommand command) {
+        requireSameRequest(record, command);
+        return new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), command.request().keyLayer());
+    }
+
+    /** A key reused for another request is a 422, whatever its record holds. */
+    private static void requireSameRequest(IdempotencyRecord record, IdempotentCommand command) {
         if (!record.fingerprint().equals(command.fingerprint().sha256())) {
             throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_REUSED, String.join(", ", differences(record, command)));
         }
-        return new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), command.request().keyLayer());
     }
 
     private static List<String> differences(IdempotencyRecord record, IdempotentCommand command) {

@@ -33,6 +33,16 @@ class IdempotencyRepository {
             UPDATE idempotency_record SET status = 'DONE', http_status = ?, response_body = ?, response_location = ?
             WHERE scope = ? AND idem_key = ?""";
 
+    /** Settles a claim left open by a write that went on after its first transaction. */
+    private static final String COMPLETE_OPEN = """
+            UPDATE idempotency_record SET status = 'DONE', http_status = ?, response_body = ?, response_location = ?
+            WHERE scope = ? AND idem_key = ? AND status = 'PROCESSING'""";
+
+    /** The answer an open claim gives for now; it stays open. */
+    private static final String ANSWER_FOR_NOW = """
+            UPDATE idempotency_record SET http_status = ?, response_body = ?, response_location = ?
+            WHERE scope = ? AND idem_key = ? AND status = 'PROCESSING'""";
+
     /** One short batch; the retention job repeats it rather than holding locks with one long delete. */
     private static final String DELETE_EXPIRED = """
             DELETE FROM idempotency_record
@@ -66,7 +76,19 @@ class IdempotencyRepository {
     }
 
     Uni<IdempotencyRecord> find(SqlClient tx, IdempotentCommand command) {
-        return tx.preparedQuery(SELECT).execute(RecordJoin.parameters(command)).map(IdempotencyRepository::single);
+        return find(tx, command.scope(), command.key());
+    }
+
+    Uni<IdempotencyRecord> find(SqlClient client, String scope, IdempotencyKey key) {
+        return client.preparedQuery(SELECT).execute(Tuple.of(scope, key.value())).map(IdempotencyRepository::single);
+    }
+
+    Uni<Void> completeOpen(SqlClient tx, String scope, IdempotencyKey key, int httpStatus, String responseBody, String location) {
+        return tx.preparedQuery(COMPLETE_OPEN).execute(Tuple.of(httpStatus, responseBody, location, scope, key.value())).replaceWithVoid();
+    }
+
+    Uni<Void> answerForNow(SqlClient tx, String scope, IdempotencyKey key, int httpStatus, String responseBody, String location) {
+        return tx.preparedQuery(ANSWER_FOR_NOW).execute(Tuple.of(httpStatus, responseBody, location, scope, key.value())).replaceWithVoid();
     }
 
     Uni<Void> complete(SqlClient tx, IdempotentCommand command, int httpStatus, String responseBody, String location) {

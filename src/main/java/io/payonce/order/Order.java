@@ -18,8 +18,15 @@ public record Order(
         LocalDateTime createdAt,
         LocalDateTime updatedAt) {
 
-    /** The 409 for asking this order to become {@code target} from where it stands. */
+    /**
+     * The 409 for asking this order to become {@code target} from where it stands. While a card
+     * payment waits for its processor (PAYING) the answer is to retry later, not a refusal stored
+     * under the key: in a moment the order is PAID, or UNPAID again.
+     */
     public ApiException illegalTransitionTo(OrderStatus target) {
+        if (status == OrderStatus.PAYING) {
+            return new ApiException(ErrorCode.PAYMENT_IN_PROGRESS);
+        }
         return new ApiException(ErrorCode.ILLEGAL_TRANSITION, Map.of("currentStatus", status.name()), status, target);
     }
 

@@ -2,11 +2,13 @@ package io.payonce.order;
 
 /** The life of an order, and the one table that says which moves are legal. */
 public enum OrderStatus {
-    UNPAID, PAID, SHIPPED, COMPLETED, CLOSED, REFUNDED;
+    UNPAID, PAYING, PAID, SHIPPED, COMPLETED, CLOSED, REFUNDED;
 
     public boolean canBecome(OrderStatus next) {
         return switch (this) {
-            case UNPAID -> next == PAID || next == CLOSED;
+            case UNPAID -> next == PAYING || next == PAID || next == CLOSED;
+            // A card payment waits for its processor in PAYING: charged, or declined and payable again.
+            case PAYING -> next == PAID || next == UNPAID;
             case PAID -> next == SHIPPED || next == REFUNDED;
             case SHIPPED -> next == COMPLETED || next == REFUNDED;
             case COMPLETED -> next == REFUNDED;

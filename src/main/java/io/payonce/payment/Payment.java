@@ -1,5 +1,5 @@
 package io.payonce.payment;
 
-/** The one payment of an order. */
-record Payment(long id, long orderId, long amount, String currency) {
+/** The live payment of an order: the one that is not declined. */
+record Payment(long id, long orderId, long amount, String currency, PaymentMethod method, PaymentPhase phase) {
 }

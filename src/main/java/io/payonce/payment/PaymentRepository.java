@@ -14,11 +14,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 class PaymentRepository {
 
-    /** UNIQUE(order_id): whatever got past the lock, the key and the status CAS, an order is paid once. */
+    /** UNIQUE(live_order_id): whatever got past the lock, the key and the status CAS, an order is paid once. */
     private static final String INSERT_PAYMENT = """
             INSERT INTO pay_record (order_id, user_id, amount, currency, idem_key) VALUES (?, ?, ?, ?, ?)""";
 
-    private static final String SELECT_PAYMENT = "SELECT id, order_id, amount, currency FROM pay_record WHERE order_id = ?";
+    /** Through UNIQUE(live_order_id): the order's payment that is not declined. */
+    private static final String SELECT_PAYMENT = "SELECT id, order_id, amount, currency, method, phase FROM pay_record WHERE live_order_id = ?";
 
     /** UNIQUE(order_id, refund_no): a refund number refunds once. */
     private static final String INSERT_REFUND = """
@@ -37,7 +38,8 @@ class PaymentRepository {
         return tx.preparedQuery(SELECT_PAYMENT).execute(Tuple.of(orderId)).map(rows -> {
             Row row = first(rows);
             return row == null ? null
-                    : new Payment(row.getLong("id"), row.getLong("order_id"), row.getLong("amount"), row.getString("currency"));
+                    : new Payment(row.getLong("id"), row.getLong("order_id"), row.getLong("amount"), row.getString("currency"),
+                    PaymentMethod.valueOf(row.getString("method")), PaymentPhase.valueOf(row.getString("phase")));
         });
     }
 

@@ -42,9 +42,10 @@ public class PaymentService {
     private final PaymentRepository payments;
     private final Ledger ledger;
     private final Outbox outbox;
+    private final PaidOrders paidOrders;
 
     PaymentService(Pool pool, PayLock lock, IdempotencyGuard guard, OrderAccess access, OrderRepository orders,
-                   PaymentRepository payments, Ledger ledger, Outbox outbox) {
+                   PaymentRepository payments, Ledger ledger, Outbox outbox, PaidOrders paidOrders) {
         this.pool = pool;
         this.lock = lock;
         this.guard = guard;
@@ -53,6 +54,7 @@ public class PaymentService {
         this.payments = payments;
         this.ledger = ledger;
         this.outbox = outbox;
+        this.paidOrders = paidOrders;
     }
 
     /**
@@ -88,13 +90,13 @@ public class PaymentService {
 
     private Uni<Answer> compareAndSetPaid(SqlConnection tx, Order order, IdempotentCommand command) {
         return orders.compareAndSetStatus(tx, order.id(), OrderStatus.UNPAID, OrderStatus.PAID)
-                .flatMap(moved -> moved ? recordPayment(tx, order, command) : existingPayment(tx, order.id(), DuplicateLayer.STATE_CAS));
+                .flatMap(moved -> moved ? recordPayment(tx, order, command) : paidOrders.existingPayment(tx, order.id(), DuplicateLayer.STATE_CAS));
     }
 
     private Uni<Answer> recordPayment(SqlConnection tx, Order order, IdempotentCommand command) {
         return UniqueKey.insertOr(payments.insertPayment(tx, order, command.key()), () -> Uni.createFrom().nullItem())
                 .flatMap(paymentId -> paymentId == null
-                        ? existingPayment(tx, order.id(), DuplicateLayer.UNIQUE_INDEX)
+                        ? paidOrders.existingPayment(tx, order.id(), DuplicateLayer.UNIQUE_INDEX)
                         : deduct(tx, order, paymentId, command));
     }
 
@@ -108,15 +110,6 @@ public class PaymentService {
                 .flatMap(debited -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, order.userId(), order.id(), reference, order.amount(),
                         order.currency(), command.key().value()))
                 .replaceWith(Answer.created(PaymentView.of(paymentId, order)));
-    }
-
-    /** The order had moved on: answer with its payment as a repeat, or refuse if it was never paid. */
-    private Uni<Answer> existingPayment(SqlConnection tx, long orderId, DuplicateLayer caughtBy) {
-        return payments.findPayment(tx, orderId).flatMap(payment -> payment == null
-                ? orders.findById(tx, orderId).map(current -> {
-                    throw current.illegalTransitionTo(OrderStatus.PAID);
-                })
-                : Uni.createFrom().item(Answer.created(PaymentView.of(payment)).repeatCaughtBy(caughtBy)));
     }
 
     /** A twin holds the lock: a key that already has its answer replays it, any other request is told to retry. */

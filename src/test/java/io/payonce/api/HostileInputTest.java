@@ -98,10 +98,21 @@ class HostileInputTest {
                 hostile("a user refunding their own order", s -> Api.refund(s.bearer, s.paidOrder, Api.newKey(), "r-9", 1), 403, "FORBIDDEN"),
                 hostile("staff who are also users paying a customer's order", s -> Api.pay(Tokens.userAndOps(s.stranger), s.unpaidOrder,
                         Api.newKey()), 404, "ORDER_NOT_FOUND"),
-                hostile("pay: a body naming an amount", s -> Api.as(s.bearer).header("Idempotency-Key", Api.newKey()).contentType("application/json")
-                        .body("{\"amount\":1}").post("/orders/" + s.unpaidOrder + "/pay"), 400, "BODY_NOT_ALLOWED"),
-                hostile("pay: an empty JSON object", s -> Api.as(s.bearer).header("Idempotency-Key", Api.newKey()).contentType("application/json")
-                        .body("{}").post("/orders/" + s.unpaidOrder + "/pay"), 400, "BODY_NOT_ALLOWED"),
+                hostile("pay: a body naming an amount", s -> payWithBody(s, "{\"method\":\"card\",\"cardToken\":\"tok_visa\",\"amount\":1}"),
+                        400, "MALFORMED_REQUEST"),
+                hostile("pay: an empty JSON object", s -> payWithBody(s, "{}"), 400, "VALIDATION_FAILED"),
+                hostile("pay: JSON null", s -> payWithBody(s, "null"), 400, "MALFORMED_REQUEST"),
+                hostile("pay: an unknown method", s -> payWithBody(s, "{\"method\":\"crypto\"}"), 400, "MALFORMED_REQUEST"),
+                hostile("pay: a card without its token", s -> payWithBody(s, "{\"method\":\"card\"}"), 400, "VALIDATION_FAILED"),
+                hostile("pay: a balance pay naming a card", s -> payWithBody(s, "{\"method\":\"balance\",\"cardToken\":\"tok_visa\"}"),
+                        400, "VALIDATION_FAILED"),
+                hostile("pay: a card token of 65 characters", s -> payWithBody(s, "{\"method\":\"card\",\"cardToken\":\"" + "t".repeat(65) + "\"}"),
+                        400, "VALIDATION_FAILED"),
+                hostile("pay: a card token with a quote", s -> payWithBody(s, "{\"method\":\"card\",\"cardToken\":\"tok\\\"x\"}"),
+                        400, "VALIDATION_FAILED"),
+                hostile("payment: one that does not exist", s -> Api.as(s.bearer).get("/payments/" + Long.MAX_VALUE), 404,
+                        "PAYMENT_NOT_FOUND"),
+                hostile("payment: id beyond 64 bits", s -> Api.as(s.bearer).get("/payments/99999999999999999999"), 404, "NOT_FOUND"),
                 hostile("deposit: reference missing", s -> s.deposit(Api.newKey()).body("{\"amount\":100,\"currency\":\"EUR\"}")
                         .post(s.depositPath()), 400, "VALIDATION_FAILED"),
                 hostile("another user's order: cancel", s -> Api.transition(Tokens.user(s.stranger), s.unpaidOrder, "cancel"), 404, "ORDER_NOT_FOUND"),
@@ -147,6 +158,11 @@ class HostileInputTest {
                 + db.count("SELECT COUNT(*) FROM pay_record WHERE user_id IN (?, ?)", scene.user, scene.stranger)
                 + db.count("SELECT COUNT(*) FROM refund_record WHERE user_id IN (?, ?)", scene.user, scene.stranger)
                 + db.count("SELECT COUNT(*) FROM coupon_grant WHERE user_id IN (?, ?)", scene.user, scene.stranger);
+    }
+
+    private static Response payWithBody(Scene scene, String body) {
+        return Api.as(scene.bearer).header("Idempotency-Key", Api.newKey()).contentType("application/json").body(body)
+                .post("/orders/" + scene.unpaidOrder + "/pay");
     }
 
     private static String amount(String value) {

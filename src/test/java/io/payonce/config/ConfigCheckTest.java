@@ -66,7 +66,8 @@ class ConfigCheckTest {
                         "payonce.required-in-production.redis-host", "redis.example",
                         "payonce.required-in-production.rabbitmq-host", "rabbitmq.example",
                         "payonce.required-in-production.rabbitmq-user", "payonce",
-                        "payonce.required-in-production.rabbitmq-password", "secret"))
+                        "payonce.required-in-production.rabbitmq-password", "secret",
+                        "payonce.required-in-production.processor-url", "https://processor.example"))
                 .withDefaultValues(values)
                 .build();
         return config.getConfigMapping(PayonceConfig.class);

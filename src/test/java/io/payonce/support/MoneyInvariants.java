@@ -25,19 +25,21 @@ public final class MoneyInvariants {
         QUERIES.put("accounts whose balance differs from the sum of their entries", """
                 SELECT COUNT(*) FROM account a
                 WHERE a.balance <> (SELECT COALESCE(SUM(e.delta), 0) FROM account_entry e WHERE e.user_id = a.user_id)""");
-        // UNIQUE(pay_record.order_id) forbids this today; the check stays so that a migration dropping that index is caught.
+        // UNIQUE(pay_record.live_order_id) forbids this today; the check stays so that a migration dropping that index is caught.
+        // A declined card payment charged nothing, and its order may be paid again.
         QUERIES.put("orders paid more than once", """
-                SELECT COUNT(*) FROM (SELECT order_id FROM pay_record GROUP BY order_id HAVING COUNT(*) > 1) twice""");
+                SELECT COUNT(*) FROM (SELECT order_id FROM pay_record WHERE phase <> 'DECLINED' GROUP BY order_id HAVING COUNT(*) > 1) twice""");
         QUERIES.put("keys that paid more than once", """
                 SELECT COUNT(*) FROM (SELECT user_id, idem_key FROM pay_record GROUP BY user_id, idem_key HAVING COUNT(*) > 1) twice""");
-        QUERIES.put("payments without exactly one ledger line of their amount", """
+        QUERIES.put("balance payments without exactly one ledger line of their amount", """
                 SELECT COUNT(*) FROM pay_record p
-                WHERE (SELECT COUNT(*) FROM account_entry e
+                WHERE p.method = 'BALANCE' AND (SELECT COUNT(*) FROM account_entry e
                        WHERE e.user_id = p.user_id AND e.ref_type = 'PAYMENT' AND e.ref_id = CAST(p.id AS CHAR CHARACTER SET ascii)
                          AND e.delta = -p.amount) <> 1""");
-        QUERIES.put("payment ledger lines without a payment", """
+        QUERIES.put("payment ledger lines without a balance payment", """
                 SELECT COUNT(*) FROM account_entry e
-                WHERE e.ref_type = 'PAYMENT' AND NOT EXISTS (SELECT 1 FROM pay_record p WHERE p.id = CAST(e.ref_id AS UNSIGNED))""");
+                WHERE e.ref_type = 'PAYMENT'
+                  AND NOT EXISTS (SELECT 1 FROM pay_record p WHERE p.id = CAST(e.ref_id AS UNSIGNED) AND p.method = 'BALANCE')""");
         QUERIES.put("refunds without exactly one ledger line of their amount", """
                 SELECT COUNT(*) FROM refund_record r
                 WHERE (SELECT COUNT(*) FROM account_entry e
@@ -53,9 +55,17 @@ public final class MoneyInvariants {
         QUERIES.put("orders whose refunded total disagrees with their refunds", """
                 SELECT COUNT(*) FROM orders o
                 WHERE o.refunded_amount <> (SELECT COALESCE(SUM(r.amount), 0) FROM refund_record r WHERE r.order_id = o.id)""");
-        QUERIES.put("payments of orders that are unpaid or closed", """
+        QUERIES.put("succeeded payments of orders that are unpaid, being paid or closed", """
                 SELECT COUNT(*) FROM pay_record p JOIN orders o ON o.id = p.order_id
-                WHERE o.status IN ('UNPAID', 'CLOSED')""");
+                WHERE p.phase = 'SUCCEEDED' AND o.status IN ('UNPAID', 'PAYING', 'CLOSED')""");
+        // A card payment waits for its processor in PAYING, and only there.
+        QUERIES.put("unsettled card payments whose order is not PAYING", """
+                SELECT COUNT(*) FROM pay_record p JOIN orders o ON o.id = p.order_id
+                WHERE p.phase IN ('STARTED', 'CHARGE_SENT', 'UNKNOWN') AND o.status <> 'PAYING'""");
+        QUERIES.put("PAYING orders without exactly one unsettled card payment", """
+                SELECT COUNT(*) FROM orders o
+                WHERE o.status = 'PAYING'
+                  AND (SELECT COUNT(*) FROM pay_record p WHERE p.order_id = o.id AND p.phase IN ('STARTED', 'CHARGE_SENT', 'UNKNOWN')) <> 1""");
         QUERIES.put("payments whose amount, payer or currency differ from their order's", """
                 SELECT COUNT(*) FROM pay_record p JOIN orders o ON o.id = p.order_id
                 WHERE p.amount <> o.amount OR p.user_id <> o.user_id OR p.currency <> o.currency""");
@@ -66,16 +76,25 @@ public final class MoneyInvariants {
                        WHERE o.user_id = e.user_id AND o.ref_id = e.ref_id AND o.event_type = CASE e.ref_type
                            WHEN 'PAYMENT' THEN 'payment.succeeded' WHEN 'REFUND' THEN 'refund.created' ELSE 'deposit.credited' END
                          AND JSON_VALUE(o.payload, '$.amount') = ABS(e.delta)) <> 1""");
-        QUERIES.put("events without the ledger line of their money", """
+        QUERIES.put("events without the ledger line or card payment of their money", """
                 SELECT COUNT(*) FROM outbox_event o
                 WHERE NOT EXISTS (SELECT 1 FROM account_entry e
                                   WHERE e.user_id = o.user_id AND e.ref_id = o.ref_id AND e.ref_type = CASE o.event_type
-                                      WHEN 'payment.succeeded' THEN 'PAYMENT' WHEN 'refund.created' THEN 'REFUND' ELSE 'DEPOSIT' END)""");
+                                      WHEN 'payment.succeeded' THEN 'PAYMENT' WHEN 'refund.created' THEN 'REFUND' ELSE 'DEPOSIT' END)
+                  AND NOT EXISTS (SELECT 1 FROM pay_record p
+                                  WHERE o.event_type = 'payment.succeeded' AND p.id = CAST(o.ref_id AS UNSIGNED) AND p.method = 'CARD'
+                                    AND p.phase = 'SUCCEEDED' AND p.user_id = o.user_id)""");
+        QUERIES.put("succeeded card payments without exactly one event of their amount", """
+                SELECT COUNT(*) FROM pay_record p
+                WHERE p.method = 'CARD' AND p.phase = 'SUCCEEDED'
+                  AND (SELECT COUNT(*) FROM outbox_event o
+                       WHERE o.user_id = p.user_id AND o.event_type = 'payment.succeeded' AND o.ref_id = CAST(p.id AS CHAR CHARACTER SET ascii)
+                         AND JSON_VALUE(o.payload, '$.amount') = p.amount) <> 1""");
         // Users without an account own only orders that state-machine tests moved by direct SQL.
         QUERIES.put("paid orders of account holders without a payment", """
                 SELECT COUNT(*) FROM orders o
                 WHERE o.status IN ('PAID', 'SHIPPED', 'COMPLETED', 'REFUNDED')
-                  AND NOT EXISTS (SELECT 1 FROM pay_record p WHERE p.order_id = o.id)
+                  AND NOT EXISTS (SELECT 1 FROM pay_record p WHERE p.order_id = o.id AND p.phase = 'SUCCEEDED')
                   AND o.user_id IN (SELECT user_id FROM account)""");
     }
 

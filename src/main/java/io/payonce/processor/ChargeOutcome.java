@@ -1,0 +1,22 @@
+package io.payonce.processor;
+
+/**
+ * What payonce learnt from the processor about one charge. Only {@link Succeeded} and
+ * {@link Declined} are definite; {@link Unknown} means the card may or may not have been charged;
+ * {@link Absent} means the processor holds no charge under the key, so none was made yet.
+ */
+public sealed interface ChargeOutcome {
+
+    /** {@code reference} is what the charge says it is for, null when the processor does not say. */
+    record Succeeded(String chargeId, long amount, String currency, String reference) implements ChargeOutcome {
+    }
+
+    record Declined(String chargeId, String declineCode) implements ChargeOutcome {
+    }
+
+    record Unknown(String reason) implements ChargeOutcome {
+    }
+
+    record Absent() implements ChargeOutcome {
+    }
+}

@@ -1,0 +1,34 @@
+package io.payonce.processor;
+
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
+
+/**
+ * The card processor's API, shaped like the well-known ones: a charge that honours an
+ * Idempotency-Key (the same key answers with the same charge, never a second one), and a lookup of
+ * the charge made under a key. Answers come back as they are, whatever their status: {@link Processor}
+ * reads each one, because a status is an outcome here, not an error.
+ */
+@RegisterRestClient(configKey = "processor")
+@Path("/v1/charges")
+@Produces(MediaType.APPLICATION_JSON)
+public interface ProcessorApi {
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    Uni<Response> charge(@HeaderParam("Idempotency-Key") String key, @HeaderParam("Authorization") String authorization,
+                         ChargeRequest request);
+
+    @GET
+    @Path("/by-idempotency-key/{key}")
+    Uni<Response> chargeUnder(@PathParam("key") String key, @HeaderParam("Authorization") String authorization);
+}

@@ -1,0 +1,280 @@
+package io.payonce.processor;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A card processor over real HTTP, for the tests and the chaos harness, that behaves like the
+ * well-known ones, idempotency included: a charge under a key it has seen answers with that
+ * charge, never a second one; a key whose first request is still being answered gets 409; a key
+ * sent again with other parameters gets 422. It can be told to answer slowly, to charge and then
+ * lose the answer (a timeout, a 500, a reset connection), to fail before charging, or to be down
+ * (its port refuses connections). Its ledger of charges is what the checks compare payonce with.
+ *
+ * <p>Tokens starting with {@code tok_decline} are declined ({@code card_declined}); every other
+ * token is charged.
+ */
+public final class ProcessorSimulator implements AutoCloseable {
+
+    /** What the next charge request meets. */
+    public enum Fault {
+        /** Charged, answered after {@link #SLOW_ANSWER}: within payonce's timeout. */
+        SLOW,
+        /** Charged, and the answer held back far beyond payonce's timeout. */
+        TIMEOUT_AFTER_CHARGE,
+        /** Charged, then answered 500. */
+        ERROR_AFTER_CHARGE,
+        /** Charged, then the connection is closed without an answer. */
+        RESET_AFTER_CHARGE,
+        /** Answered 500 without charging. */
+        ERROR_BEFORE_CHARGE
+    }
+
+    /** One charge in the processor's ledger. */
+    public record Charge(String id, String key, long amount, String currency, String source, String reference, String status,
+                         String declineCode) {
+
+        /** As the well-known processors write a charge: the currency in lower case. */
+        JsonObject json() {
+            return new JsonObject().put("id", id).put("object", "charge").put("amount", amount).put("currency", currency.toLowerCase(Locale.ROOT))
+                    .put("status", status).put("decline_code", declineCode).put("reference", reference);
+        }
+
+        int httpStatus() {
+            return "succeeded".equals(status) ? 200 : 402;
+        }
+    }
+
+    static final long SLOW_ANSWER = 300;
+    private static final long HELD_ANSWER = 8_000;
+
+    private final Vertx vertx = Vertx.vertx();
+    private volatile int port;
+    private final Map<String, Charge> charges = new ConcurrentHashMap<>();
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    private final Queue<Fault> nextFaults = new ConcurrentLinkedQueue<>();
+    private final Map<String, AtomicInteger> chargeRequests = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final Random random = new Random();
+    private volatile double randomFaultShare;
+    private volatile HttpServer server;
+
+    private ProcessorSimulator(int port) {
+        this.port = port;
+        up();
+    }
+
+    /** A simulator listening on {@code port} (0: a free one). */
+    public static ProcessorSimulator start(int port) {
+        return new ProcessorSimulator(port);
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    /** The next charge requests meet these faults, in order; later ones are served normally. */
+    public void failNext(Fault... faults) {
+        nextFaults.addAll(List.of(faults));
+    }
+
+    /** Each charge request, with this probability, meets a fault drawn at random (the chaos harness). */
+    public void failAtRandom(double share) {
+        this.randomFaultShare = share;
+    }
+
+    /** The port stops accepting connections, as a processor that is down. */
+    public synchronized void down() {
+        HttpServer listening = server;
+        server = null;
+        if (listening != null) {
+            await(listening.close());
+        }
+    }
+
+    /** Listening again, on the same port; nothing to do while it listens. */
+    public synchronized void up() {
+        if (server != null) {
+            return;
+        }
+        server = await(vertx.createHttpServer().requestHandler(this::handle).listen(port, "127.0.0.1"));
+        port = server.actualPort();
+    }
+
+    public List<Charge> charges() {
+        return new ArrayList<>(charges.values());
+    }
+
+    /** The charge under {@code key}, or null. */
+    public Charge chargeUnder(String key) {
+        return charges.get(key);
+    }
+
+    /** How many charge requests arrived under {@code key}, replays and refusals included. */
+    public int chargeRequestsUnder(String key) {
+        AtomicInteger requests = chargeRequests.get(key);
+        return requests == null ? 0 : requests.get();
+    }
+
+    /** No fault queued or drawn any more: the next test starts with a processor that answers. */
+    public void heal() {
+        nextFaults.clear();
+        randomFaultShare = 0;
+    }
+
+    private void handle(HttpServerRequest request) {
+        String path = request.path();
+        if ("POST".equals(request.method().name()) && "/v1/charges".equals(path)) {
+            request.body().onSuccess(body -> charge(request, body.toString()));
+        } else if ("GET".equals(request.method().name()) && path.startsWith("/v1/charges/by-idempotency-key/")) {
+            lookup(request, path.substring("/v1/charges/by-idempotency-key/".length()));
+        } else if ("GET".equals(request.method().name()) && "/v1/ledger".equals(path)) {
+            JsonArray ledger = new JsonArray();
+            charges.values().forEach(charge -> ledger.add(charge.json().put("key", charge.key()).put("source", charge.source())));
+            request.response().putHeader("Content-Type", "application/json").end(ledger.encode());
+        } else if ("POST".equals(request.method().name()) && path.startsWith("/control/down/")) {
+            long millis = Long.parseLong(path.substring("/control/down/".length()));
+            request.response().setStatusCode(204).end();
+            vertx.setTimer(10, t -> vertx.executeBlocking(() -> {
+                down();
+                TimeUnit.MILLISECONDS.sleep(millis);
+                up();
+                return null;
+            }));
+        } else {
+            request.response().setStatusCode(404).end();
+        }
+    }
+
+    private void charge(HttpServerRequest request, String body) {
+        String key = request.getHeader("Idempotency-Key");
+        chargeRequests.computeIfAbsent(String.valueOf(key), k -> new AtomicInteger()).incrementAndGet();
+        JsonObject params;
+        try {
+            params = new JsonObject(body);
+        } catch (RuntimeException unreadable) {
+            answer(request, 400, new JsonObject().put("error", "invalid_request"));
+            return;
+        }
+        if (key == null || key.isBlank()) {
+            answer(request, 400, new JsonObject().put("error", "idempotency_key_required"));
+            return;
+        }
+        Charge existing = charges.get(key);
+        if (existing != null) {
+            if (existing.amount() != params.getLong("amount") || !existing.currency().equals(params.getString("currency"))
+                    || !existing.source().equals(params.getString("source"))) {
+                answer(request, 422, new JsonObject().put("error", "idempotency_key_reused"));
+            } else {
+                request.response().putHeader("Idempotent-Replayed", "true");
+                answer(request, existing.httpStatus(), existing.json());
+            }
+            return;
+        }
+        if (!inFlight.add(key)) {
+            answer(request, 409, new JsonObject().put("error", "idempotency_key_in_use"));
+            return;
+        }
+        Fault fault = nextFault();
+        if (fault == Fault.ERROR_BEFORE_CHARGE) {
+            inFlight.remove(key);
+            answer(request, 500, new JsonObject().put("error", "api_error"));
+            return;
+        }
+        long delay = fault == Fault.SLOW ? SLOW_ANSWER : 0;
+        vertx.setTimer(Math.max(1, delay), t -> {
+            Charge charge = record(key, params);
+            inFlight.remove(key);
+            if (fault == null || fault == Fault.SLOW) {
+                answer(request, charge.httpStatus(), charge.json());
+            } else if (fault == Fault.ERROR_AFTER_CHARGE) {
+                answer(request, 500, new JsonObject().put("error", "api_error"));
+            } else if (fault == Fault.RESET_AFTER_CHARGE) {
+                request.connection().close();
+            } else {
+                vertx.setTimer(HELD_ANSWER, late -> request.connection().close());
+            }
+        });
+    }
+
+    private Charge record(String key, JsonObject params) {
+        String source = params.getString("source");
+        boolean declined = source != null && source.startsWith("tok_decline");
+        Charge charge = new Charge("ch_" + ids.incrementAndGet(), key, params.getLong("amount"), params.getString("currency"), source,
+                params.getString("reference"), declined ? "declined" : "succeeded", declined ? "card_declined" : null);
+        charges.put(key, charge);
+        return charge;
+    }
+
+    private void lookup(HttpServerRequest request, String key) {
+        if (randomFaultShare > 0 && random.nextDouble() < randomFaultShare / 2) {
+            answer(request, 500, new JsonObject().put("error", "api_error"));
+            return;
+        }
+        Charge charge = charges.get(key);
+        if (charge == null) {
+            answer(request, 404, new JsonObject().put("error", "no_such_charge"));
+        } else {
+            answer(request, 200, charge.json());
+        }
+    }
+
+    private Fault nextFault() {
+        Fault next = nextFaults.poll();
+        if (next != null) {
+            return next;
+        }
+        if (randomFaultShare > 0 && random.nextDouble() < randomFaultShare) {
+            Fault[] faults = Fault.values();
+            return faults[random.nextInt(faults.length)];
+        }
+        return null;
+    }
+
+    private static void answer(HttpServerRequest request, int status, JsonObject body) {
+        if (!request.response().ended() && !request.response().closed()) {
+            request.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(body.encode());
+        }
+    }
+
+    private static <T> T await(io.vertx.core.Future<T> future) {
+        try {
+            return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("The processor simulator could not change state", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        await(vertx.close());
+    }
+
+    /** The chaos harness's processor: {@code port} and the share of charge requests that meet a random fault. */
+    public static void main(String[] args) throws InterruptedException {
+        ProcessorSimulator simulator = start(Integer.parseInt(args[0]));
+        simulator.failAtRandom(Double.parseDouble(args[1]));
+        System.out.println("processor simulator listening on " + simulator.url());
+        Thread.currentThread().join();
+    }
+}
