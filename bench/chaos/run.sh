@@ -155,11 +155,23 @@ stop_stores() {
     fi
 }
 
+# The instances run the native executable when the build that made the jar made one after it (what
+# ships, and an instance the nemesis kills is back in a second), the JVM jar otherwise.
+choose_instance_command() {
+    local runner
+    runner=$(find "$root/target" -maxdepth 1 -name '*-runner' -newer "$root/target/quarkus-app/quarkus-run.jar" | head -1)
+    if [ -n "$runner" ]; then
+        instance_command=("$runner" -Xmx384m)
+    else
+        instance_command=(java -Xmx384m -jar "$root/target/quarkus-app/quarkus-run.jar")
+    fi
+}
+
 start_instance() {
     local name=$1 port=$2
     (payonce_env "$port" && PAYONCE_JWT_PUBLIC_KEY_LOCATION=$public_key \
         PAYONCE_COMMANDS_PAY_SENDERS=guest PAYONCE_COMMANDS_REFUND_SENDERS=guest \
-        exec java -Xmx384m -jar "$root/target/quarkus-app/quarkus-run.jar") >>"$out/instance-$name.log" 2>&1 &
+        exec "${instance_command[@]}") >>"$out/instance-$name.log" 2>&1 &
     echo $! >"$out/instance-$name.pid"
 }
 
@@ -280,6 +292,7 @@ main() {
         ./mvnw -B -q package -DskipTests -DskipNative
     fi
     local classpath shared
+    choose_instance_command
     classpath=$(bench_classpath "$root")
     shared=$(shared_servers)
     trap cleanup EXIT
@@ -297,7 +310,7 @@ main() {
     wait_ready $port_a
     wait_ready $port_b
     start_gateway
-    log "load for $load_seconds s ($mode)"
+    log "load for $load_seconds s ($mode), instances: ${instance_command[*]}"
     timeout $((load_seconds + 120)) java -cp "$classpath" io.payonce.bench.chaos.Workload "http://127.0.0.1:$gateway_port" \
         "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$load_seconds" "$out/history.tsv" "$PAYONCE_RABBITMQ_PORT" \
         >"$out/workload.log" 2>&1 &

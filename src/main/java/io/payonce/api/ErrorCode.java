@@ -25,6 +25,7 @@ public enum ErrorCode {
     NOT_ACCEPTABLE(406, "Not acceptable", "This endpoint answers with application/json or application/problem+json."),
     IDEMPOTENCY_KEY_IN_USE(409, "Idempotency-Key in use", "A request with this key is still being processed; retry shortly with the same key."),
     PAYMENT_IN_PROGRESS(409, "Payment in progress", "Another payment of this order is in progress; retry shortly with the same key."),
+    CARD_PAYMENT_PENDING(409, "Card payment pending", "A card payment of this order is waiting for the processor's outcome; retry later with the same key."),
     ILLEGAL_TRANSITION(409, "Illegal transition", "The order is %s and cannot become %s."),
     SUBMIT_TOKEN_INVALID(409, "Submit token invalid", "This form was already submitted or has expired: reload the form."),
     SUBMIT_TOKEN_IN_USE(409, "Submit token in use", "An order for this submit token is still being created; retry shortly."),
@@ -69,7 +70,7 @@ public enum ErrorCode {
     /** Whether the same request may succeed shortly; such answers carry Retry-After. */
     public boolean retryLater() {
         return switch (this) {
-            case SUBMIT_TOKEN_IN_USE, IDEMPOTENCY_KEY_IN_USE, PAYMENT_IN_PROGRESS, DEPENDENCY_UNAVAILABLE -> true;
+            case SUBMIT_TOKEN_IN_USE, IDEMPOTENCY_KEY_IN_USE, PAYMENT_IN_PROGRESS, CARD_PAYMENT_PENDING, DEPENDENCY_UNAVAILABLE -> true;
             default -> false;
         };
     }

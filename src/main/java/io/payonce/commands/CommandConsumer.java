@@ -3,6 +3,7 @@ package io.payonce.commands;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.AMQP;
 import io.payonce.api.ApiException;
+import io.payonce.api.ErrorCode;
 import io.payonce.api.Problem;
 import io.payonce.api.RepeatMarker;
 import io.payonce.auth.Caller;
@@ -279,8 +280,14 @@ public class CommandConsumer {
         return settled(Uni.createFrom().completionStage(() -> message.nack(reason, Metadata.of(new RabbitMQRejectMetadata(false)))));
     }
 
+    /**
+     * A refusal is replied and acked. So is a command for an order whose card payment waits for its
+     * processor: that can last until the recovery job learns the outcome, and a command held on the
+     * queue that long would hold the consumer with it; the sender resends it later, under the same id.
+     */
     private static boolean isRefusal(Throwable failure) {
-        return failure instanceof ApiException api && !api.code().retryLater() && api.code().status() != 400;
+        return failure instanceof ApiException api
+                && (api.code() == ErrorCode.CARD_PAYMENT_PENDING || !api.code().retryLater() && api.code().status() != 400);
     }
 
     private static boolean isUnforeseen(Throwable failure) {

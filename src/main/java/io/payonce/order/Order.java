@@ -25,7 +25,7 @@ public record Order(
      */
     public ApiException illegalTransitionTo(OrderStatus target) {
         if (status == OrderStatus.PAYING) {
-            return new ApiException(ErrorCode.PAYMENT_IN_PROGRESS);
+            return new ApiException(ErrorCode.CARD_PAYMENT_PENDING);
         }
         return new ApiException(ErrorCode.ILLEGAL_TRANSITION, Map.of("currentStatus", status.name()), status, target);
     }

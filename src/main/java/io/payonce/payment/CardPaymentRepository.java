@@ -55,8 +55,8 @@ class CardPaymentRepository {
      * cannot cut short the lease of the one that took over.
      */
     private static final String MARK_UNKNOWN = "UPDATE pay_record SET phase = 'UNKNOWN', busy_until = GREATEST(busy_until, "
-            + "NOW(6) + INTERVAL LEAST(? * POW(2, LEAST(charge_attempts, 20)), ?) MICROSECOND) "
-            + "WHERE id = ? AND phase IN " + UNSETTLED;
+            + "NOW(6) + INTERVAL LEAST(? * POW(2, LEAST(charge_attempts, 20)), ?) MICROSECOND), "
+            + "first_sent_at = IF(?, NULL, first_sent_at) WHERE id = ? AND phase IN " + UNSETTLED;
 
     private static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM pay_record WHERE id = ?";
 
@@ -98,8 +98,12 @@ class CardPaymentRepository {
         return moved(tx.preparedQuery(DECLINE).execute(Tuple.of(chargeId, declineCode, id)));
     }
 
-    Uni<Boolean> markUnknown(SqlClient tx, long id, Duration firstBackoff, Duration maxBackoff) {
-        return moved(tx.preparedQuery(MARK_UNKNOWN).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), id)));
+    /**
+     * {@code neverSent}: no send of the charge has reached the processor so far (each one failed to
+     * connect), so the resend window has not started yet.
+     */
+    Uni<Boolean> markUnknown(SqlClient tx, long id, Duration firstBackoff, Duration maxBackoff, boolean neverSent) {
+        return moved(tx.preparedQuery(MARK_UNKNOWN).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), neverSent, id)));
     }
 
     Uni<CardPayment> find(SqlClient client, long id) {

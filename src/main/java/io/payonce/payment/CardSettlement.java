@@ -66,12 +66,15 @@ class CardSettlement {
             LOG.errorf("Processor charge %s under payment %d's key is %d %s for %s, not %d %s for %s: left UNKNOWN for an operator",
                     charged.chargeId(), payment.id(), charged.amount(), charged.currency(), charged.reference(), payment.amount(),
                     payment.currency(), payment.reference());
-            return unknown(payment, "the processor reported another charge under this key");
+            return unknown(payment, "the processor reported another charge under this key", false);
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {
             return declined(payment, declined);
         }
-        return unknown(payment, outcome instanceof ChargeOutcome.Unknown unknown ? unknown.reason() : "no charge found yet");
+        if (outcome instanceof ChargeOutcome.Unknown unknown) {
+            return unknown(payment, unknown.reason(), !unknown.delivered() && payment.sinceFirstSent() == null);
+        }
+        return unknown(payment, "no charge found yet", false);
     }
 
     /**
@@ -110,9 +113,10 @@ class CardSettlement {
                                 .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())))));
     }
 
-    private Uni<Answer> unknown(CardPayment payment, String reason) {
+    /** {@code neverSent}: the send that failed was the first to be tried and never reached the processor. */
+    private Uni<Answer> unknown(CardPayment payment, String reason, boolean neverSent) {
         CardPayment unknown = payment.in(PaymentPhase.UNKNOWN);
-        return transactions.inTransaction(tx -> cards.markUnknown(tx, payment.id(), FIRST_BACKOFF, maxBackoff).flatMap(moved -> !moved
+        return transactions.inTransaction(tx -> cards.markUnknown(tx, payment.id(), FIRST_BACKOFF, maxBackoff, neverSent).flatMap(moved -> !moved
                 ? answerSoFar(tx, payment)
                 : (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
                         : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason))

@@ -34,7 +34,7 @@ class PaidOrders {
                 });
             }
             if (!payment.phase().definite()) {
-                return Uni.createFrom().failure(new ApiException(ErrorCode.PAYMENT_IN_PROGRESS));
+                return Uni.createFrom().failure(new ApiException(ErrorCode.CARD_PAYMENT_PENDING));
             }
             return Uni.createFrom().item(Answer.created(PaymentView.of(payment)).repeatCaughtBy(caughtBy));
         });

@@ -102,7 +102,8 @@ public class PaymentResource {
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(ref = "Problem"),
                     examples = {@ExampleObject(name = "the balance is short", value = ApiExamples.INSUFFICIENT_FUNDS),
                             @ExampleObject(name = "the card is declined", value = ApiExamples.CARD_DECLINED)}))
-    @APIResponse(responseCode = "409", description = "PAYMENT_IN_PROGRESS or IDEMPOTENCY_KEY_IN_USE (retry after Retry-After with the same key); "
+    @APIResponse(responseCode = "409", description = "PAYMENT_IN_PROGRESS, CARD_PAYMENT_PENDING or IDEMPOTENCY_KEY_IN_USE (retry after "
+            + "Retry-After with the same key); "
             + "ILLEGAL_TRANSITION or CURRENCY_MISMATCH (recorded)")
     public Uni<Response> pay(
             @PathParam("id") long id,

@@ -14,7 +14,12 @@ public sealed interface ChargeOutcome {
     record Declined(String chargeId, String declineCode) implements ChargeOutcome {
     }
 
-    record Unknown(String reason) implements ChargeOutcome {
+    /** {@code delivered} is false only when the request certainly never reached the processor (it could not connect). */
+    record Unknown(String reason, boolean delivered) implements ChargeOutcome {
+
+        public Unknown(String reason) {
+            this(reason, true);
+        }
     }
 
     record Absent() implements ChargeOutcome {

@@ -82,7 +82,8 @@ public class Processor {
         return switch (String.valueOf(reply.status())) {
             case "succeeded" -> chargeId == null || reply.amount() == null || reply.currency() == null
                     ? new ChargeOutcome.Unknown("the processor's charge is incomplete")
-                    : new ChargeOutcome.Succeeded(chargeId, reply.amount(), reply.currency(), reply.reference());
+                    : new ChargeOutcome.Succeeded(chargeId, reply.amount(), ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH),
+                    ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH));
             case "declined", "failed" -> new ChargeOutcome.Declined(chargeId, declineCode == null ? "declined" : declineCode);
             default -> new ChargeOutcome.Unknown("the charge is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
         };
@@ -94,7 +95,7 @@ public class Processor {
             return new ChargeOutcome.Unknown("no answer in time");
         }
         if (failure instanceof ConnectException || failure.getCause() instanceof ConnectException) {
-            return new ChargeOutcome.Unknown("could not connect");
+            return new ChargeOutcome.Unknown("could not connect", false);
         }
         return new ChargeOutcome.Unknown("the connection failed or the answer was unreadable");
     }

@@ -15,6 +15,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,6 +46,22 @@ class CardPayTest {
     private static final Duration RECOVERY_BOUND = Duration.ofSeconds(20);
 
     private final Database db = Database.forTests();
+
+    /** Whether this application's processor client has made its first call, which loads and connects it. */
+    private static boolean warm;
+
+    /**
+     * A card pay first, before the tests: the first call of a cold client can outlast the tests'
+     * 1 s processor timeout on two busy cores, and a test meant to be charged would get a 202.
+     */
+    @BeforeEach
+    void warmTheProcessorClient() throws InterruptedException {
+        if (!warm) {
+            CardBuyer buyer = CardBuyer.withOrder(100);
+            assertEquals(201, buyer.payUntilDefinite(buyer.key).statusCode());
+            warm = true;
+        }
+    }
 
     @AfterEach
     void heal() {
@@ -211,9 +228,9 @@ class CardPayTest {
 
         Response cancel = Api.as(buyer.bearer).header("Idempotency-Key", Api.newKey()).post("/orders/" + buyer.order + "/cancel");
         assertEquals(409, balance.statusCode(), balance.asString());
-        assertEquals("PAYMENT_IN_PROGRESS", balance.jsonPath().getString("code"));
+        assertEquals("CARD_PAYMENT_PENDING", balance.jsonPath().getString("code"));
         assertEquals(409, cancel.statusCode(), cancel.asString());
-        assertEquals("PAYMENT_IN_PROGRESS", cancel.jsonPath().getString("code"), "a cancel is told to come back, not refused for good");
+        assertEquals("CARD_PAYMENT_PENDING", cancel.jsonPath().getString("code"), "a cancel is told to come back, not refused for good");
         assertEquals("1", cancel.header("Retry-After"));
         assertEquals(202, card.get().statusCode(), card.get().asString());
         buyer.awaitSettled(card.get().jsonPath().getLong("paymentId"));

@@ -160,6 +160,10 @@ public final class ProcessorSimulator implements AutoCloseable {
                 TimeUnit.MILLISECONDS.sleep(millis);
                 up();
                 return null;
+            }).onFailure(e -> {
+                // The chaos run must not go on against a processor that silently stayed down.
+                System.err.println("processor simulator: could not come back up: " + e);
+                System.exit(1);
             }));
         } else {
             request.response().setStatusCode(404).end();
@@ -180,20 +184,11 @@ public final class ProcessorSimulator implements AutoCloseable {
             answer(request, 400, new JsonObject().put("error", "idempotency_key_required"));
             return;
         }
-        Charge existing = charges.get(key);
-        if (existing != null) {
-            if (existing.amount() != params.getLong("amount") || !existing.currency().equals(params.getString("currency"))
-                    || !existing.source().equals(params.getString("source"))) {
-                answer(request, 422, new JsonObject().put("error", "idempotency_key_reused"));
-            } else {
-                request.response().putHeader("Idempotent-Replayed", "true");
-                answer(request, existing.httpStatus(), existing.json());
+        // One decision at a time: requests arrive on whichever event loop the listening server has.
+        synchronized (this) {
+            if (!admit(request, key, params)) {
+                return;
             }
-            return;
-        }
-        if (!inFlight.add(key)) {
-            answer(request, 409, new JsonObject().put("error", "idempotency_key_in_use"));
-            return;
         }
         Fault fault = nextFault();
         if (fault == Fault.ERROR_BEFORE_CHARGE) {
@@ -203,8 +198,11 @@ public final class ProcessorSimulator implements AutoCloseable {
         }
         long delay = fault == Fault.SLOW ? SLOW_ANSWER : 0;
         vertx.setTimer(Math.max(1, delay), t -> {
-            Charge charge = record(key, params);
-            inFlight.remove(key);
+            Charge charge;
+            synchronized (this) {
+                charge = record(key, params);
+                inFlight.remove(key);
+            }
             if (fault == null || fault == Fault.SLOW) {
                 answer(request, charge.httpStatus(), charge.json());
             } else if (fault == Fault.ERROR_AFTER_CHARGE) {
@@ -215,6 +213,26 @@ public final class ProcessorSimulator implements AutoCloseable {
                 vertx.setTimer(HELD_ANSWER, late -> request.connection().close());
             }
         });
+    }
+
+    /** A key seen before answers with its charge (or 422 if the parameters differ), one in flight 409; else the key is taken. */
+    private boolean admit(HttpServerRequest request, String key, JsonObject params) {
+        Charge existing = charges.get(key);
+        if (existing != null) {
+            if (existing.amount() != params.getLong("amount") || !existing.currency().equals(params.getString("currency"))
+                    || !existing.source().equals(params.getString("source"))) {
+                answer(request, 422, new JsonObject().put("error", "idempotency_key_reused"));
+            } else {
+                request.response().putHeader("Idempotent-Replayed", "true");
+                answer(request, existing.httpStatus(), existing.json());
+            }
+            return false;
+        }
+        if (!inFlight.add(key)) {
+            answer(request, 409, new JsonObject().put("error", "idempotency_key_in_use"));
+            return false;
+        }
+        return true;
     }
 
     private Charge record(String key, JsonObject params) {
