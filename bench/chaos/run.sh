@@ -27,8 +27,9 @@ mode=${1:-short}
 build=1
 [ "${2:-}" = "--no-build" ] && build=0
 case "$mode" in
-    # Long enough that the whole nemesis cycle (about a minute, more when a restarted instance is
-    # slow to get ready) falls inside the load: a fault with nothing in flight fails the run.
+    # Long enough that the whole nemesis cycle falls inside the load: a fault with nothing in flight
+    # fails the run. On the JVM jar the cycle takes up to 100 s (a killed instance takes up to 40 s to
+    # be ready again on two busy cores); on the native executable about 60 s (choose_instance_command).
     short) load_seconds=90 ;;
     full) load_seconds=300 ;;
     *) echo "usage: $0 short|full [--no-build]" >&2; exit 2 ;;
@@ -162,6 +163,7 @@ choose_instance_command() {
     runner=$(find "$root/target" -maxdepth 1 -name '*-runner' -newer "$root/target/quarkus-app/quarkus-run.jar" | head -1)
     if [ -n "$runner" ]; then
         instance_command=("$runner" -Xmx384m)
+        [ "$mode" = short ] && load_seconds=75
     else
         instance_command=(java -Xmx384m -jar "$root/target/quarkus-app/quarkus-run.jar")
     fi

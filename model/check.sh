@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Checks payonce's protocol models with spin: the models as they are must check clean, and each
+# deliberately broken variant must fail the property it breaks, with its counterexample written
+# beside the run. Needs spin and gcc (Debian packages spin and gcc; .ci/run installs spin).
+#   model/check.sh           check, into target/model/
+#   model/check.sh --save    and copy the counterexamples to model/counterexamples/ (for readers)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=$root/target/model
+save=0
+[ "${1:-}" = "--save" ] && save=1
+command -v spin >/dev/null && command -v gcc >/dev/null || { echo "model: spin and gcc are needed (apt-get install spin gcc)" >&2; exit 2; }
+rm -rf "$out" && mkdir -p "$out/counterexamples"
+failures=0
+
+# One verification: a name, the model, the property (an ltl claim), then the -D flags; each flag
+# of the model (a broken variant) goes to spin and to the compiler alike. Weak fairness for the
+# liveness claims (answers, settles); breadth-first search for the safety claims of broken variants,
+# so that their counterexamples are the shortest there are.
+verify() {
+    local name=$1 model=$2 claim=$3 expect=$4; shift 4
+    local dir=$out/$name defines=("$@") pan_flags=(-a -m200000 -N "$claim") cc_flags=(-O2 -DNFAIR=4)
+    mkdir -p "$dir" && cp "model/$model" "$dir/"
+    case "$claim" in
+        # A broken variant's liveness counterexample is looked for within 1,000 steps first, where
+        # it is short enough to read; the full depth is searched only if none is found there.
+        answers|settles) pan_flags+=(-f); cc_flags+=(-DCOLLAPSE); [ "$expect" = fails ] && pan_flags[1]=-m1000 ;;
+        *) if [ "$expect" = fails ]; then cc_flags+=(-DBFS); pan_flags=(-m200000 -N "$claim"); else cc_flags+=(-DCOLLAPSE); fi ;;
+    esac
+    local started result errors states milliseconds
+    started=$(date +%s%N)
+    (cd "$dir" && spin "${defines[@]}" -a "$model" >spin.log 2>&1 && gcc "${cc_flags[@]}" "${defines[@]}" -o pan pan.c 2>>spin.log) \
+        || { echo "model: $name: spin or gcc failed, see $dir/spin.log" >&2; failures=$((failures + 1)); return; }
+    result=$(cd "$dir" && ./pan "${pan_flags[@]}" 2>&1 || true)
+    if [ "$expect" = fails ] && echo "$result" | grep -q 'errors: 0'; then
+        pan_flags[1]=-m200000
+        result=$(cd "$dir" && ./pan "${pan_flags[@]}" 2>&1 || true)
+    fi
+    milliseconds=$(( ($(date +%s%N) - started) / 1000000 ))
+    echo "$result" >"$dir/pan.log"
+    errors=$(echo "$result" | sed -n 's/.*errors: \([0-9]*\).*/\1/p' | head -1)
+    states=$(echo "$result" | sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' | head -1)
+    if [ -z "$errors" ]; then
+        echo "model: $name: no verdict, see $dir/pan.log" >&2; failures=$((failures + 1)); return
+    fi
+    if [ "$expect" = clean ] && [ "$errors" = 0 ]; then
+        printf 'model: %-34s %-14s clean: %s states, %d ms\n' "$name" "$claim" "$states" "$milliseconds"
+    elif [ "$expect" = fails ] && [ "$errors" != 0 ]; then
+        (cd "$dir" && spin "${defines[@]}" -t -p -g "$model" >"$out/counterexamples/$name.txt" 2>&1)
+        printf 'model: %-34s %-14s fails, as it must: %s (%s steps)\n' "$name" "$claim" \
+            "$(echo "$result" | grep -m1 -o 'assertion violated.*\|acceptance cycle.*' | cut -c1-70)" \
+            "$(grep -c '^ *[0-9]*:	proc' "$out/counterexamples/$name.txt")"
+    else
+        echo "model: $name: $claim expected $expect, got $errors errors; see $dir/pan.log" >&2
+        failures=$((failures + 1))
+    fi
+}
+
+# The models as they are.
+verify pay                       pay.pml  safety         clean
+verify pay-one-click             pay.pml  answers        clean -DONE_CLICK
+verify card                      card.pml charged_once   clean
+verify card-liveness             card.pml settles        clean
+# Each broken variant, and the property it must break.
+verify no-claim-in-transaction   pay.pml  answers        fails -DONE_CLICK -DNO_CLAIM_IN_TX
+verify lock-released-by-anyone   pay.pml  safety         fails -DONE_CLICK -DRELEASE_BY_ANYONE
+verify cas-without-expected      pay.pml  safety         fails -DONE_CLICK -DCAS_WITHOUT_EXPECTED
+verify processor-fresh-key       card.pml charged_once   fails -DFRESH_PROCESSOR_KEY
+
+if [ "$save" = 1 ]; then
+    mkdir -p model/counterexamples
+    cp "$out"/counterexamples/*.txt model/counterexamples/
+fi
+[ "$failures" = 0 ] || { echo "model: $failures verifications did not come out as they must" >&2; exit 1; }
