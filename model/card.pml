@@ -22,6 +22,8 @@ byte charges = 0;              /* charges the processor made for this order */
 byte nextKey = 1;              /* the payment's processor key (CardPaymentRepository.insertStarted) */
 byte lostAnswers = 0;
 #define MAX_LOST 2
+byte settlements = 0;          /* outcomes recorded: each one an event and a stored answer */
+bool wasSucceeded = false;
 
 /*
  * Processor.charge under key: the processor charges once per key (a known key answers with its
@@ -32,7 +34,7 @@ inline sendCharge(key, definite) {
     atomic {
         if
         :: lostAnswers < MAX_LOST -> lostAnswers++; definite = false      /* never reached */
-        :: else ->
+        :: true ->
             if
             :: !charged[key] -> charged[key] = true; charges++
             :: else -> skip
@@ -48,20 +50,28 @@ inline sendCharge(key, definite) {
 /* CardSettlement.succeeded: compare-and-set from an unsettled phase, the order PAID with it. */
 inline settle() {
     atomic {
+#ifdef SETTLE_WITHOUT_EXPECTED
+        phase = SUCCEEDED; orderPaid = true; settlements++; wasSucceeded = true
+#else
         if
-        :: phase != SUCCEEDED -> phase = SUCCEEDED; orderPaid = true
+        :: phase != SUCCEEDED -> phase = SUCCEEDED; orderPaid = true; settlements++; wasSucceeded = true
         :: else -> skip
         fi
+#endif
     }
 }
 
 /* CardSettlement.unknown: compare-and-set to UNKNOWN, never out of a settled phase. */
 inline markUnknown() {
     atomic {
+#ifdef SETTLE_WITHOUT_EXPECTED
+        phase = UNKNOWN
+#else
         if
         :: phase != SUCCEEDED -> phase = UNKNOWN
         :: else -> skip
         fi
+#endif
     }
 }
 
@@ -74,11 +84,12 @@ inline keyOfThisSend(key) {
 #endif
 }
 
-/* CardCharges.sendFirst: CHARGE_SENT committed by compare-and-set, then the charge. */
-active proctype Request() {
-    byte key;
-    bool definite;
-    bool sent = false;
+/*
+ * CardCharges.sendFirst: CHARGE_SENT committed by compare-and-set, then the charge. The request
+ * may crash right after STARTED committed, or while its charge is out.
+ */
+inline sendFirst(key, definite, sent) {
+    sent = false;
     atomic { if :: phase == STARTED -> phase = CHARGE_SENT; sent = true :: else -> skip fi }
     if
     :: sent ->
@@ -92,6 +103,16 @@ active proctype Request() {
     fi
 }
 
+active proctype Request() {
+    byte key;
+    bool definite;
+    bool sent;
+    if
+    :: sendFirst(key, definite, sent)
+    :: skip                     /* crashed after STARTED: the recovery job takes it from there */
+    fi
+}
+
 /*
  * CardCharges.resume, from a retry of the client (CardPayments.resume) or from the recovery job
  * (CardRecoveryJob.recover) on either instance: look the charge up under the key
@@ -100,13 +121,16 @@ active proctype Request() {
 proctype Resumer() {
     byte key;
     bool definite;
+    bool sent;
 end_resumer:
     do
+    :: phase == STARTED -> sendFirst(key, definite, sent)
     :: phase == CHARGE_SENT || phase == UNKNOWN ->
         keyOfThisSend(key);
         if
-        :: charged[1] && key == 1 -> settle()                 /* the lookup found the charge */
-        :: else ->
+        :: charged[key] -> settle()                            /* the lookup found the charge */
+        :: charged[key] && lostAnswers < MAX_LOST -> lostAnswers++; markUnknown()   /* the lookup's answer lost */
+        :: !charged[key] ->
             sendCharge(key, definite);
             if
             :: definite -> settle()
@@ -125,8 +149,11 @@ init {
     }
 }
 
-/* The card is charged at most once, and a SUCCEEDED payment is one the processor charged. */
-ltl charged_once { [] (charges <= 1 && (phase != SUCCEEDED || charges == 1)) }
+/*
+ * The card is charged at most once, a SUCCEEDED payment is one the processor charged, its outcome
+ * is recorded once (one event, one stored answer), and SUCCEEDED is never left.
+ */
+ltl charged_once { [] (charges <= 1 && (phase != SUCCEEDED || charges == 1) && settlements <= 1 && (!wasSucceeded || phase == SUCCEEDED)) }
 
 /* Every payment ends definite: no UNKNOWN left for good (weak fairness, lost answers bounded). */
 ltl settles { <> (phase == SUCCEEDED && orderPaid) }

@@ -26,10 +26,18 @@ class PaidOrders {
         this.orders = orders;
     }
 
+    /**
+     * Reached when the order was not UNPAID a moment ago. With no payment and the order UNPAID now,
+     * a card payment was declined in between (PAYING, then UNPAID again): the pay is told to come
+     * back, not refused for good, since its retry may well pay the order.
+     */
     Uni<Answer> existingPayment(SqlClient tx, long orderId, DuplicateLayer caughtBy) {
         return payments.findPayment(tx, orderId).flatMap(payment -> {
             if (payment == null) {
                 return orders.findById(tx, orderId).map(current -> {
+                    if (current.status() == OrderStatus.UNPAID) {
+                        throw new ApiException(ErrorCode.CARD_PAYMENT_PENDING);
+                    }
                     throw current.illegalTransitionTo(OrderStatus.PAID);
                 });
             }
