@@ -184,8 +184,10 @@ public final class ProcessorSimulator implements AutoCloseable {
             answer(request, 400, new JsonObject().put("error", "idempotency_key_required"));
             return;
         }
-        // One decision at a time: requests arrive on whichever event loop the listening server has.
-        synchronized (this) {
+        // One decision at a time: requests arrive on whichever event loop the listening server has. A
+        // lock of the ledger's own, never the simulator's: down() holds that one while it waits for
+        // the event loop to close the server.
+        synchronized (charges) {
             if (!admit(request, key, params)) {
                 return;
             }
@@ -199,7 +201,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         long delay = fault == Fault.SLOW ? SLOW_ANSWER : 0;
         vertx.setTimer(Math.max(1, delay), t -> {
             Charge charge;
-            synchronized (this) {
+            synchronized (charges) {
                 charge = record(key, params);
                 inFlight.remove(key);
             }
