@@ -178,8 +178,7 @@ public class IdempotencyGuard {
      * instance settles it; the key replays this answer from then on.
      */
     public Uni<Answer> settle(SqlClient tx, String scope, IdempotencyKey key, Answer answer) {
-        String body = answer.bodyJson(json);
-        return records.completeOpen(tx, scope, key, answer.status(), body, answer.location()).replaceWith(answer.withJson(body));
+        return written(answer, body -> records.complete(tx, scope, key, answer.status(), body, answer.location()));
     }
 
     /**
@@ -187,8 +186,7 @@ public class IdempotencyGuard {
      * open: a retry with the key resumes the write, and is answered this while it cannot settle it.
      */
     public Uni<Answer> answerForNow(SqlClient tx, String scope, IdempotencyKey key, Answer answer) {
-        String body = answer.bodyJson(json);
-        return records.answerForNow(tx, scope, key, answer.status(), body, answer.location()).replaceWith(answer.withJson(body));
+        return written(answer, body -> records.answerForNow(tx, scope, key, answer.status(), body, answer.location()));
     }
 
     /** The answer stored under a key, final or for now, or null when there is none. */
@@ -209,10 +207,14 @@ public class IdempotencyGuard {
                 .flatMap(claimed -> claimed ? Uni.createFrom().item(answer.withJson(body)) : replayInTransaction(tx, command)));
     }
 
-    /** Stores the answer as JSON text and answers with that very text, so that the first answer and every replay are one. */
     private Uni<Answer> store(SqlClient tx, IdempotentCommand command, Answer answer) {
+        return settle(tx, command.scope(), command.key(), answer);
+    }
+
+    /** Stores the answer as JSON text and answers with that very text, so that the first answer and every replay are one. */
+    private Uni<Answer> written(Answer answer, Function<String, Uni<Void>> write) {
         String body = answer.bodyJson(json);
-        return records.complete(tx, command, answer.status(), body, answer.location()).replaceWith(answer.withJson(body));
+        return write.apply(body).replaceWith(answer.withJson(body));
     }
 
     /** A key held by another request is a 422 at once, even while that request is still open; the same request's answer replays. */

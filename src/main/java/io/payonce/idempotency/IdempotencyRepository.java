@@ -29,12 +29,11 @@ class IdempotencyRepository {
 
     private static final String SELECT = "SELECT " + RecordJoin.COLUMNS + " FROM idempotency_record r WHERE r.scope = ? AND r.idem_key = ?";
 
+    /**
+     * Completes an open claim with its answer: in the claim's own transaction, or, for a write that
+     * went on after its first transaction, in the one that settles it.
+     */
     private static final String COMPLETE = """
-            UPDATE idempotency_record SET status = 'DONE', http_status = ?, response_body = ?, response_location = ?
-            WHERE scope = ? AND idem_key = ?""";
-
-    /** Settles a claim left open by a write that went on after its first transaction. */
-    private static final String COMPLETE_OPEN = """
             UPDATE idempotency_record SET status = 'DONE', http_status = ?, response_body = ?, response_location = ?
             WHERE scope = ? AND idem_key = ? AND status = 'PROCESSING'""";
 
@@ -83,19 +82,14 @@ class IdempotencyRepository {
         return client.preparedQuery(SELECT).execute(Tuple.of(scope, key.value())).map(IdempotencyRepository::single);
     }
 
-    Uni<Void> completeOpen(SqlClient tx, String scope, IdempotencyKey key, int httpStatus, String responseBody, String location) {
-        return tx.preparedQuery(COMPLETE_OPEN).execute(Tuple.of(httpStatus, responseBody, location, scope, key.value())).replaceWithVoid();
+    Uni<Void> complete(SqlClient tx, String scope, IdempotencyKey key, int httpStatus, String responseBody, String location) {
+        return tx.preparedQuery(COMPLETE).execute(Tuple.of(httpStatus, responseBody, location, scope, key.value())).replaceWithVoid();
     }
 
     Uni<Void> answerForNow(SqlClient tx, String scope, IdempotencyKey key, int httpStatus, String responseBody, String location) {
         return tx.preparedQuery(ANSWER_FOR_NOW).execute(Tuple.of(httpStatus, responseBody, location, scope, key.value())).replaceWithVoid();
     }
 
-    Uni<Void> complete(SqlClient tx, IdempotentCommand command, int httpStatus, String responseBody, String location) {
-        return tx.preparedQuery(COMPLETE)
-                .execute(Tuple.of(httpStatus, responseBody, location, command.scope(), command.key().value()))
-                .replaceWithVoid();
-    }
 
     Uni<Integer> deleteOlderThan(Duration age, int limit) {
         return pool.preparedQuery(DELETE_EXPIRED).execute(Tuple.of(age.toSeconds(), limit)).map(RowSet::rowCount);

@@ -58,8 +58,6 @@ class CardPaymentRepository {
             + "NOW(6) + INTERVAL LEAST(? * POW(2, LEAST(charge_attempts, 20)), ?) MICROSECOND), "
             + "first_sent_at = IF(?, NULL, first_sent_at) WHERE id = ? AND phase IN " + UNSETTLED;
 
-    private static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM pay_record WHERE id = ?";
-
     private static final String SELECT_BY_ORDER_AND_KEY = "SELECT " + COLUMNS + " FROM pay_record "
             + "WHERE order_id = ? AND idem_key = ? AND method = 'CARD' ORDER BY id DESC LIMIT 1";
 
@@ -104,10 +102,6 @@ class CardPaymentRepository {
      */
     Uni<Boolean> markUnknown(SqlClient tx, long id, Duration firstBackoff, Duration maxBackoff, boolean neverSent) {
         return moved(tx.preparedQuery(MARK_UNKNOWN).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), neverSent, id)));
-    }
-
-    Uni<CardPayment> find(SqlClient client, long id) {
-        return client.preparedQuery(SELECT_BY_ID).execute(Tuple.of(id)).map(CardPaymentRepository::single);
     }
 
     Uni<CardPayment> findByOrderAndKey(SqlClient client, long orderId, IdempotencyKey key) {

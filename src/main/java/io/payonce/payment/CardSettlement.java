@@ -21,6 +21,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Records what the processor said about a card payment, each outcome in one transaction with the
@@ -93,35 +94,40 @@ class CardSettlement {
 
     private Uni<Answer> succeeded(CardPayment payment, ChargeOutcome.Succeeded charged) {
         CardPayment paid = payment.in(PaymentPhase.SUCCEEDED);
-        return transactions.inTransaction(tx -> cards.succeed(tx, payment.id(), charged.chargeId()).flatMap(moved -> !moved
-                ? answerSoFar(tx, payment)
-                : orderMoved(tx, payment, OrderStatus.PAID)
-                        .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED, "charge " + charged.chargeId()))
-                        .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, payment.userId(), payment.orderId(),
-                                EntryType.referenceOf(payment.id()), payment.amount(), payment.currency(), payment.key().value()))
-                        .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.created(PaymentView.of(paid))))));
+        return recorded(payment, tx -> cards.succeed(tx, payment.id(), charged.chargeId()), tx -> orderMoved(tx, payment, OrderStatus.PAID)
+                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED, "charge " + charged.chargeId()))
+                .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, payment.userId(), payment.orderId(),
+                        EntryType.referenceOf(payment.id()), payment.amount(), payment.currency(), payment.key().value()))
+                .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.created(PaymentView.of(paid)))));
     }
 
     private Uni<Answer> declined(CardPayment payment, ChargeOutcome.Declined declined) {
         ApiException refusal = new ApiException(ErrorCode.CARD_DECLINED,
                 Map.of("paymentId", payment.id(), "declineCode", declined.declineCode()), declined.declineCode());
-        return transactions.inTransaction(tx -> cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode())
-                .flatMap(moved -> !moved
-                        ? answerSoFar(tx, payment)
-                        : orderMoved(tx, payment, OrderStatus.UNPAID)
-                                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED, declined.declineCode()))
-                                .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())))));
+        return recorded(payment, tx -> cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode()),
+                tx -> orderMoved(tx, payment, OrderStatus.UNPAID)
+                        .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED, declined.declineCode()))
+                        .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath()))));
     }
 
     /** {@code neverSent}: the send that failed was the first to be tried and never reached the processor. */
     private Uni<Answer> unknown(CardPayment payment, String reason, boolean neverSent) {
         CardPayment unknown = payment.in(PaymentPhase.UNKNOWN);
-        return transactions.inTransaction(tx -> cards.markUnknown(tx, payment.id(), FIRST_BACKOFF, maxBackoff, neverSent).flatMap(moved -> !moved
-                ? answerSoFar(tx, payment)
-                : (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
+        return recorded(payment, tx -> cards.markUnknown(tx, payment.id(), FIRST_BACKOFF, maxBackoff, neverSent),
+                tx -> (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
                         : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason))
                         .flatMap(v -> guard.answerForNow(tx, payment.userId(), payment.key(),
-                                Answer.accepted(PaymentView.of(unknown), unknown.location())))));
+                                Answer.accepted(PaymentView.of(unknown), unknown.location()))));
+    }
+
+    /**
+     * One outcome, one transaction: the phase's compare-and-set first, then the rest of the
+     * outcome. A compare-and-set that moved nothing found the payment settled, or taken over, by
+     * another worker: the key's answer so far is the answer.
+     */
+    private Uni<Answer> recorded(CardPayment payment, Function<SqlConnection, Uni<Boolean>> movePhase,
+                                 Function<SqlConnection, Uni<Answer>> rest) {
+        return transactions.inTransaction(tx -> movePhase.apply(tx).flatMap(moved -> moved ? rest.apply(tx) : answerSoFar(tx, payment)));
     }
 
     /** The order waited in PAYING for exactly this payment; anything else is a broken invariant, never an answer. */
