@@ -21,7 +21,7 @@ failures=0
 # the shortest there are. A search that did not complete (depth or memory) is never clean.
 verify() {
     local name=$1 model=$2 claim=$3 expect=$4; shift 4
-    local dir=$out/$name defines=("$@") depth=-m200000 pan_flags cc_flags=(-O2 -DNFAIR=4)
+    local dir=$out/$name defines=("$@") depth=-m200000 pan_flags cc_flags=(-O2 -DNFAIR=4 -DMEMLIM=4096)
     mkdir -p "$dir" && cp "model/$model" "$dir/"
     case "$claim" in
         # A broken variant's liveness counterexample is looked for within 1,000 steps first, where
@@ -60,17 +60,32 @@ verify() {
 }
 
 # The models as they are.
-verify pay                       pay.pml  safety         clean
-verify pay-one-click             pay.pml  answers        clean -DONE_CLICK
-verify pay-double-click          pay.pml  answers_a      clean -DNO_B
-verify card                      card.pml charged_once   clean
-verify card-liveness             card.pml settles        clean
+verify pay                       pay.pml        safety         clean
+verify pay-one-click             pay.pml        answers        clean -DONE_CLICK
+verify pay-double-click          pay.pml        answers_a      clean -DNO_B
+verify card                      card.pml       charged_once   clean
+verify card-liveness             card.pml       settles        clean
+verify statements                statements.pml money          clean
+verify statements-card           statements.pml money          clean -DCARD -DNO_STALL
+verify statements-card-close     statements.pml money          clean -DCARD -DNO_B -DAUTO_CLOSE
+verify statements-stall          statements.pml answers_a      clean -DLIVENESS -DNO_B
+verify statements-card-liveness  statements.pml answers        clean -DLIVENESS -DCARD -DNO_B
+verify broker                    broker.pml     once           clean
+verify broker-liveness           broker.pml     settles        clean
+verify lock                      lock.pml       own_lock       clean
 # Each broken variant, and the violation it must show.
-verify no-claim-in-transaction   pay.pml  answers        'acceptance cycle' -DONE_CLICK -DNO_CLAIM_IN_TX
-verify lock-released-by-anyone   pay.pml  safety         'assertion violated ((lockOwner==me)' -DONE_CLICK -DRELEASE_BY_ANYONE
-verify cas-without-expected      pay.pml  safety         'assertion violated  !( !(((debits<=1)' -DONE_CLICK -DCAS_WITHOUT_EXPECTED
-verify processor-fresh-key       card.pml charged_once   'assertion violated  !( !(((((charges<=1)' -DFRESH_PROCESSOR_KEY
-verify settle-without-expected   card.pml charged_once   'assertion violated  !( !(((((charges<=1)' -DSETTLE_WITHOUT_EXPECTED
+verify no-claim-in-transaction   pay.pml        answers        'acceptance cycle' -DONE_CLICK -DNO_CLAIM_IN_TX
+verify lock-released-by-anyone   pay.pml        safety         'assertion violated ((lockOwner==me)' -DONE_CLICK -DRELEASE_BY_ANYONE
+verify cas-without-expected      pay.pml        safety         'assertion violated  !( !(((debits<=1)' -DONE_CLICK -DCAS_WITHOUT_EXPECTED
+verify processor-fresh-key       card.pml       charged_once   'assertion violated  !( !(((((charges<=1)' -DFRESH_PROCESSOR_KEY
+verify settle-without-expected   card.pml       charged_once   'assertion violated  !( !(((((charges<=1)' -DSETTLE_WITHOUT_EXPECTED
+verify debit-from-snapshot       statements.pml covered        'assertion violated  !( !((balance>=0)))' -DONE_CLICK -DDEBIT_FROM_SNAPSHOT
+verify refusal-overwrites        statements.pml money          'assertion violated (answer==firstAnswer[key])' -DNO_B -DREFUSAL_OVERWRITES
+verify pending-as-refusal        statements.pml refusals_true  'assertion violated  !( !( !(refusedPayable)))' -DCARD -DNO_B -DPENDING_AS_REFUSAL
+verify payment-before-order      statements.pml refusals_true  'assertion violated  !( !( !(refusedPayable)))' -DCARD -DNO_STALL -DPAYMENT_BEFORE_ORDER
+verify no-stall-bound            statements.pml answers_a      'acceptance cycle' -DLIVENESS -DNO_B -DNO_STALL_BOUND
+verify key-per-delivery          broker.pml     once           'assertion violated  !( !(((debits<=1)&& !((declined&&orderPaid)))))' -DKEY_PER_DELIVERY
+verify owner-per-instance        lock.pml       own_lock       'assertion violated  !( !( !(stolen)))' -DOWNER_PER_INSTANCE
 
 if [ "$save" = 1 ]; then
     mkdir -p model/counterexamples

@@ -2,8 +2,8 @@
  * The keyed-pay protocol of payonce, as it runs, for spin: every interleaving of two service
  * instances serving two clients who pay one order (client A with key 1, retrying it; client B with a
  * new key, 2), with instance crashes, the Redis pay lock expiring or lost at any moment, and the
- * auto-close job; then a card payment through a processor whose answers may be lost, with the
- * client's retry and the recovery job racing to settle it.
+ * auto-close job. card.pml checks the card hop, statements.pml these transactions statement by
+ * statement, broker.pml the broker's redeliveries, and lock.pml the lock's owner token per request.
  *
  * Each step names the method that implements it (io.payonce...). A database transaction is one
  * atomic step: InnoDB's row locks on the claim's primary key and on the order's row serialize the

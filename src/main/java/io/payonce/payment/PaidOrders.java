@@ -27,24 +27,26 @@ class PaidOrders {
     }
 
     /**
-     * Reached when the order was not UNPAID a moment ago. With no payment and the order UNPAID now,
-     * a card payment was declined in between (PAYING, then UNPAID again): the pay is told to come
-     * back, not refused for good, since its retry may well pay the order.
+     * Reached when the order was not UNPAID a moment ago. The order is read before its payment, each
+     * read seeing what is committed at its moment: an order found past PAID was committed with its
+     * payment, which the second read then finds, and an order found UNPAID or PAYING with no payment
+     * had a card payment declined in between. That pay is told to come back, not refused for good,
+     * since its retry may well pay the order. Read the other way round, a decline and another pay
+     * committing between the two reads would show no payment and a PAID order: a refusal stored under
+     * a key whose pay was a repeat (model/statements.pml, -DPAYMENT_BEFORE_ORDER).
      */
     Uni<Answer> existingPayment(SqlClient tx, long orderId, DuplicateLayer caughtBy) {
-        return payments.findPayment(tx, orderId).flatMap(payment -> {
+        return orders.findById(tx, orderId).flatMap(order -> payments.findPayment(tx, orderId).map(payment -> {
             if (payment == null) {
-                return orders.findById(tx, orderId).map(current -> {
-                    if (current.status() == OrderStatus.UNPAID) {
-                        throw new ApiException(ErrorCode.CARD_PAYMENT_PENDING);
-                    }
-                    throw current.illegalTransitionTo(OrderStatus.PAID);
-                });
+                if (order.status() == OrderStatus.UNPAID) {
+                    throw new ApiException(ErrorCode.CARD_PAYMENT_PENDING);
+                }
+                throw order.illegalTransitionTo(OrderStatus.PAID);
             }
             if (!payment.phase().definite()) {
-                return Uni.createFrom().failure(new ApiException(ErrorCode.CARD_PAYMENT_PENDING));
+                throw new ApiException(ErrorCode.CARD_PAYMENT_PENDING);
             }
-            return Uni.createFrom().item(Answer.created(PaymentView.of(payment)).repeatCaughtBy(caughtBy));
-        });
+            return Answer.created(PaymentView.of(payment)).repeatCaughtBy(caughtBy);
+        }));
     }
 }
