@@ -14,12 +14,14 @@ command -v spin >/dev/null && command -v gcc >/dev/null || { echo "model: spin a
 rm -rf "$out" && mkdir -p "$out/counterexamples"
 failures=0
 
-# One verification: a name, the model, the property (an ltl claim), what must come out (clean, or
-# the text of the violation a broken variant must show), then the -D flags; each flag goes to spin
-# and to the compiler alike. Weak fairness for the liveness claims (answers*, settles);
-# breadth-first search for the safety claims of broken variants, so that their counterexamples are
-# the shortest there are. A search that did not complete (depth or memory) is never clean.
-verify() {
+# One verification: a name, the model, the property (an ltl claim, or "deadlock": no claim, so
+# that every reachable state where nothing can move and some process is not at an end counts as an
+# error), what must come out (clean, or the text of the violation a broken variant must show), then
+# the -D flags; each flag goes to spin and to the compiler alike. Weak fairness for the liveness
+# claims (answers*, settles); breadth-first search for the safety claims of broken variants, so
+# that their counterexamples are the shortest there are. A search that did not complete (depth or
+# memory) is never clean. It prints its verdict and returns non-zero when it is not as it must be.
+check() {
     local name=$1 model=$2 claim=$3 expect=$4; shift 4
     local dir=$out/$name defines=("$@") depth=-m200000 pan_flags cc_flags=(-O2 -DNFAIR=4 -DMEMLIM=4096)
     mkdir -p "$dir" && cp "model/$model" "$dir/"
@@ -27,25 +29,28 @@ verify() {
         # A broken variant's liveness counterexample is looked for within 1,000 steps first, where
         # it is short enough to read; the full depth is searched only if none is found there.
         answers*|settles) pan_flags=(-a -f); cc_flags+=(-DCOLLAPSE); [ "$expect" != clean ] && depth=-m1000 ;;
+        deadlock) pan_flags=(); cc_flags+=(-DCOLLAPSE -DNOCLAIM) ;;
         *) if [ "$expect" != clean ]; then cc_flags+=(-DBFS); pan_flags=(); else pan_flags=(-a); cc_flags+=(-DCOLLAPSE); fi ;;
     esac
     local started result errors states milliseconds
     started=$(date +%s%N)
     (cd "$dir" && spin "${defines[@]}" -a "$model" >spin.log 2>&1 && gcc "${cc_flags[@]}" "${defines[@]}" -o pan pan.c 2>>spin.log) \
-        || { echo "model: $name: spin or gcc failed, see $dir/spin.log" >&2; failures=$((failures + 1)); return; }
-    result=$(cd "$dir" && ./pan "${pan_flags[@]}" "$depth" -N "$claim" 2>&1 || true)
+        || { echo "model: $name: spin or gcc failed, see $dir/spin.log" >&2; return 1; }
+    local select=(-N "$claim")
+    [ "$claim" = deadlock ] && select=()
+    result=$(cd "$dir" && ./pan "${pan_flags[@]}" "$depth" "${select[@]}" 2>&1 || true)
     if [ "$expect" != clean ] && echo "$result" | grep -q 'errors: 0'; then
-        result=$(cd "$dir" && ./pan "${pan_flags[@]}" -m200000 -N "$claim" 2>&1 || true)
+        result=$(cd "$dir" && ./pan "${pan_flags[@]}" -m200000 "${select[@]}" 2>&1 || true)
     fi
     milliseconds=$(( ($(date +%s%N) - started) / 1000000 ))
     echo "$result" >"$dir/pan.log"
     errors=$(echo "$result" | sed -n 's/.*errors: \([0-9]*\).*/\1/p' | head -1)
     states=$(echo "$result" | sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' | head -1)
     if [ -z "$errors" ]; then
-        echo "model: $name: no verdict, see $dir/pan.log" >&2; failures=$((failures + 1)); return
+        echo "model: $name: no verdict, see $dir/pan.log" >&2; return 1
     fi
     if [ "$expect" = clean ] && echo "$result" | grep -q 'max search depth too small\|out of memory\|MEMLIM\|Search not completed'; then
-        echo "model: $name: the search did not complete, see $dir/pan.log" >&2; failures=$((failures + 1)); return
+        echo "model: $name: the search did not complete, see $dir/pan.log" >&2; return 1
     fi
     if [ "$expect" = clean ] && [ "$errors" = 0 ]; then
         printf 'model: %-34s %-14s clean: %s states, %d ms\n' "$name" "$claim" "$states" "$milliseconds"
@@ -55,8 +60,19 @@ verify() {
             "$(grep -o '^ *[0-9]*:	proc' "$out/counterexamples/$name.txt" | tail -1 | tr -dc 0-9)"
     else
         echo "model: $name: $claim expected $expect, got $errors errors; see $dir/pan.log" >&2
-        failures=$((failures + 1))
+        return 1
     fi
+}
+
+# Two verifications run at a time, one per core (each pan stays under MEMLIM, 4 GiB); their verdicts
+# are printed in the order they are listed, once all have ended.
+names=()
+running=0
+verify() {
+    if [ "$running" -ge 2 ]; then wait -n || true; running=$((running - 1)); fi
+    names+=("$1")
+    (check "$@" >"$out/$1.verdict" 2>&1; echo $? >"$out/$1.status") &
+    running=$((running + 1))
 }
 
 # The models as they are.
@@ -73,6 +89,7 @@ verify statements-card-liveness  statements.pml answers        clean -DLIVENESS 
 verify broker                    broker.pml     once           clean
 verify broker-liveness           broker.pml     settles        clean
 verify lock                      lock.pml       own_lock       clean
+verify statements-card-deadlock  statements.pml deadlock       clean -DCARD -DNO_B -DAUTO_CLOSE
 # Each broken variant, and the violation it must show.
 verify no-claim-in-transaction   pay.pml        answers        'acceptance cycle' -DONE_CLICK -DNO_CLAIM_IN_TX
 verify lock-released-by-anyone   pay.pml        safety         'assertion violated ((lockOwner==me)' -DONE_CLICK -DRELEASE_BY_ANYONE
@@ -86,6 +103,12 @@ verify payment-before-order      statements.pml refusals_true  'assertion violat
 verify no-stall-bound            statements.pml answers_a      'acceptance cycle' -DLIVENESS -DNO_B -DNO_STALL_BOUND
 verify key-per-delivery          broker.pml     once           'assertion violated  !( !(((debits<=1)&& !((declined&&orderPaid)))))' -DKEY_PER_DELIVERY
 verify owner-per-instance        lock.pml       own_lock       'assertion violated  !( !( !(stolen)))' -DOWNER_PER_INSTANCE
+
+wait
+for name in "${names[@]}"; do
+    cat "$out/$name.verdict"
+    [ "$(cat "$out/$name.status")" = 0 ] || failures=$((failures + 1))
+done
 
 if [ "$save" = 1 ]; then
     mkdir -p model/counterexamples

@@ -3,19 +3,19 @@
  * step is here the statements that run, each taking the row locks it takes under READ COMMITTED, so
  * that another transaction can run between any two of them. One buyer's account pays two orders:
  * client A pays order 1 from the balance with key 1 and double-clicks, client B pays order 2 from
- * the balance with key 2, and client C pays order 1 by card with key 3, whose outcome the processor
- * decides (SUCCEEDED or DECLINED; card.pml checks the charge itself). The balance covers one order
- * until a deposit, which may come at any moment, covers the other.
+ * the balance with key 2 (order 1 with -DCARD), and client C pays order 1 by card with key 3, whose
+ * outcome the processor decides (SUCCEEDED or DECLINED; card.pml checks the charge itself). The
+ * balance covers one order until a deposit, which may come at any moment, covers the other.
  *
  * The database: every row has its committed value and, while a transaction holds its lock, that
  * transaction's own value, which COMMIT publishes and ROLLBACK drops. A statement that needs a row
  * another transaction has locked waits for it, or gives up after innodb_lock_wait_timeout. A
  * statement that reads without locking (findPayment, the order's status, the stored answer) reads
- * the latest committed value. A request's instance may stall at any statement (paused, frozen, or
- * gone with its connection half-open): the server's stall bound (idle_transaction_timeout,
- * max_statement_time; SessionSettings) rolls its transaction back and frees its locks, and the
- * instance, resuming, finds its connection closed. The model runs without the Redis pay lock, as
- * payonce does when Redis is down; pay.pml checks the lock.
+ * the latest committed value. A request's instance, or the one recording a card's outcome, may
+ * stall holding its rows (paused, frozen, or gone with its connection half-open): the server's
+ * stall bound (idle_transaction_timeout, max_statement_time; SessionSettings) rolls its transaction
+ * back and frees its locks, and the instance, resuming, finds its connection closed. The model runs
+ * without the Redis pay lock, as payonce does when Redis is down; pay.pml checks the lock.
  *
  * Each step names the method that implements it (io.payonce...). The broken variants (-D flags)
  * are in model/check.sh, each with the property it must break.
@@ -390,6 +390,7 @@ end_bound:
     do
     :: atomic { stalled[1] -> rollback(1); stalled[1] = false }
     :: atomic { stalled[2] -> rollback(2); stalled[2] = false }
+    :: atomic { stalled[SETTLER] -> rollback(SETTLER); stalled[SETTLER] = false }
     od
 }
 #endif
@@ -415,6 +416,11 @@ end_settler:
         if
         :: charged = true; paymentTx[1] = BY_CARD; orderStatusTx[1] = PAID
         :: charged = false; paymentTx[1] = NONE; orderStatusTx[1] = UNPAID
+        fi;
+        /* its instance may stall here, holding the order's row, until the stall bound ends the transaction */
+        if
+        :: atomic { stalls < MAX_STALLS -> stalls++; stalled[SETTLER] = true }; !stalled[SETTLER]; goto again
+        :: true -> skip
         fi;
         /* IdempotencyRepository.complete: UPDATE ... WHERE status = 'PROCESSING', on the claim's row */
         if
