@@ -27,13 +27,15 @@ class PaidOrders {
     }
 
     /**
-     * Reached when the order was not UNPAID a moment ago. The order is read before its payment, each
-     * read seeing what is committed at its moment: an order found past PAID was committed with its
-     * payment, which the second read then finds, and an order found UNPAID or PAYING with no payment
-     * had a card payment declined in between. That pay is told to come back, not refused for good,
-     * since its retry may well pay the order. Read the other way round, a decline and another pay
-     * committing between the two reads would show no payment and a PAID order: a refusal stored under
-     * a key whose pay was a repeat (model/statements.pml, -DPAYMENT_BEFORE_ORDER).
+     * Reached when the compare-and-set found the order not UNPAID, or, on the unique-index path,
+     * when the order this transaction has just moved to PAID already has a live payment. The order is
+     * read before its payment, each read seeing what is committed at its moment (and this
+     * transaction's own writes): an order found PAID or later was committed with its payment, which
+     * the second read then finds, and an order found UNPAID or PAYING with no payment had a card
+     * payment declined in between. That pay is told to come back, not refused for good, since its
+     * retry may well pay the order. Read the other way round, a decline and another pay committing
+     * between the two reads would show no payment and a PAID order: a refusal stored under a key
+     * whose pay was a repeat (model/statements.pml, -DPAYMENT_BEFORE_ORDER).
      */
     Uni<Answer> existingPayment(SqlClient tx, long orderId, DuplicateLayer caughtBy) {
         return orders.findById(tx, orderId).flatMap(order -> payments.findPayment(tx, orderId).map(payment -> {
