@@ -65,11 +65,14 @@ inline payTransaction(key, answer) {
     atomic {
         if
         :: claimed[key] -> answer = stored[key]
-        :: !claimed[key] && orderPaid -> answer = CREATED; claimed[key] = true; stored[key] = answer   /* PaidOrders.existingPayment */
+        :: !claimed[key] && orderPaid -> answer = CREATED                  /* PaidOrders.existingPayment */
         :: !claimed[key] && !orderPaid && balance >= 1 ->
-            balance--; debits++; orderPaid = true; answer = CREATED;   /* Ledger.debit */
-            claimed[key] = true; stored[key] = answer
+            balance--; debits++; orderPaid = true; answer = CREATED        /* Ledger.debit */
         :: !claimed[key] && !orderPaid && balance < 1 -> answer = DECLINED   /* rolled back */
+        fi;
+        if
+        :: answer == CREATED -> claimed[key] = true; stored[key] = answer  /* IdempotencyGuard.store, committed */
+        :: else -> skip
         fi
     }
 }

@@ -11,7 +11,6 @@
  */
 
 #define NOBODY 0
-#define REQUESTS 4     /* requests 1..3 */
 
 byte lockValue = NOBODY;       /* payonce:lock:{order:<id>}: the owner token it holds */
 byte lockRequest = NOBODY;     /* ghost: the request whose SET put it there */
