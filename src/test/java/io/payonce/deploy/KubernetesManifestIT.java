@@ -19,8 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The Kubernetes manifest the build generates (quarkus-kubernetes, target/kubernetes/kubernetes.yml):
- * probes on the management port, the API port for the Service, resources set, and every setting
- * and password taken from the ConfigMap and the Secret by reference, never written into the file.
+ * probes on the management port, the API port for the Service, resources set, every setting and
+ * password taken from the ConfigMap and the Secret by reference, never written into the file, and a
+ * pod an operator can run: restricted security, its own account, a disruption budget, a network
+ * policy, an immutable image and nothing that changes with the build machine or the build time.
  */
 class KubernetesManifestIT {
 
@@ -72,8 +74,7 @@ class KubernetesManifestIT {
         JsonNode mount = StreamSupport.stream(container.path("volumeMounts").spliterator(), false)
                 .filter(candidate -> "/keys".equals(candidate.path("mountPath").asText())).findFirst().orElseThrow();
         assertTrue(mount.path("readOnly").asBoolean(), mount.toString());
-        JsonNode volume = StreamSupport.stream(podSpec().path("volumes").spliterator(), false)
-                .filter(candidate -> candidate.path("name").asText().equals(mount.path("name").asText())).findFirst().orElseThrow();
+        JsonNode volume = volumeNamed(mount.path("name").asText());
         assertEquals("payonce-gateway-key", volume.path("secret").path("secretName").asText(), volume.toString());
     }
 
@@ -93,6 +94,115 @@ class KubernetesManifestIT {
                 .anyMatch(port -> port.path("targetPort").asInt() == 8080 || "http".equals(port.path("targetPort").asText())), service.toString());
     }
 
+    /** Kubernetes writes a Secret's files as root; the pod's user is not root, so the public key must be world-readable. */
+    @Test
+    void theGatewayKeyIsReadableByTheNonRootUser() throws IOException {
+        JsonNode volume = volumeNamed("gateway-key");
+        assertEquals(0444, volume.path("secret").path("defaultMode").asInt(), volume.toString());
+        JsonNode pod = podSpec().path("securityContext");
+        assertTrue(pod.path("runAsNonRoot").asBoolean(), pod.toString());
+        assertTrue(pod.path("runAsUser").asInt() > 0, "a numeric non-root user: " + pod);
+        assertTrue(pod.path("fsGroup").asInt() > 0, "the volumes belong to the pod's group: " + pod);
+    }
+
+    /** Pod Security Standards, "restricted": every field it checks, on the pod or the container. */
+    @Test
+    void thePodPassesTheRestrictedPodSecurityStandard() throws IOException {
+        JsonNode container = container().path("securityContext");
+        assertTrue(container.path("runAsNonRoot").asBoolean() || podSpec().path("securityContext").path("runAsNonRoot").asBoolean(), container.toString());
+        assertFalse(container.path("allowPrivilegeEscalation").asBoolean(true), "allowPrivilegeEscalation: false: " + container);
+        assertEquals(List.of("ALL"), texts(container.path("capabilities").path("drop")), container.toString());
+        assertTrue(container.path("capabilities").path("add").isMissingNode(), container.toString());
+        assertEquals("RuntimeDefault", podSpec().path("securityContext").path("seccompProfile").path("type").asText(), podSpec().toString());
+        assertTrue(container.path("readOnlyRootFilesystem").asBoolean(), container.toString());
+        assertFalse(container.path("privileged").asBoolean(false), container.toString());
+        assertTrue(podSpec().path("hostNetwork").isMissingNode() && podSpec().path("hostPID").isMissingNode(), podSpec().toString());
+        JsonNode tmp = mountAt("/tmp");
+        assertTrue(volumeNamed(tmp.path("name").asText()).has("emptyDir"), "the runtime writes under an emptyDir at /tmp");
+    }
+
+    @Test
+    void thePodHasAServiceAccountOfItsOwnWithoutAnApiToken() throws IOException {
+        assertEquals("payonce", podSpec().path("serviceAccountName").asText(), podSpec().toString());
+        assertFalse(podSpec().path("automountServiceAccountToken").asBoolean(true), "no API token in the pod");
+        JsonNode account = ofKind("ServiceAccount").filter(candidate -> "payonce".equals(candidate.path("metadata").path("name").asText()))
+                .findFirst().orElseThrow(() -> new AssertionError("the manifest creates the ServiceAccount payonce"));
+        assertFalse(account.path("automountServiceAccountToken").asBoolean(true), account.toString());
+    }
+
+    /** A drain, a node upgrade or a rollout never takes away more than one pod's capacity, and replicas spread over nodes. */
+    @Test
+    void disruptionsAndRolloutsKeepCapacity() throws IOException {
+        JsonNode budget = ofKind("PodDisruptionBudget").findFirst().orElseThrow(() -> new AssertionError("a PodDisruptionBudget"));
+        assertEquals("policy/v1", budget.path("apiVersion").asText());
+        assertEquals(podLabels().path("app.kubernetes.io/name").asText(), budget.path("spec").path("selector").path("matchLabels").path("app.kubernetes.io/name").asText());
+        int replicas = deployment().path("spec").path("replicas").asInt();
+        JsonNode maxUnavailable = budget.path("spec").path("maxUnavailable");
+        assertTrue(maxUnavailable.isInt() && maxUnavailable.asInt() >= 1 && maxUnavailable.asInt() < replicas, budget.toString());
+
+        JsonNode strategy = deployment().path("spec").path("strategy");
+        assertEquals("RollingUpdate", strategy.path("type").asText(), strategy.toString());
+        assertEquals(0, strategy.path("rollingUpdate").path("maxUnavailable").asInt(-1), strategy.toString());
+        assertTrue(strategy.path("rollingUpdate").path("maxSurge").asInt() >= 1, strategy.toString());
+
+        List<String> spreadOver = new ArrayList<>();
+        podSpec().path("topologySpreadConstraints").forEach(constraint -> {
+            assertEquals("payonce", constraint.path("labelSelector").path("matchLabels").path("app.kubernetes.io/name").asText(), constraint.toString());
+            spreadOver.add(constraint.path("topologyKey").asText());
+        });
+        assertTrue(spreadOver.contains("kubernetes.io/hostname"), "replicas spread across nodes: " + spreadOver);
+    }
+
+    /** In: the API from the gateway's namespace, the management port from the monitoring namespace. Out: DNS, the stores, the processor. */
+    @Test
+    void aNetworkPolicyAdmitsTheGatewayAndMonitoringAndReachesTheStoresOnly() throws IOException {
+        JsonNode policy = ofKind("NetworkPolicy").findFirst().orElseThrow(() -> new AssertionError("a NetworkPolicy"));
+        JsonNode spec = policy.path("spec");
+        assertEquals("payonce", spec.path("podSelector").path("matchLabels").path("app.kubernetes.io/name").asText(), spec.toString());
+        assertEquals(List.of("Ingress", "Egress"), texts(spec.path("policyTypes")));
+        List<String> ingress = new ArrayList<>();
+        spec.path("ingress").forEach(rule -> {
+            assertFalse(rule.path("from").isMissingNode() || rule.path("from").isEmpty(), "every ingress rule names its source: " + rule);
+            rule.path("from").forEach(source -> assertTrue(source.has("namespaceSelector") && !source.path("namespaceSelector").isEmpty(), rule.toString()));
+            rule.path("ports").forEach(port -> ingress.add(port.path("port").asInt() + " from " + rule.path("from").path(0).path("namespaceSelector").path("matchLabels")));
+        });
+        assertEquals(List.of("8080 from {\"payonce.io/gateway\":\"true\"}", "9000 from {\"payonce.io/monitoring\":\"true\"}"), ingress);
+        List<Integer> egressPorts = new ArrayList<>();
+        spec.path("egress").forEach(rule -> {
+            assertFalse(rule.path("to").isMissingNode() || rule.path("to").isEmpty(), "every egress rule names its destination: " + rule);
+            assertFalse(rule.path("ports").isEmpty(), "every egress rule names its ports: " + rule);
+            rule.path("ports").forEach(port -> egressPorts.add(port.path("port").asInt()));
+        });
+        assertEquals(List.of(53, 53, 3306, 6379, 5672, 5671, 443), egressPorts);
+    }
+
+    /** The pod template changes only when the application does: no build time, no path of the machine that built it. */
+    @Test
+    void nothingOfTheBuildMachineRollsThePods() throws IOException {
+        for (JsonNode document : documents()) {
+            String text = document.toString();
+            assertFalse(text.contains("app.quarkus.io/build-timestamp"), "a build timestamp in " + document.path("kind"));
+            assertFalse(text.contains("app.quarkus.io/vcs-uri") || text.contains("vcs-url"), "a build-machine path in " + document.path("kind"));
+        }
+    }
+
+    /** The tag names the version and the commit, so IfNotPresent never keeps a stale image under a reused tag. */
+    @Test
+    void theImageTagIsImmutable() throws IOException {
+        String image = container().path("image").asText();
+        String tag = image.substring(image.lastIndexOf(':') + 1);
+        assertTrue(tag.matches("\\d+\\.\\d+\\.\\d+(-SNAPSHOT)?-[0-9a-f]{12}"), "the version and the commit: " + image);
+    }
+
+    /** Flyway runs before the pod reports started: the startup probe waits 5 minutes for it before the kubelet restarts the pod. */
+    @Test
+    void theStartupProbeCoversAMigrationOnALoadedDatabase() throws IOException {
+        JsonNode probe = container().path("startupProbe");
+        int budgetSeconds = probe.path("initialDelaySeconds").asInt() + probe.path("periodSeconds").asInt() * probe.path("failureThreshold").asInt();
+        assertTrue(budgetSeconds >= 300, "startup budget " + budgetSeconds + " s: " + probe);
+        assertTrue(probe.path("httpGet").path("path").asText().startsWith("/q/health/started"), probe.toString());
+    }
+
     private static int containerPort(JsonNode container, String name) {
         for (JsonNode port : container.path("ports")) {
             if (name.equals(port.path("name").asText())) {
@@ -109,6 +219,30 @@ class KubernetesManifestIT {
         assertTrue(podSpec().path("initContainers").isMissingNode(), "nothing to wait for: " + podSpec().path("initContainers"));
         assertTrue(StreamSupport.stream(container().path("env").spliterator(), false)
                 .noneMatch(variable -> "QUARKUS_FLYWAY_ACTIVE".equals(variable.path("name").asText())), "Flyway stays on in the pods");
+    }
+
+    private static JsonNode volumeNamed(String name) throws IOException {
+        JsonNode volumes = podSpec().path("volumes");
+        return StreamSupport.stream(volumes.spliterator(), false)
+                .filter(candidate -> name.equals(candidate.path("name").asText())).findFirst()
+                .orElseThrow(() -> new AssertionError("no volume " + name + ": " + volumes));
+    }
+
+    private static JsonNode mountAt(String path) throws IOException {
+        JsonNode mounts = container().path("volumeMounts");
+        return StreamSupport.stream(mounts.spliterator(), false)
+                .filter(candidate -> path.equals(candidate.path("mountPath").asText())).findFirst()
+                .orElseThrow(() -> new AssertionError("nothing mounted at " + path + ": " + mounts));
+    }
+
+    private static JsonNode podLabels() throws IOException {
+        return deployment().path("spec").path("template").path("metadata").path("labels");
+    }
+
+    private static List<String> texts(JsonNode array) {
+        List<String> texts = new ArrayList<>();
+        array.forEach(item -> texts.add(item.asText()));
+        return texts;
     }
 
     private static JsonNode deployment() throws IOException {
