@@ -94,6 +94,20 @@ class KubernetesManifestIT {
                 .anyMatch(port -> port.path("targetPort").asInt() == 8080 || "http".equals(port.path("targetPort").asText())), service.toString());
     }
 
+    /** The ServiceMonitor selects payonce's Service alone, and says it needs the operator's CRDs so it can be left out by label. */
+    @Test
+    void theServiceMonitorSelectsPayoncesServiceOnly() throws IOException {
+        JsonNode monitor = ofKind("ServiceMonitor").findFirst().orElseThrow(() -> new AssertionError("a ServiceMonitor"));
+        JsonNode selector = monitor.path("spec").path("selector").path("matchLabels");
+        assertFalse(selector.isEmpty(), "an empty selector matches every Service in the namespace: " + monitor);
+        JsonNode service = ofKind("Service").findFirst().orElseThrow();
+        selector.fields().forEachRemaining(label -> assertEquals(label.getValue().asText(), service.path("metadata").path("labels").path(label.getKey()).asText(), "the Service carries " + label));
+        assertEquals("payonce", service.path("metadata").path("name").asText(), "the job the alerts read is the Service's name");
+        assertEquals("prometheus-operator", monitor.path("metadata").path("labels").path("payonce.io/needs").asText(), monitor.toString());
+        assertEquals(1, ofKind("ServiceMonitor").count(), "one ServiceMonitor");
+        assertEquals(9000, monitor.path("spec").path("endpoints").path(0).path("targetPort").asInt(), monitor.toString());
+    }
+
     /** Kubernetes writes a Secret's files as root; the pod's user is not root, so the public key must be world-readable. */
     @Test
     void theGatewayKeyIsReadableByTheNonRootUser() throws IOException {
