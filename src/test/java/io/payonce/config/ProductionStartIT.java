@@ -17,13 +17,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The packaged application in its production profile: nothing falls back to root, an empty
  * password or loopback. Started with every store variable but one, it stops at once and names
- * the one that is missing. A start that fails always says why in its JSON log.
+ * the one that is missing. A start that fails always says why in its JSON log, and a start warns
+ * of nothing that is not wrong.
  */
 class ProductionStartIT {
 
@@ -70,6 +72,22 @@ class ProductionStartIT {
             assertTrue(result.errorLines().stream().anyMatch(line -> line.contains(address) && line.contains("Connection refused")),
                     "start " + attempt + " logged an ERROR line naming " + address + " and the refusal:\n" + result.output());
         }
+    }
+
+    /**
+     * A warning on every start teaches operators to ignore warnings. The Redis client, its pool's
+     * gauges and payonce's meters are all set up before the database is first reached, so a start
+     * that then stops on the database has shown every warning of that setup.
+     */
+    @Test
+    void aStartRegistersNoMeterTwice() throws Exception {
+        Map<String, String> environment = production();
+        environment.put("PAYONCE_DB_PORT", Integer.toString(FreePorts.next()));
+
+        Result result = start(environment);
+
+        assertTrue(result.output().contains("\"level\":\"ERROR\""), "the start went as far as the database:\n" + result.output());
+        assertFalse(result.output().contains("has been already registered"), "no meter is registered twice:\n" + result.output());
     }
 
     /** Every variable production requires, and ports of the test's own. */
