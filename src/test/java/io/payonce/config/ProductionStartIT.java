@@ -1,7 +1,11 @@
 package io.payonce.config;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.payonce.support.FreePorts;
 import io.payonce.support.PackagedInstance;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -13,13 +17,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The packaged application in its production profile: nothing falls back to root, an empty
  * password or loopback. Started with every store variable but one, it stops at once and names
- * the one that is missing.
+ * the one that is missing. A start that fails always says why in its JSON log, and a start warns
+ * of nothing that is not wrong.
  */
 class ProductionStartIT {
 
@@ -37,11 +43,8 @@ class ProductionStartIT {
     @ValueSource(strings = {"PAYONCE_DB_HOST", "PAYONCE_DB_USER", "PAYONCE_DB_PASSWORD", "PAYONCE_REDIS_HOST", "PAYONCE_RABBITMQ_HOST",
             "PAYONCE_RABBITMQ_USER", "PAYONCE_RABBITMQ_PASSWORD", "PAYONCE_PROCESSOR_URL"})
     void aMissingStoreVariableStopsTheStartAndIsNamed(String missing) throws Exception {
-        Map<String, String> environment = new HashMap<>(STORES);
+        Map<String, String> environment = production();
         environment.remove(missing);
-        environment.put("PAYONCE_JWT_PUBLIC_KEY_LOCATION", Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString());
-        environment.put("PAYONCE_HTTP_PORT", Integer.toString(FreePorts.next()));
-        environment.put("PAYONCE_MANAGEMENT_PORT", Integer.toString(FreePorts.next()));
 
         Result result = start(environment);
 
@@ -49,7 +52,73 @@ class ProductionStartIT {
         assertTrue(result.output().contains(missing), "the message names " + missing + ":\n" + result.output());
     }
 
+    /**
+     * In Kubernetes a start that fails is a crash loop, and the log is all an operator has: each of
+     * ten starts against a database port nothing listens on exits non-zero and leaves a JSON ERROR
+     * line that names the address and the refusal. An asynchronous console lost that line in two
+     * starts of three.
+     */
+    @Test
+    void everyStartAgainstAnUnreachableDatabaseLogsWhyItFailed() throws Exception {
+        Map<String, String> environment = production();
+        int closedPort = FreePorts.next();
+        environment.put("PAYONCE_DB_PORT", Integer.toString(closedPort));
+        String address = "127.0.0.1:" + closedPort;
+
+        for (int attempt = 1; attempt <= 10; attempt++) {
+            Result result = start(environment);
+
+            assertNotEquals(0, result.exitCode(), "start " + attempt + " was refused: " + result.output());
+            assertTrue(result.errorLines().stream().anyMatch(line -> line.contains(address) && line.contains("Connection refused")),
+                    "start " + attempt + " logged an ERROR line naming " + address + " and the refusal:\n" + result.output());
+        }
+    }
+
+    /**
+     * A warning on every start teaches operators to ignore warnings. The Redis client, its pool's
+     * gauges and payonce's meters are all set up before the database is first reached, so a start
+     * that then stops on the database has shown every warning of that setup.
+     */
+    @Test
+    void aStartRegistersNoMeterTwice() throws Exception {
+        Map<String, String> environment = production();
+        environment.put("PAYONCE_DB_PORT", Integer.toString(FreePorts.next()));
+
+        Result result = start(environment);
+
+        assertTrue(result.output().contains("\"level\":\"ERROR\""), "the start went as far as the database:\n" + result.output());
+        assertFalse(result.output().contains("has been already registered"), "no meter is registered twice:\n" + result.output());
+    }
+
+    /** Every variable production requires, and ports of the test's own. */
+    private static Map<String, String> production() {
+        Map<String, String> environment = new HashMap<>(STORES);
+        environment.put("PAYONCE_JWT_PUBLIC_KEY_LOCATION", Path.of("src/test/resources/jwt/publicKey.pem").toAbsolutePath().toString());
+        environment.put("PAYONCE_HTTP_PORT", Integer.toString(FreePorts.next()));
+        environment.put("PAYONCE_MANAGEMENT_PORT", Integer.toString(FreePorts.next()));
+        return environment;
+    }
+
     private record Result(int exitCode, String output) {
+
+        private static final ObjectMapper JSON = new ObjectMapper();
+
+        /** The JSON log lines at ERROR, as written. */
+        List<String> errorLines() {
+            return output.lines().filter(Result::isError).toList();
+        }
+
+        private static boolean isError(String line) {
+            if (!line.startsWith("{")) {
+                return false;
+            }
+            try {
+                JsonNode entry = JSON.readTree(line);
+                return "ERROR".equals(entry.path("level").asText());
+            } catch (JsonProcessingException notJson) {
+                return false;
+            }
+        }
     }
 
     /** The native executable when the build made one, the JVM jar otherwise; a clean environment either way. */

@@ -20,10 +20,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Export switched on: with PAYONCE_TRACING_EXPORTER=otlp the packaged application (the native
- * executable when the build made one) sends a request's spans to the collector its configuration
- * names. The collector is a small HTTP server of the test's that takes OTLP over HTTP and keeps each
- * export it receives; the request's trace id must be in one of them.
+ * Export switched on: with PAYONCE_TRACING_EXPORTER=otlp, or with no more than Quarkus's own OTLP
+ * settings naming a collector (what an OpenTelemetry Operator injects), the packaged application (the
+ * native executable when the build made one) sends a request's spans to that collector. The
+ * collector is a small HTTP server of the test's that takes OTLP over HTTP and keeps each export it
+ * receives; the request's trace id must be in one of them.
  */
 class OtlpExportIT {
 
@@ -32,19 +33,30 @@ class OtlpExportIT {
     @Test
     void aRequestsSpansReachTheConfiguredCollector() throws Exception {
         try (Collector collector = Collector.start()) {
-            Map<String, String> exportToCollector = Map.of(
+            assertARequestsSpansReach(collector, Map.of(
                     "PAYONCE_TRACING_EXPORTER", "otlp",
                     "QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", collector.endpoint(),
-                    "QUARKUS_OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf");
-            Traceparent gateway = Traceparent.random();
+                    "QUARKUS_OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf"));
+        }
+    }
 
-            try (PackagedInstance instance = PackagedInstance.start("otlp-export", DATABASE, true, exportToCollector)) {
-                Response page = RestAssured.given().port(instance.port()).header("traceparent", gateway.header()).get("/problems");
-                assertEquals(200, page.statusCode(), page.asString());
+    @Test
+    void quarkusOwnEndpointAloneSwitchesExportOn() throws Exception {
+        try (Collector collector = Collector.start()) {
+            assertARequestsSpansReach(collector, Map.of(
+                    "QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint(),
+                    "QUARKUS_OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"));
+        }
+    }
 
-                Export export = collector.awaitExportHolding(HexFormat.of().parseHex(gateway.traceId()));
-                assertTrue(export.path().endsWith("/v1/traces"), export.path());
-            }
+    private static void assertARequestsSpansReach(Collector collector, Map<String, String> exportSettings) throws Exception {
+        Traceparent gateway = Traceparent.random();
+        try (PackagedInstance instance = PackagedInstance.start("otlp-export", DATABASE, true, exportSettings)) {
+            Response page = RestAssured.given().port(instance.port()).header("traceparent", gateway.header()).get("/problems");
+            assertEquals(200, page.statusCode(), page.asString());
+
+            Export export = collector.awaitExportHolding(HexFormat.of().parseHex(gateway.traceId()));
+            assertTrue(export.path().endsWith("/v1/traces"), export.path());
         }
     }
 
