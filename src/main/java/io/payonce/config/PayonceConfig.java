@@ -259,8 +259,10 @@ public interface PayonceConfig {
 
     interface Tracing {
         /**
-         * {@code none}: spans end in the instance (trace ids still reach logs and problem bodies);
-         * {@code otlp}: Quarkus's OTLP exporter sends them to {@code quarkus.otel.exporter.otlp.traces.endpoint}.
+         * {@code otlp}: Quarkus's OTLP exporter sends spans to {@code quarkus.otel.exporter.otlp.traces.endpoint}
+         * (or the general endpoint); {@code none}: spans end in the instance (trace ids still reach logs and
+         * problem bodies) unless {@code QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT} or its traces variant names a
+         * collector, which switches export on by itself (io.payonce.tracing.SpanExport).
          */
         @WithDefault("none")
         @Pattern(regexp = "none|otlp")
