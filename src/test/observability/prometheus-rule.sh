@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes payonce's alert rules as a Prometheus-Operator PrometheusRule: the rules file's groups,
 # unchanged, become its spec, so the two never differ. Labels: the kube-prometheus convention
-# (prometheus: k8s, role: alert-rules), the application's name, and the name=value pairs of
+# (prometheus: k8s, role: alert-rules), the application's name, the mark the manifest's ServiceMonitor
+# carries too (payonce.io/needs: prometheus-operator), and the name=value pairs of
 # PAYONCE_PROMETHEUS_RULE_LABELS (comma-separated, such as release=kube-prometheus-stack for that
 # chart's ruleSelector).
 #   prometheus-rule.sh RULES_FILE OUTPUT_FILE
@@ -22,6 +23,7 @@ metadata:
     app.kubernetes.io/component: alerts
     prometheus: k8s
     role: alert-rules
+    payonce.io/needs: prometheus-operator
 HEADER
     IFS=',' read -ra pairs <<<"$extra_labels"
     for pair in "${pairs[@]}"; do

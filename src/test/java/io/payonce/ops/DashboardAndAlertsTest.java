@@ -142,6 +142,7 @@ class DashboardAndAlertsTest {
         assertEquals("payonce", labels.path("app.kubernetes.io/name").asText(), labels.toString());
         assertEquals("k8s", labels.path("prometheus").asText(), "kube-prometheus's ruleSelector: " + labels);
         assertEquals("alert-rules", labels.path("role").asText(), "kube-prometheus's ruleSelector: " + labels);
+        assertEquals("prometheus-operator", labels.path("payonce.io/needs").asText(), "as the ServiceMonitor: " + labels);
         assertEquals(rules(), resource.path("spec"), "the PrometheusRule's spec is the rules file");
     }
 
