@@ -10,10 +10,13 @@ import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -27,34 +30,35 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The Grafana dashboard and the Prometheus alert rules under src/main/observability query only
- * metrics that payonce exposes: after a pay and its replay, every metric an expression names is in
- * /q/metrics, and every label an expression matches on or groups by is carried by one of its metrics.
- * A renamed metric or label, or a typo, fails here instead of as an empty panel or a silent alert.
+ * The Grafana dashboard and the Prometheus alert rules under src/main/observability, as an operator
+ * deploys them. They query only metrics that payonce exposes: after a pay and its replay, every metric
+ * an expression names is in /q/metrics, and every label an expression matches on or groups by is
+ * carried by one of its metrics (a renamed metric or a typo fails here instead of as an empty panel or
+ * a silent alert). They read payonce's job only, so that another application's errors never page
+ * payonce's on-call. Every alert keeps namespace and job, says what it means and links a runbook in
+ * README; the build's PrometheusRule carries the same rules; the dashboard asks for its data source
+ * on import. How each alert fires and stays silent is promtool's test (src/test/observability).
  */
 @QuarkusTest
 class DashboardAndAlertsTest {
 
     private static final Path OBSERVABILITY = Path.of("src/main/observability");
-    private static final Pattern IDENTIFIER = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
-    private static final Pattern SELECTOR = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*\\{([^}]*)}");
-    private static final Pattern MATCHER_NAME = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(?:=~|!~|!=|=)");
-    private static final Pattern GROUPING = Pattern.compile("\\b(?:by|without)\\s*\\(([^)]*)\\)");
+    private static final Path PROMETHEUS_RULE = Path.of("target/observability/payonce-prometheus-rule.yml");
+    private static final Path README = Path.of("README.md");
     private static final Pattern EXPOSED_LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"");
+    /** Grafana's label_values(selector, label): the selector is the PromQL. */
+    private static final Pattern LABEL_VALUES = Pattern.compile("^label_values\\((.*),\\s*\\w+\\)$");
+    private static final Pattern HEADING = Pattern.compile("^#{1,6}\\s+(.+?)\\s*#*$");
     /** Series Prometheus writes for every scrape target, not exposed by payonce. */
     private static final Set<String> SCRAPE_SERIES = Set.of("up");
-    /** Labels Prometheus adds to every series of a target. */
-    private static final Set<String> TARGET_LABELS = Set.of("instance", "job");
-    /** PromQL's own words: functions, aggregations and their modifiers. */
-    private static final Set<String> PROMQL = Set.of("sum", "min", "max", "avg", "count", "rate", "irate", "increase",
-            "histogram_quantile", "by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless",
-            "offset", "bool", "abs", "clamp_min", "clamp_max", "absent");
+    /** Labels Prometheus adds to every series of a target; namespace is the Prometheus Operator's. */
+    private static final Set<String> TARGET_LABELS = Set.of("instance", "job", "namespace");
+    /** What tells one payonce's alert from another's: staging from production, this Service from a copy. */
+    private static final Set<String> ALERT_IDENTITY = Set.of("namespace", "job");
 
     @Test
     void everyMetricTheDashboardQueriesIsExposedAfterAPay() throws IOException {
-        JsonNode dashboard = new ObjectMapper().readTree(OBSERVABILITY.resolve("grafana-dashboard.json").toFile());
-        List<String> expressions = new ArrayList<>();
-        dashboard.get("panels").forEach(panel -> panel.get("targets").forEach(target -> expressions.add(target.get("expr").asText())));
+        List<String> expressions = dashboardExpressions();
 
         assertTrue(expressions.size() >= 8, "the dashboard has its panels: " + expressions);
         Exposition exposed = Exposition.afterAPayAndItsReplay();
@@ -64,14 +68,101 @@ class DashboardAndAlertsTest {
 
     @Test
     void everyMetricAnAlertWatchesIsExposedAfterAPay() throws IOException {
-        JsonNode rules = new ObjectMapper(new YAMLFactory()).readTree(OBSERVABILITY.resolve("prometheus-alerts.yml").toFile());
-        List<String> expressions = new ArrayList<>();
-        rules.path("groups").forEach(group -> group.path("rules").forEach(rule -> expressions.add(rule.path("expr").asText())));
+        List<String> expressions = alerts().stream().map(alert -> alert.path("expr").asText()).toList();
 
         assertTrue(expressions.size() >= 8, "the rules have their alerts: " + expressions);
         Exposition exposed = Exposition.afterAPayAndItsReplay();
         assertEquals(Set.of(), exposed.missingMetrics(expressions));
         assertEquals(Set.of(), exposed.missingLabels(expressions));
+    }
+
+    @Test
+    void everyExpressionReadsPayoncesJobOnly() throws IOException {
+        Map<String, List<String>> unscoped = new TreeMap<>();
+        for (String expression : allExpressions()) {
+            List<String> selectors = PromQl.unscopedSelectors(expression);
+            if (!selectors.isEmpty()) {
+                unscoped.put(expression, selectors);
+            }
+        }
+
+        assertEquals(Map.of(), unscoped, "selectors without " + PromQl.JOB_MATCHER + ", by expression");
+    }
+
+    @Test
+    void everyAlertKeepsNamespaceAndJob() throws IOException {
+        Map<String, List<String>> dropping = new TreeMap<>();
+        for (JsonNode alert : alerts()) {
+            List<String> aggregations = PromQl.aggregationsDropping(alert.path("expr").asText(), ALERT_IDENTITY);
+            if (!aggregations.isEmpty()) {
+                dropping.put(alert.path("alert").asText(), aggregations);
+            }
+        }
+
+        assertEquals(Map.of(), dropping, "aggregations that drop namespace or job, by alert");
+    }
+
+    @Test
+    void everyAlertSaysWhatItMeansAndLinksItsRunbookInReadme() throws IOException {
+        Set<String> anchors = readmeAnchors();
+        Set<String> runbookPages = new TreeSet<>();
+        Map<String, String> unexplained = new TreeMap<>();
+        for (JsonNode alert : alerts()) {
+            String name = alert.path("alert").asText();
+            JsonNode annotations = alert.path("annotations");
+            for (String annotation : List.of("summary", "description", "runbook_url")) {
+                if (annotations.path(annotation).asText().isBlank()) {
+                    unexplained.put(name + "." + annotation, "missing");
+                }
+            }
+            String runbook = annotations.path("runbook_url").asText();
+            if (!runbook.isBlank()) {
+                URI url = URI.create(runbook);
+                runbookPages.add(url.getScheme() + "://" + url.getAuthority() + url.getPath());
+                if (!anchors.contains(url.getFragment())) {
+                    unexplained.put(name + ".runbook_url", "no README heading for #" + url.getFragment());
+                }
+            }
+        }
+
+        assertEquals(Map.of(), unexplained);
+        assertEquals(1, runbookPages.size(), "every runbook is a heading of one README: " + runbookPages);
+        String page = runbookPages.iterator().next();
+        assertTrue(page.startsWith("https://") && page.endsWith("/README.md"), page);
+    }
+
+    @Test
+    void theRulesShipAsAPrometheusRuleWithTheSameGroups() throws IOException {
+        JsonNode resource = yaml(PROMETHEUS_RULE);
+
+        assertEquals("monitoring.coreos.com/v1", resource.path("apiVersion").asText());
+        assertEquals("PrometheusRule", resource.path("kind").asText());
+        assertEquals("payonce", resource.path("metadata").path("name").asText());
+        JsonNode labels = resource.path("metadata").path("labels");
+        assertEquals("payonce", labels.path("app.kubernetes.io/name").asText(), labels.toString());
+        assertEquals("k8s", labels.path("prometheus").asText(), "kube-prometheus's ruleSelector: " + labels);
+        assertEquals("alert-rules", labels.path("role").asText(), "kube-prometheus's ruleSelector: " + labels);
+        assertEquals("prometheus-operator", labels.path("payonce.io/needs").asText(), "as the ServiceMonitor: " + labels);
+        assertEquals(rules(), resource.path("spec"), "the PrometheusRule's spec is the rules file");
+    }
+
+    @Test
+    void theDashboardAsksForItsPrometheusOnImport() throws IOException {
+        JsonNode dashboard = dashboard();
+        JsonNode input = dashboard.path("__inputs").path(0);
+        assertEquals("datasource", input.path("type").asText(), "the import dialog's data source input: " + input);
+        assertEquals("prometheus", input.path("pluginId").asText(), input.toString());
+
+        JsonNode variable = dashboard.path("templating").path("list").path(0);
+        assertEquals("datasource", variable.path("type").asText(), variable.toString());
+        assertEquals("${" + input.path("name").asText() + "}", variable.path("current").path("value").asText(),
+                "the data source chosen on import is the dashboard's: " + variable);
+        List<String> panelSources = new ArrayList<>();
+        dashboard.path("panels").forEach(panel -> {
+            panelSources.add(panel.path("datasource").path("uid").asText());
+            panel.path("targets").forEach(target -> panelSources.add(target.path("datasource").path("uid").asText()));
+        });
+        assertEquals(Set.of("${" + variable.path("name").asText() + "}"), Set.copyOf(panelSources));
     }
 
     @Test
@@ -87,52 +178,71 @@ class DashboardAndAlertsTest {
         assertEquals(Set.of(), exposed.missingLabels(List.of("sum by (outcome) (rate(payonce_requests_total{operation=\"pay\"}[5m]))")));
     }
 
-    /** The metric names of a PromQL expression: what is left without strings, label matchers, ranges and PromQL's words. */
-    static Set<String> metricsIn(String expression) {
-        String bare = withoutStrings(expression)
-                .replaceAll("\\{[^}]*}", "")
-                .replaceAll("\\[[^]]*]", "")
-                .replaceAll("\\b(by|without|on|ignoring)\\s*\\([^)]*\\)", "");
-        Set<String> metrics = new TreeSet<>();
-        Matcher identifiers = IDENTIFIER.matcher(bare);
-        while (identifiers.find()) {
-            String word = identifiers.group();
-            if (!PROMQL.contains(word)) {
-                metrics.add(word);
-            }
-        }
-        return metrics;
+    @Test
+    void theChecksFindAnUnscopedSelectorAndADroppedLabel() {
+        assertEquals(List.of("http_server_requests_seconds_count{status=\"503\"}", "http_server_requests_seconds_count"),
+                PromQl.unscopedSelectors("sum by (namespace, job) (rate(http_server_requests_seconds_count{status=\"503\"}[5m]))"
+                        + " / sum by (namespace, job) (rate(http_server_requests_seconds_count[5m]))"));
+        assertEquals(List.of("up{myjob=\"payonce\"}"), PromQl.unscopedSelectors("max_over_time(up{myjob=\"payonce\"}[1h]) or up{job=\"payonce\"}"));
+        assertEquals(List.of(), PromQl.unscopedSelectors(
+                "histogram_quantile(0.99, sum by (le) (rate(payonce_operation_seconds_bucket{operation=\"pay\", job=\"payonce\"}[5m]))) > 0.5"));
+
+        assertEquals(List.of("sum(", "max by (instance) ("), PromQl.aggregationsDropping(
+                "sum(rate(payonce_requests_total[5m])) / max by (instance) (payonce_redis_reachable)", ALERT_IDENTITY));
+        assertEquals(List.of(), PromQl.aggregationsDropping(
+                "min by (namespace, job, instance) (payonce_redis_reachable) or max without (pod) (payonce_redis_reachable)", ALERT_IDENTITY));
     }
 
-    /** The label names each metric of an expression is selected by: metric -> labels in its matchers. */
-    static Map<String, Set<String>> selectorLabels(String expression) {
-        Map<String, Set<String>> labels = new TreeMap<>();
-        Matcher selectors = SELECTOR.matcher(withoutStrings(expression));
-        while (selectors.find()) {
-            Matcher names = MATCHER_NAME.matcher(selectors.group(2));
-            while (names.find()) {
-                labels.computeIfAbsent(selectors.group(1), metric -> new TreeSet<>()).add(names.group(1));
-            }
-        }
-        return labels;
+    private static List<JsonNode> alerts() throws IOException {
+        List<JsonNode> alerts = new ArrayList<>();
+        rules().path("groups").forEach(group -> group.path("rules").forEach(alerts::add));
+        return alerts;
     }
 
-    /** The label names an expression aggregates by or without. */
-    static Set<String> groupingLabels(String expression) {
-        Set<String> labels = new TreeSet<>();
-        Matcher groupings = GROUPING.matcher(withoutStrings(expression));
-        while (groupings.find()) {
-            for (String name : groupings.group(1).split(",")) {
-                if (!name.isBlank()) {
-                    labels.add(name.trim());
-                }
-            }
-        }
-        return labels;
+    private static JsonNode rules() throws IOException {
+        return yaml(OBSERVABILITY.resolve("prometheus-alerts.yml"));
     }
 
-    private static String withoutStrings(String expression) {
-        return expression.replaceAll("\"[^\"]*\"", "\"\"");
+    private static JsonNode dashboard() throws IOException {
+        return new ObjectMapper().readTree(OBSERVABILITY.resolve("grafana-dashboard.json").toFile());
+    }
+
+    private static List<String> dashboardExpressions() throws IOException {
+        List<String> expressions = new ArrayList<>();
+        dashboard().path("panels").forEach(panel -> panel.path("targets").forEach(target -> expressions.add(target.path("expr").asText())));
+        return expressions;
+    }
+
+    /** The expressions of the dashboard's panels and variables and of the alerts. */
+    private static List<String> allExpressions() throws IOException {
+        List<String> expressions = new ArrayList<>(dashboardExpressions());
+        dashboard().path("templating").path("list").forEach(variable -> {
+            if ("query".equals(variable.path("type").asText())) {
+                expressions.add(LABEL_VALUES.matcher(variable.path("definition").asText()).replaceFirst("$1"));
+            }
+        });
+        alerts().forEach(alert -> expressions.add(alert.path("expr").asText()));
+        return expressions;
+    }
+
+    private static JsonNode yaml(Path file) throws IOException {
+        return new ObjectMapper(new YAMLFactory()).readTree(file.toFile());
+    }
+
+    /** README's headings as the anchors GitHub gives them: lower case, punctuation dropped, spaces as hyphens. */
+    private static Set<String> readmeAnchors() throws IOException {
+        Set<String> anchors = new TreeSet<>();
+        boolean inCode = false;
+        for (String line : Files.readAllLines(README)) {
+            if (line.startsWith("```")) {
+                inCode = !inCode;
+            }
+            Matcher heading = HEADING.matcher(line);
+            if (!inCode && heading.matches()) {
+                anchors.add(heading.group(1).toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+            }
+        }
+        return anchors;
     }
 
     /** What /q/metrics exposes: each metric's name and the label names its series carry. */
@@ -161,7 +271,7 @@ class DashboardAndAlertsTest {
         /** The metrics the expressions name that are not exposed; the ones Prometheus writes itself are. */
         Set<String> missingMetrics(List<String> expressions) {
             Set<String> missing = new TreeSet<>();
-            expressions.forEach(expression -> metricsIn(expression).stream()
+            expressions.forEach(expression -> PromQl.metricsIn(expression).stream()
                     .filter(metric -> !labelsByMetric.containsKey(metric) && !SCRAPE_SERIES.contains(metric))
                     .forEach(missing::add));
             return missing;
@@ -174,11 +284,11 @@ class DashboardAndAlertsTest {
         Set<String> missingLabels(List<String> expressions) {
             Set<String> missing = new TreeSet<>();
             for (String expression : expressions) {
-                selectorLabels(expression).forEach((metric, labels) -> labels.stream()
+                PromQl.selectorLabels(expression).forEach((metric, labels) -> labels.stream()
                         .filter(label -> !carries(metric, label))
                         .forEach(label -> missing.add(metric + "{" + label + "}")));
-                Set<String> metrics = metricsIn(expression);
-                groupingLabels(expression).stream()
+                Set<String> metrics = PromQl.metricsIn(expression);
+                PromQl.groupingLabels(expression).stream()
                         .filter(label -> metrics.stream().noneMatch(metric -> carries(metric, label)))
                         .forEach(label -> missing.add(String.join(",", metrics) + " by " + label));
             }
