@@ -26,6 +26,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,9 +47,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and every pay is answered 201, or refused cleanly (503 with Retry-After, or a connection refused
  * before the request was sent); none is reset mid-request or answered 500. The database then holds
  * exactly the payments of the 201s, each with its order PAID and its one ledger line, and nothing of
- * the others. A pay command the consumer holds when the signal comes is finished too: replied and
- * acked before the broker connection closes. The instance runs with the shipped shutdown timeout and
- * a one-second delay.
+ * the others. A pay command the consumer holds when the signal comes is finished too: paid, replied
+ * and acked before the broker connection closes. The instance runs with the shipped shutdown timeout
+ * and a one-second delay.
  */
 class GracefulShutdownIT {
 
@@ -56,8 +57,10 @@ class GracefulShutdownIT {
     private static final int PAYS = 20;
     private static final long BALANCE = 10_000;
     private static final long AMOUNT = 700;
-    /** Each way, per chunk: a pay's dozen round trips then take about three seconds, longer than the delay. */
-    private static final Duration DATABASE_LATENCY = Duration.ofMillis(120);
+    /** Each way, per chunk: 20 pays' round trips then take two to three seconds, longer than the delay. */
+    private static final Duration HTTP_PAYS_LATENCY = Duration.ofMillis(60);
+    /** A pay alone takes about three seconds then, two more than the delay, and less than a transaction attempt's bound. */
+    private static final Duration COMMAND_LATENCY = Duration.ofMillis(80);
 
     private final Database db = Database.named(DATABASE);
     private final SlowTcpProxy proxy = SlowTcpProxy.to(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306")));
@@ -93,19 +96,13 @@ class GracefulShutdownIT {
         for (int i = 0; i < PAYS; i++) {
             payers.add(Payer.funded(port));
         }
-        Payer byCommand = Payer.funded(port);
         warmUp(port);
-        broker = Broker.connect();
-        broker.awaitConsumer(Broker.COMMANDS, Duration.ofSeconds(30));
-        String replies = broker.replyQueue();
 
-        proxy.slow(DATABASE_LATENCY);
-        broker.sendPay("cmd-" + UUID.randomUUID(), replies, "shutdown", byCommand.userId(), byCommand.order());
+        proxy.slow(HTTP_PAYS_LATENCY);
         List<CompletableFuture<Outcome>> pays = payers.stream().map(payer -> pay(port, payer)).toList();
         // Every pay has reached the instance and begun; at this latency none has answered yet.
         Thread.sleep(500);
-        long sigterm = System.nanoTime();
-        assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(instance.pid())).start().waitFor());
+        long sigterm = sigterm();
         Watch watch = watch(port, managementPort, sigterm);
 
         List<Outcome> outcomes = new ArrayList<>();
@@ -114,7 +111,6 @@ class GracefulShutdownIT {
         }
         assertTrue(instance.waitFor(45, TimeUnit.SECONDS), "the instance exits once drained");
         watch.done().get(10, TimeUnit.SECONDS);
-        proxy.slow(Duration.ZERO);
 
         System.out.printf("SIGTERM with %d pays in flight: readiness DOWN after %d ms, HTTP listener closed after %d ms, exit %d; "
                 + "answers %s%n", PAYS, watch.readinessDownMillis(), watch.listenerClosedMillis(), instance.exitValue(), outcomes);
@@ -128,12 +124,46 @@ class GracefulShutdownIT {
             assertEquals(outcome.paid() ? "PAID" : "UNPAID", db.orderStatus(payer.order()), "order " + payer.order() + " after " + outcome);
             assertEquals(outcome.paid() ? BALANCE - AMOUNT : BALANCE, db.balance(payer.userId()), "balance after " + outcome);
         }
+        assertMoneyInvariants();
+    }
+
+    /**
+     * A pay command alone in flight: no HTTP request holds the stop, so the delay over, only the
+     * consumer's own drain keeps the pool and the broker open until the command is paid, replied and acked.
+     */
+    @Test
+    void sigtermFinishesTheCommandInHandAndAcksIt() throws Exception {
+        int port = FreePorts.next();
+        start(port, FreePorts.next());
+        Payer byCommand = Payer.funded(port);
+        broker = Broker.connect();
+        broker.awaitConsumer(Broker.COMMANDS, Duration.ofSeconds(30));
+        String replies = broker.replyQueue();
+
+        proxy.slow(COMMAND_LATENCY);
+        broker.sendPay("cmd-" + UUID.randomUUID(), replies, "shutdown", byCommand.userId(), byCommand.order());
+        Thread.sleep(100);
+        sigterm();
+        assertTrue(instance.waitFor(45, TimeUnit.SECONDS), "the instance exits once drained");
+
         GetResponse reply = broker.await(replies, message -> "shutdown".equals(message.getProps().getCorrelationId()), Duration.ofSeconds(5));
         assertEquals(201, reply.getProps().getHeaders().get("x-payonce-status"), Broker.text(reply));
         assertEquals(false, reply.getProps().getHeaders().get(RepeatMarker.HEADER), "answered by the instance that stopped");
         assertEquals(0, broker.messageCount(Broker.COMMANDS), "the command was acked, not left to be redelivered");
+        assertEquals(1, db.payments(byCommand.order()));
         assertEquals("PAID", db.orderStatus(byCommand.order()));
         assertEquals(BALANCE - AMOUNT, db.balance(byCommand.userId()));
+        assertMoneyInvariants();
+    }
+
+    private long sigterm() throws IOException, InterruptedException {
+        long sent = System.nanoTime();
+        assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(instance.pid())).start().waitFor());
+        return sent;
+    }
+
+    private void assertMoneyInvariants() throws SQLException {
+        proxy.slow(Duration.ZERO);
         try (Connection connection = db.connect()) {
             MoneyInvariants.violations(connection).forEach((invariant, rows) -> assertEquals(0L, rows, invariant));
         }
