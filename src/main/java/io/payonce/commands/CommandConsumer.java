@@ -20,6 +20,7 @@ import io.payonce.metrics.PayonceMetrics;
 import io.payonce.payment.PaymentService;
 import io.payonce.payment.RefundRequest;
 import io.payonce.payment.RefundService;
+import io.payonce.shutdown.Draining;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
 import io.smallrye.reactive.messaging.rabbitmq.RabbitMQRejectMetadata;
@@ -61,7 +62,11 @@ import java.util.stream.Collectors;
  * allowed, a reply-to that is not the sender's): published to the dead-letter queue with the reason
  * in its headers, then acked; if even that copy fails, rejected to the queue's dead-letter exchange;</li>
  * <li>anything unforeseen: back to the queue once, then dead-lettered, so that no message goes round
- * for ever.</li>
+ * for ever;</li>
+ * <li>a command that reaches an instance already stopping: not begun, and back to the queue after the
+ * same pause, for an instance that stays. The command in hand when the stop began is finished, and
+ * acked or requeued as above, before the broker connection closes ({@link Draining}); the few
+ * the broker had handed over in advance go back to the queue when it closes.</li>
  * </ul>
  * One instance handles one command at a time; more instances handle more.
  */
@@ -96,12 +101,13 @@ public class CommandConsumer {
     private final Set<String> paySenders;
     private final Set<String> refundSenders;
     private final PayonceMetrics metrics;
+    private final Draining draining;
 
     CommandConsumer(ObjectMapper json, Validator validator, IdempotencyGuard guard, PaymentService payments, RefundService refunds,
                     ConfirmedPublisher publisher,
                     @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".queue.name") String queue,
                     @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".dead-letter-exchange") String deadLetterExchange,
-                    PayonceConfig config, PayonceMetrics metrics) {
+                    PayonceConfig config, PayonceMetrics metrics, Draining draining) {
         this.json = json;
         this.validator = validator;
         this.guard = guard;
@@ -113,11 +119,17 @@ public class CommandConsumer {
         this.paySenders = config.commands().paySenders().orElse(Set.of());
         this.refundSenders = config.commands().refundSenders().orElse(Set.of());
         this.metrics = metrics;
+        this.draining = draining;
     }
 
     @Incoming(COMMANDS)
     Uni<Void> consume(Message<byte[]> message) {
         IncomingRabbitMQMetadata amqp = message.getMetadata(IncomingRabbitMQMetadata.class).orElseThrow();
+        // A failed Uni would end the channel: a requeue the broker could not be told about is done by its closing.
+        return draining.unlessStopping(() -> handle(message, amqp), () -> requeue(message, amqp, new Stopping()).onFailure().recoverWithNull());
+    }
+
+    private Uni<Void> handle(Message<byte[]> message, IncomingRabbitMQMetadata amqp) {
         return Uni.createFrom().deferred(() -> execute(message.getPayload(), amqp))
                 .onFailure(CommandConsumer::isRefusal).recoverWithItem(refused -> Answer.problem((ApiException) refused, null))
                 .onItem().transformToUni(answer -> reply(amqp, answer)
@@ -302,6 +314,13 @@ public class CommandConsumer {
     static final class Settled extends RuntimeException {
         Settled(Throwable cause) {
             super("ack or nack failed", cause, false, false);
+        }
+    }
+
+    /** A command that reached an instance already stopping: never begun. */
+    static final class Stopping extends RuntimeException {
+        Stopping() {
+            super("the instance is stopping", null, false, false);
         }
     }
 

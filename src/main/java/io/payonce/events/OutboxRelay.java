@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.broker.ConfirmedPublisher;
 import io.payonce.config.PayonceConfig;
 import io.payonce.db.Batches;
+import io.payonce.shutdown.Draining;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
@@ -25,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * it; the row locks make one relay publish at a time. A crash or a broker failure after the
  * confirm and before the COMMIT publishes the event again, with the same event id, as the message
  * id: delivery is at least once, and consumers drop what they have seen. Sent events are deleted
- * after {@code payonce.outbox.retention}, one small batch per run.
+ * after {@code payonce.outbox.retention}, one small batch per run. An instance that is stopping starts
+ * no run, and a run ends before its next batch ({@link Draining}).
  */
 @Startup
 @ApplicationScoped
@@ -38,16 +40,19 @@ public class OutboxRelay {
     private final ConfirmedPublisher publisher;
     private final String exchange;
     private final PayonceConfig config;
+    private final Draining draining;
     private final Counter published;
     private final AtomicLong waiting = new AtomicLong();
     private final AtomicLong oldestSeconds = new AtomicLong();
 
-    OutboxRelay(Pool pool, OutboxRepository events, ConfirmedPublisher publisher, PayonceConfig config, MeterRegistry registry) {
+    OutboxRelay(Pool pool, OutboxRepository events, ConfirmedPublisher publisher, PayonceConfig config, Draining draining,
+                MeterRegistry registry) {
         this.pool = pool;
         this.events = events;
         this.publisher = publisher;
         this.exchange = config.outbox().exchange();
         this.config = config;
+        this.draining = draining;
         this.published = Counter.builder("payonce.outbox.published")
                 .description("Events the broker confirmed").register(registry);
         Gauge.builder("payonce.outbox.backlog", waiting, AtomicLong::get)
@@ -58,6 +63,10 @@ public class OutboxRelay {
 
     @Scheduled(every = "${payonce.outbox.relay-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
+        return draining.unlessStopping(this::relayAndTidy, () -> Uni.createFrom().voidItem());
+    }
+
+    private Uni<Void> relayAndTidy() {
         return relay()
                 .onFailure().invoke(e -> LOG.warnf("Outbox relay stopped early; unsent events wait for the next run: %s", e.toString()))
                 .onFailure().recoverWithNull()
@@ -71,13 +80,17 @@ public class OutboxRelay {
                 .replaceWithVoid();
     }
 
-    /** Publishes batch after batch until one comes back short; returns how many events the broker confirmed. */
+    /**
+     * Publishes batch after batch until one comes back short, or the instance begins to stop; returns
+     * how many events the broker confirmed.
+     */
     public Uni<Integer> relay() {
         int batchSize = config.outbox().batchSize();
         // Connecting, the slow part of a broker that is away, happens before any row is locked.
-        return publisher.connect().flatMap(connected -> Batches.untilShort(() -> pool.withTransaction(tx -> events.lockUnsent(tx, batchSize)
-                .flatMap(batch -> publishAll(tx, batch)))
-                .invoke(sent -> published.increment(sent)), batchSize));
+        return publisher.connect().flatMap(connected -> Batches.untilShort(() -> draining.stopping()
+                ? Uni.createFrom().item(0)
+                : pool.withTransaction(tx -> events.lockUnsent(tx, batchSize).flatMap(batch -> publishAll(tx, batch)))
+                        .invoke(sent -> published.increment(sent)), batchSize));
     }
 
     /**

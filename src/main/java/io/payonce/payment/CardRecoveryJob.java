@@ -3,6 +3,7 @@ package io.payonce.payment;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.config.PayonceConfig;
+import io.payonce.shutdown.Draining;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
@@ -21,7 +22,8 @@ import java.util.stream.Collectors;
  * outcome, exactly as the request would have. Safe on every instance at once: a payment is taken
  * by a compare-and-set on its lease, and its outcome is recorded by a compare-and-set on its
  * phase, so two instances never both record one, and the processor's key makes a charge sent twice
- * a charge made once.
+ * a charge made once. An instance that is stopping starts no run, and a run takes no payment after
+ * the one in hand ({@link Draining}): the rest wait for the next run on an instance that stays.
  */
 @Startup
 @ApplicationScoped
@@ -39,13 +41,16 @@ public class CardRecoveryJob {
     private final CardPaymentRepository cards;
     private final CardCharges charges;
     private final int batchSize;
+    private final Draining draining;
     private final AtomicLong overdue = new AtomicLong();
 
-    CardRecoveryJob(Pool pool, CardPaymentRepository cards, CardCharges charges, PayonceConfig config, MeterRegistry registry) {
+    CardRecoveryJob(Pool pool, CardPaymentRepository cards, CardCharges charges, PayonceConfig config, Draining draining,
+                    MeterRegistry registry) {
         this.pool = pool;
         this.cards = cards;
         this.charges = charges;
         this.batchSize = config.processor().recoveryBatchSize();
+        this.draining = draining;
         Gauge.builder("payonce.card.payments.overdue", overdue, AtomicLong::get)
                 .description("Card payments still not settled a minute after they began (the processor is down or gives no "
                         + "definite answer), as the recovery job last counted")
@@ -54,13 +59,13 @@ public class CardRecoveryJob {
 
     @Scheduled(identity = IDENTITY, every = "${payonce.processor.recovery-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
-        return recover()
+        return draining.unlessStopping(() -> recover()
                 .onFailure().invoke(e -> LOG.warnf("Card payment recovery stopped early: %s", e.toString()))
                 .onFailure().recoverWithNull()
-                .replaceWithVoid();
+                .replaceWithVoid(), () -> Uni.createFrom().voidItem());
     }
 
-    /** One pass: takes each unattended payment of a batch in turn; returns how many it took. */
+    /** One pass: takes each unattended payment of a batch in turn until the instance begins to stop; returns how many it took. */
     Uni<Integer> recover() {
         return cards.countOverdue(pool, OVERDUE).invoke(overdue::set).flatMap(count -> recoverBatch());
     }
@@ -68,7 +73,8 @@ public class CardRecoveryJob {
     private Uni<Integer> recoverBatch() {
         return cards.findUnattended(pool, batchSize)
                 .onItem().transformToMulti(payments -> Multi.createFrom().iterable(payments))
-                .onItem().transformToUniAndConcatenate(payment -> cards.takeLease(pool, payment.id(), charges.lease())
+                .onItem().transformToUniAndConcatenate(payment -> draining.stopping() ? Uni.createFrom().item(0) : cards
+                        .takeLease(pool, payment.id(), charges.lease())
                         .flatMap(taken -> taken ? charges.resume(payment).replaceWith(1) : Uni.createFrom().item(0))
                         .onFailure().invoke(e -> LOG.warnf("Card payment %d not recovered this time: %s", payment.id(), e.toString()))
                         .onFailure().recoverWithItem(0))

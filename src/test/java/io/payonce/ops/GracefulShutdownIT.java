@@ -1,0 +1,302 @@
+package io.payonce.ops;
+
+import com.rabbitmq.client.GetResponse;
+import io.payonce.api.RepeatMarker;
+import io.payonce.support.Broker;
+import io.payonce.support.Database;
+import io.payonce.support.FreePorts;
+import io.payonce.support.MoneyInvariants;
+import io.payonce.support.PackagedInstance;
+import io.payonce.support.SlowTcpProxy;
+import io.payonce.support.Tokens;
+import io.restassured.RestAssured;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The packaged application stopped by SIGTERM, as Kubernetes stops a pod, while 20 pays are in flight
+ * against a database slowed by a proxy: readiness answers DOWN while the HTTP listener is still open,
+ * and every pay is answered 201, or refused cleanly (503 with Retry-After, or a connection refused
+ * before the request was sent); none is reset mid-request or answered 500. The database then holds
+ * exactly the payments of the 201s, each with its order PAID and its one ledger line, and nothing of
+ * the others. A pay command the consumer holds when the signal comes is finished too: paid, replied
+ * and acked before the broker connection closes. The instance runs with the shipped shutdown timeout
+ * and a one-second delay.
+ */
+class GracefulShutdownIT {
+
+    private static final String DATABASE = "payonce_graceful_shutdown";
+    private static final int PAYS = 20;
+    private static final long BALANCE = 10_000;
+    private static final long AMOUNT = 700;
+    /** Each way, per chunk: 20 pays' round trips then take two to three seconds, longer than the delay. */
+    private static final Duration HTTP_PAYS_LATENCY = Duration.ofMillis(60);
+    /** A pay alone takes about three seconds then, two more than the delay, and less than a transaction attempt's bound. */
+    private static final Duration COMMAND_LATENCY = Duration.ofMillis(80);
+
+    private final Database db = Database.named(DATABASE);
+    private final SlowTcpProxy proxy = SlowTcpProxy.to(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306")));
+    private final ExecutorService clients = Executors.newFixedThreadPool(PAYS + 1);
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(clients).build();
+    private Process instance;
+    private Broker broker;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (instance != null) {
+            instance.destroyForcibly();
+            instance.waitFor(30, TimeUnit.SECONDS);
+        }
+        clients.shutdownNow();
+        proxy.close();
+        if (broker != null) {
+            // A command left on the queue would reach the next test's instance.
+            GetResponse left = broker.poll(Broker.COMMANDS);
+            while (left != null) {
+                left = broker.poll(Broker.COMMANDS);
+            }
+            broker.close();
+        }
+    }
+
+    @Test
+    void sigtermAnswersEveryPayInFlightAndWritesOnlyTheAnsweredOnes() throws Exception {
+        int port = FreePorts.next();
+        int managementPort = FreePorts.next();
+        start(port, managementPort);
+        List<Payer> payers = new ArrayList<>();
+        for (int i = 0; i < PAYS; i++) {
+            payers.add(Payer.funded(port));
+        }
+        warmUp(port);
+
+        proxy.slow(HTTP_PAYS_LATENCY);
+        List<CompletableFuture<Outcome>> pays = payers.stream().map(payer -> pay(port, payer)).toList();
+        // Every pay has reached the instance and begun; at this latency none has answered yet.
+        Thread.sleep(500);
+        long sigterm = sigterm();
+        Watch watch = watch(port, managementPort, sigterm);
+
+        List<Outcome> outcomes = new ArrayList<>();
+        for (CompletableFuture<Outcome> pay : pays) {
+            outcomes.add(pay.get(60, TimeUnit.SECONDS));
+        }
+        assertTrue(instance.waitFor(45, TimeUnit.SECONDS), "the instance exits once drained");
+        watch.done().get(10, TimeUnit.SECONDS);
+
+        System.out.printf("SIGTERM with %d pays in flight: readiness DOWN after %d ms, HTTP listener closed after %d ms, exit %d; "
+                + "answers %s%n", PAYS, watch.readinessDownMillis(), watch.listenerClosedMillis(), instance.exitValue(), outcomes);
+        assertTrue(watch.readinessDownMillis() >= 0, "readiness answered DOWN");
+        assertTrue(watch.readinessDownMillis() < watch.listenerClosedMillis(), "readiness went DOWN before the HTTP listener closed");
+        for (int i = 0; i < PAYS; i++) {
+            Outcome outcome = outcomes.get(i);
+            Payer payer = payers.get(i);
+            assertTrue(outcome.paid() || outcome.cleanlyRefused(), "pay " + i + " answered or cleanly refused: " + outcome);
+            assertEquals(outcome.paid() ? 1 : 0, db.payments(payer.order()), "payments of order " + payer.order() + " after " + outcome);
+            assertEquals(outcome.paid() ? "PAID" : "UNPAID", db.orderStatus(payer.order()), "order " + payer.order() + " after " + outcome);
+            assertEquals(outcome.paid() ? BALANCE - AMOUNT : BALANCE, db.balance(payer.userId()), "balance after " + outcome);
+        }
+        assertMoneyInvariants();
+    }
+
+    /**
+     * A pay command alone in flight: no HTTP request holds the stop, so the delay over, only the
+     * consumer's own drain keeps the pool and the broker open until the command is paid, replied and acked.
+     */
+    @Test
+    void sigtermFinishesTheCommandInHandAndAcksIt() throws Exception {
+        int port = FreePorts.next();
+        start(port, FreePorts.next());
+        Payer byCommand = Payer.funded(port);
+        broker = Broker.connect();
+        broker.awaitConsumer(Broker.COMMANDS, Duration.ofSeconds(30));
+        String replies = broker.replyQueue();
+
+        proxy.slow(COMMAND_LATENCY);
+        broker.sendPay("cmd-" + UUID.randomUUID(), replies, "shutdown", byCommand.userId(), byCommand.order());
+        Thread.sleep(100);
+        sigterm();
+        assertTrue(instance.waitFor(45, TimeUnit.SECONDS), "the instance exits once drained");
+
+        GetResponse reply = broker.await(replies, message -> "shutdown".equals(message.getProps().getCorrelationId()), Duration.ofSeconds(5));
+        assertEquals(201, reply.getProps().getHeaders().get("x-payonce-status"), Broker.text(reply));
+        assertEquals(false, reply.getProps().getHeaders().get(RepeatMarker.HEADER), "answered by the instance that stopped");
+        assertEquals(0, broker.messageCount(Broker.COMMANDS), "the command was acked, not left to be redelivered");
+        assertEquals(1, db.payments(byCommand.order()));
+        assertEquals("PAID", db.orderStatus(byCommand.order()));
+        assertEquals(BALANCE - AMOUNT, db.balance(byCommand.userId()));
+        assertMoneyInvariants();
+    }
+
+    private long sigterm() throws IOException, InterruptedException {
+        long sent = System.nanoTime();
+        assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(instance.pid())).start().waitFor());
+        return sent;
+    }
+
+    private void assertMoneyInvariants() throws SQLException {
+        proxy.slow(Duration.ZERO);
+        try (Connection connection = db.connect()) {
+            MoneyInvariants.violations(connection).forEach((invariant, rows) -> assertEquals(0L, rows, invariant));
+        }
+    }
+
+    private void start(int port, int managementPort) throws IOException, InterruptedException {
+        String reactiveUrl = "mysql://127.0.0.1:" + proxy.port() + "/" + DATABASE;
+        ProcessBuilder builder = new ProcessBuilder(PackagedInstance.command(List.of("-Dquarkus.profile=test",
+                "-Dquarkus.http.port=" + port, "-D%test.quarkus.management.port=" + managementPort,
+                "-D%test.quarkus.flyway.clean-at-start=true", "-D%test.quarkus.shutdown.delay=1s",
+                "-Dquarkus.datasource.reactive.url=" + reactiveUrl), "-Xmx256m"))
+                .redirectErrorStream(true)
+                .redirectOutput(Path.of("target", "graceful-shutdown-" + port + ".log").toFile());
+        builder.environment().put("PAYONCE_TEST_DB_NAME", DATABASE);
+        instance = builder.start();
+        for (int i = 0; i < 300; i++) {
+            if (readiness(managementPort) == 200) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("the instance never became ready");
+    }
+
+    /** A cold instance could still be compiling its pay path; a few pays at full speed make it fast. */
+    private void warmUp(int port) throws Exception {
+        for (int i = 0; i < 5; i++) {
+            Outcome warm = pay(port, Payer.funded(port)).get(30, TimeUnit.SECONDS);
+            assertTrue(warm.paid(), warm.toString());
+        }
+    }
+
+    private CompletableFuture<Outcome> pay(int port, Payer payer) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders/" + payer.order() + "/pay"))
+                .header("Authorization", "Bearer " + payer.bearer())
+                .header("Idempotency-Key", "k-" + UUID.randomUUID())
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .timeout(Duration.ofSeconds(60))
+                .build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                .thenApply(response -> new Outcome(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null), null))
+                .exceptionally(failure -> new Outcome(0, null, failure.getCause() == null ? failure : failure.getCause()));
+    }
+
+    /** The HTTP status, with Retry-After, or the failure of a request that got no answer. */
+    private record Outcome(int status, String retryAfter, Throwable failure) {
+
+        boolean paid() {
+            return status == 201;
+        }
+
+        /** A 503 that says when to retry, or a connection refused: the pay never began. */
+        boolean cleanlyRefused() {
+            return (status == 503 && retryAfter != null) || failure instanceof ConnectException;
+        }
+
+        @Override
+        public String toString() {
+            return failure == null ? Integer.toString(status) : failure.toString();
+        }
+    }
+
+    /** When, after SIGTERM, readiness first answered DOWN and the HTTP listener first refused a connection (-1: never). */
+    private record Watch(AtomicLong readinessDown, AtomicLong listenerClosed, CompletableFuture<Void> done) {
+
+        long readinessDownMillis() {
+            return readinessDown.get();
+        }
+
+        long listenerClosedMillis() {
+            return listenerClosed.get();
+        }
+    }
+
+    private Watch watch(int port, int managementPort, long sigterm) {
+        AtomicLong readinessDown = new AtomicLong(-1);
+        AtomicLong listenerClosed = new AtomicLong(-1);
+        CompletableFuture<Void> done = CompletableFuture.runAsync(() -> {
+            long deadline = sigterm + TimeUnit.SECONDS.toNanos(45);
+            while (listenerClosed.get() < 0 && System.nanoTime() < deadline) {
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sigterm);
+                if (readinessDown.get() < 0 && readiness(managementPort) == 503) {
+                    readinessDown.set(millis);
+                }
+                if (!listening(port)) {
+                    listenerClosed.set(millis);
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, clients);
+        return new Watch(readinessDown, listenerClosed, done);
+    }
+
+    private static int readiness(int managementPort) {
+        try {
+            return RestAssured.given().port(managementPort).get("/q/health/ready").statusCode();
+        } catch (Exception notListening) {
+            return 0;
+        }
+    }
+
+    private static boolean listening(int port) {
+        try (Socket ignored = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (IOException refused) {
+            return false;
+        }
+    }
+
+    /** A user with a funded account, a bearer token and an unpaid order, made through the instance's API. */
+    private record Payer(String userId, String bearer, long order) {
+
+        static Payer funded(int port) {
+            String userId = Tokens.newUserId();
+            String ops = Tokens.ops();
+            assertEquals(201, on(port, ops).body(Map.of("userId", userId, "currency", "EUR")).post("/accounts").statusCode());
+            String reference = "fund-" + UUID.randomUUID();
+            assertEquals(201, on(port, ops).header("Idempotency-Key", reference)
+                    .body(Map.of("amount", BALANCE, "currency", "EUR", "reference", reference))
+                    .post("/accounts/" + userId + "/deposits").statusCode());
+            String bearer = Tokens.user(userId);
+            Response order = on(port, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
+                    .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", AMOUNT, "currency", "EUR")).post("/orders");
+            assertEquals(201, order.statusCode(), order.asString());
+            return new Payer(userId, bearer, order.jsonPath().getLong("id"));
+        }
+
+        private static RequestSpecification on(int port, String bearer) {
+            return RestAssured.given().port(port).auth().oauth2(bearer).contentType(ContentType.JSON);
+        }
+    }
+}
