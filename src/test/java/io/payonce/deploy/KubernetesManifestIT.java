@@ -6,6 +6,9 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.Properties;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,6 +95,28 @@ class KubernetesManifestIT {
         JsonNode service = ofKind("Service").findFirst().orElseThrow();
         assertTrue(StreamSupport.stream(service.path("spec").path("ports").spliterator(), false)
                 .anyMatch(port -> port.path("targetPort").asInt() == 8080 || "http".equals(port.path("targetPort").asText())), service.toString());
+    }
+
+    /**
+     * On a stop the pod first pauses (preStop) while routing converges, then SIGTERM turns readiness DOWN for
+     * quarkus.shutdown.delay and drains for up to quarkus.shutdown.timeout: the grace period covers all three and
+     * the close, or the kubelet kills pays in flight.
+     */
+    @Test
+    void theGracePeriodCoversThePauseTheDelayAndTheDrain() throws IOException {
+        Properties properties = new Properties();
+        try (var reader = Files.newBufferedReader(Path.of("src/main/resources/application.properties"))) {
+            properties.load(reader);
+        }
+        long delay = Duration.parse("PT" + properties.getProperty("quarkus.shutdown.delay")).toSeconds();
+        long drain = Duration.parse("PT" + properties.getProperty("quarkus.shutdown.timeout")).toSeconds();
+        long processorTimeout = Duration.parse("PT" + properties.getProperty("payonce.processor.timeout", "10s")).toSeconds();
+        assertTrue(drain >= processorTimeout, "the drain outlasts a card pay's processor call: " + drain + " s");
+        assertEquals("true", properties.getProperty("quarkus.shutdown.delay-enabled"), "readiness goes DOWN on SIGTERM");
+        int pause = container().path("lifecycle").path("preStop").path("sleep").path("seconds").asInt();
+        assertTrue(pause > 0, "a preStop pause: " + container().path("lifecycle"));
+        int grace = podSpec().path("terminationGracePeriodSeconds").asInt();
+        assertTrue(grace >= pause + delay + drain + 5, "grace " + grace + " s for pause " + pause + " + delay " + delay + " + drain " + drain + " + closing");
     }
 
     /** The ServiceMonitor selects payonce's Service alone, and says it needs the operator's CRDs so it can be left out by label. */
