@@ -37,15 +37,17 @@ class ContainerImagesTest {
             set.add(setting.group(1));
         }
         assertTrue(set.containsAll(requiredInProduction()), dockerfile + " sets " + set + ", production requires " + requiredInProduction());
-        assertTrue(run.contains("-p 8080:8080") && run.contains("-p 9000:9000"), dockerfile + " publishes the API and the management port");
+        assertTrue(run.contains("-p 8080:8080") && run.contains("-p 127.0.0.1:9000:9000"), dockerfile + " publishes the API, and the management port to this host only");
         assertTrue(text.contains("\nEXPOSE 8080 9000\n"), dockerfile + " exposes both ports");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"Dockerfile.jvm"})
-    void theJvmImageIsBuiltFromTheJarWithoutANativeBuild(String dockerfile) throws IOException {
+    void theJvmImageIsBuiltFromTheJarWithATagAndResourcesOfItsOwn(String dockerfile) throws IOException {
         String text = Files.readString(Path.of("src/main/docker", dockerfile));
-        assertTrue(text.contains("./mvnw package -DskipTests -DskipNative"), dockerfile + ": the header's build leaves the native executable out");
+        assertTrue(text.contains("./mvnw package -DskipTests -DskipNative -Dpayonce-image.variant=-jvm"),
+                dockerfile + ": the header's build leaves the native executable out and tags the JVM image apart from the native one");
+        assertTrue(text.contains("-Dquarkus.kubernetes.resources.limits.memory=768Mi"), dockerfile + ": the JVM's manifest asks for the JVM's memory");
     }
 
     private static Set<String> requiredInProduction() throws IOException {
