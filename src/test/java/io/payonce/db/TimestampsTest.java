@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -67,20 +68,19 @@ class TimestampsTest {
                 "SELECT payload FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", user));
         Instant after = Instant.now();
 
-        Map<String, String> times = Map.ofEntries(
-                Map.entry("POST /accounts createdAt", opened.jsonPath().getString("createdAt")),
-                Map.entry("GET /accounts createdAt", account.jsonPath().getString("createdAt")),
-                Map.entry("GET /entries createdAt", entries.jsonPath().getString("entries[0].createdAt")),
-                Map.entry("POST /orders createdAt", created.jsonPath().getString("createdAt")),
-                Map.entry("POST /orders updatedAt", created.jsonPath().getString("updatedAt")),
-                Map.entry("GET /orders updatedAt", orderRead.jsonPath().getString("updatedAt")),
-                Map.entry("POST /ship updatedAt", shipped.jsonPath().getString("updatedAt")),
-                Map.entry("GET /payments createdAt", payment.jsonPath().getString("createdAt")),
-                Map.entry("GET /payments updatedAt", payment.jsonPath().getString("updatedAt")),
-                Map.entry("GET /payments history[0].at", payment.jsonPath().getString("history[0].at")),
-                Map.entry("POST /grants grantedAt", coupon.jsonPath().getString("grantedAt")),
-                Map.entry("payment.succeeded occurredAt", event.path("occurredAt").asText()));
-        times.forEach((where, time) -> assertInstantBetween(where, time, before, after));
+        assertAll(
+                () -> assertInstantBetween("POST /accounts createdAt", opened.jsonPath().getString("createdAt"), before, after),
+                () -> assertInstantBetween("GET /accounts createdAt", account.jsonPath().getString("createdAt"), before, after),
+                () -> assertInstantBetween("GET /entries createdAt", entries.jsonPath().getString("entries[0].createdAt"), before, after),
+                () -> assertInstantBetween("POST /orders createdAt", created.jsonPath().getString("createdAt"), before, after),
+                () -> assertInstantBetween("POST /orders updatedAt", created.jsonPath().getString("updatedAt"), before, after),
+                () -> assertInstantBetween("GET /orders updatedAt", orderRead.jsonPath().getString("updatedAt"), before, after),
+                () -> assertInstantBetween("POST /ship updatedAt", shipped.jsonPath().getString("updatedAt"), before, after),
+                () -> assertInstantBetween("GET /payments createdAt", payment.jsonPath().getString("createdAt"), before, after),
+                () -> assertInstantBetween("GET /payments updatedAt", payment.jsonPath().getString("updatedAt"), before, after),
+                () -> assertInstantBetween("GET /payments history[0].at", payment.jsonPath().getString("history[0].at"), before, after),
+                () -> assertInstantBetween("POST /grants grantedAt", coupon.jsonPath().getString("grantedAt"), before, after),
+                () -> assertInstantBetween("payment.succeeded occurredAt", event.path("occurredAt").asText(), before, after));
     }
 
     @Test
