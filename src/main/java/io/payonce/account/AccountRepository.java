@@ -1,5 +1,6 @@
 package io.payonce.account;
 
+import io.payonce.db.UtcTimes;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -87,14 +88,14 @@ public class AccountRepository {
 
     private static Account account(Row row) {
         return new Account(row.getString("user_id"), row.getLong("balance"), row.getString("currency"),
-                row.getLocalDateTime("created_at"));
+                UtcTimes.instant(row, "created_at"));
     }
 
     private static List<Entry> entries(RowSet<Row> rows) {
         List<Entry> entries = new ArrayList<>(rows.rowCount());
         for (Row row : rows) {
             entries.add(new Entry(row.getLong("id"), row.getLong("delta"), row.getLong("balance_after"),
-                    row.getString("ref_type"), row.getString("ref_id"), row.getLocalDateTime("created_at")));
+                    row.getString("ref_type"), row.getString("ref_id"), UtcTimes.instant(row, "created_at")));
         }
         return entries;
     }

@@ -10,7 +10,7 @@ public final class ApiExamples {
     public static final String NEW_ACCOUNT = """
             {"userId":"alice","currency":"EUR"}""";
     public static final String ACCOUNT = """
-            {"userId":"alice","balance":0,"currency":"EUR","createdAt":"2026-12-01T01:52:23.148278"}""";
+            {"userId":"alice","balance":0,"currency":"EUR","createdAt":"2026-12-01T01:52:23.148278Z"}""";
     public static final String DEPOSIT_REQUEST = """
             {"amount":5000,"currency":"EUR","reference":"bank-transfer-1"}""";
     public static final String DEPOSIT = """
@@ -19,7 +19,7 @@ public final class ApiExamples {
             {"orderSn":"sn-1","amount":1999,"currency":"EUR"}""";
     public static final String ORDER = """
             {"id":1,"orderSn":"sn-1","userId":"alice","amount":1999,"currency":"EUR","status":"UNPAID","refundedAmount":0,\
-            "createdAt":"2026-12-01T01:52:23.36348","updatedAt":"2026-12-01T01:52:23.36348"}""";
+            "createdAt":"2026-12-01T01:52:23.36348Z","updatedAt":"2026-12-01T01:52:23.36348Z"}""";
     public static final String PAYMENT = """
             {"paymentId":1,"orderId":1,"amount":1999,"currency":"EUR","method":"balance","phase":"SUCCEEDED"}""";
     public static final String CARD_PAY_REQUEST = """

@@ -1,5 +1,6 @@
 package io.payonce.coupon;
 
+import io.payonce.db.UtcTimes;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -30,7 +31,7 @@ class CouponRepository {
         return pool.preparedQuery(SELECT).execute(Tuple.of(userId, activityId)).map(rows -> {
             Row row = rows.iterator().next();
             return new CouponGrant(row.getLong("id"), row.getString("user_id"), row.getString("activity_id"),
-                    row.getLocalDateTime("created_at"));
+                    UtcTimes.instant(row, "created_at"));
         });
     }
 }

@@ -15,7 +15,11 @@ import java.util.List;
  * 409 instead of holding the client for InnoDB's default 50 seconds;</li>
  * <li>a bound on every statement and on a transaction left idle, so that a holder that stalls
  * (a paused instance, a frozen VM, a half-open connection) is cut off by the server and its locks
- * released, instead of blocking its key and its order until {@code wait_timeout}, 8 hours later.</li>
+ * released, instead of blocking its key and its order until {@code wait_timeout}, 8 hours later;</li>
+ * <li>UTC, so that the {@code DATETIME} columns, which carry no zone, hold the UTC wall clock
+ * whatever the server's {@code time_zone}: {@code NOW(6)} and the columns' defaults write it,
+ * {@link UtcTimes} reads it back as the instant it names. A zone with daylight saving would also
+ * write one hour of wall clock twice a year.</li>
  * </ul>
  * MariaDB bounds an idle transaction itself ({@code idle_transaction_timeout}). MySQL 8 has no such
  * setting; there the bound is {@code wait_timeout}, which also closes idle pooled connections, so
@@ -24,14 +28,16 @@ import java.util.List;
 public record SessionSettings(List<String> mariaDb, List<String> mySql) {
 
     private static final String READ_COMMITTED = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED";
+    /** An offset, not a zone name: the server needs no time zone tables for it. */
+    private static final String UTC = "SET SESSION time_zone = '+00:00'";
 
     public static SessionSettings of(PayonceConfig.Database config) {
         String lockWait = "SET SESSION innodb_lock_wait_timeout = " + config.lockWaitTimeoutSeconds();
         return new SessionSettings(
-                List.of(READ_COMMITTED, lockWait,
+                List.of(READ_COMMITTED, UTC, lockWait,
                         "SET SESSION max_statement_time = " + config.statementTimeoutSeconds(),
                         "SET SESSION idle_transaction_timeout = " + config.idleTransactionTimeoutSeconds()),
-                List.of(READ_COMMITTED, lockWait,
+                List.of(READ_COMMITTED, UTC, lockWait,
                         "SET SESSION max_execution_time = " + config.statementTimeoutSeconds() * 1000,
                         "SET SESSION wait_timeout = " + config.idleTransactionTimeoutSeconds()));
     }

@@ -6,6 +6,8 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 
 /**
@@ -33,7 +35,10 @@ public class Outbox {
     public Uni<Void> record(SqlClient tx, EventType type, String userId, Long orderId, String ref, long amount, String currency,
                             String key) {
         String eventId = UUID.randomUUID().toString();
-        Event event = new Event(eventId, type.routingKey(), userId, orderId, ref, amount, currency, key);
+        // The instance's clock, to the microsecond like the database's times: the event is written
+        // inside the transaction that moves the money, so this is that moment to within its commit.
+        Instant occurredAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
+        Event event = new Event(eventId, type.routingKey(), userId, orderId, ref, amount, currency, key, occurredAt);
         return events.insert(tx, event, type, toJson(event));
     }
 

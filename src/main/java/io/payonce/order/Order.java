@@ -3,7 +3,7 @@ package io.payonce.order;
 import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
 
-import java.time.LocalDateTime;
+import java.time.Instant;
 import java.util.Map;
 
 /** An order as stored. Amounts are minor units of {@code currency}. */
@@ -15,8 +15,8 @@ public record Order(
         String currency,
         OrderStatus status,
         long refundedAmount,
-        LocalDateTime createdAt,
-        LocalDateTime updatedAt) {
+        Instant createdAt,
+        Instant updatedAt) {
 
     /**
      * The 409 for asking this order to become {@code target} from where it stands. While a card

@@ -1,5 +1,6 @@
 package io.payonce.order;
 
+import io.payonce.db.UtcTimes;
 import io.payonce.idempotency.IdempotentCommand;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
@@ -134,7 +135,7 @@ public class OrderRepository {
                 row.getString("currency"),
                 OrderStatus.valueOf(row.getString("status")),
                 row.getLong("refunded_amount"),
-                row.getLocalDateTime("created_at"),
-                row.getLocalDateTime("updated_at"));
+                UtcTimes.instant(row, "created_at"),
+                UtcTimes.instant(row, "updated_at"));
     }
 }

@@ -1,9 +1,9 @@
 package io.payonce.order;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
-import java.time.LocalDateTime;
+import java.time.Instant;
 
-/** An order as the API shows it; the submit token stays private. Times are the database's clock. */
+/** An order as the API shows it; the submit token stays private. Times are instants of the database's clock, written in UTC. */
 @RegisterForReflection
 public record OrderView(
         long id,
@@ -13,8 +13,8 @@ public record OrderView(
         String currency,
         OrderStatus status,
         long refundedAmount,
-        LocalDateTime createdAt,
-        LocalDateTime updatedAt) {
+        Instant createdAt,
+        Instant updatedAt) {
 
     static OrderView of(Order order) {
         return new OrderView(order.id(), order.orderSn(), order.userId(), order.amount(), order.currency(),

@@ -3,6 +3,7 @@ package io.payonce.payment;
 import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
 import io.payonce.auth.Caller;
+import io.payonce.db.UtcTimes;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -49,12 +50,13 @@ class PaymentLookup {
     private Uni<List<PaymentDetails.PhaseEntry>> history(Row payment) {
         PaymentMethod method = PaymentMethod.valueOf(payment.getString("method"));
         if (method == PaymentMethod.BALANCE) {
-            return Uni.createFrom().item(List.of(new PaymentDetails.PhaseEntry(PaymentPhase.SUCCEEDED, null, payment.getLocalDateTime("created_at"))));
+            return Uni.createFrom().item(List.of(
+                    new PaymentDetails.PhaseEntry(PaymentPhase.SUCCEEDED, null, UtcTimes.instant(payment, "created_at"))));
         }
         return pool.preparedQuery(SELECT_HISTORY).execute(Tuple.of(payment.getLong("id"))).map(rows -> {
             List<PaymentDetails.PhaseEntry> history = new ArrayList<>();
             rows.forEach(row -> history.add(new PaymentDetails.PhaseEntry(PaymentPhase.valueOf(row.getString("phase")),
-                    row.getString("detail"), row.getLocalDateTime("created_at"))));
+                    row.getString("detail"), UtcTimes.instant(row, "created_at"))));
             return history;
         });
     }
@@ -62,7 +64,7 @@ class PaymentLookup {
     private static PaymentDetails details(Row row, List<PaymentDetails.PhaseEntry> history) {
         return new PaymentDetails(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getLong("amount"),
                 row.getString("currency"), PaymentMethod.valueOf(row.getString("method")), PaymentPhase.valueOf(row.getString("phase")),
-                row.getString("processor_key"), row.getString("processor_charge_id"), row.getString("decline_code"), row.getLocalDateTime("created_at"),
-                row.getLocalDateTime("updated_at"), history);
+                row.getString("processor_key"), row.getString("processor_charge_id"), row.getString("decline_code"),
+                UtcTimes.instant(row, "created_at"), UtcTimes.instant(row, "updated_at"), history);
     }
 }

@@ -1,5 +1,6 @@
 package io.payonce.db;
 
+import io.payonce.config.PayonceConfig;
 import io.vertx.core.Vertx;
 import io.vertx.mysqlclient.MySQLConnectOptions;
 import io.vertx.sqlclient.Pool;
@@ -9,7 +10,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The pool fails closed: a connection whose session settings failed never runs a statement for payonce. */
+/**
+ * The pool fails closed: a connection whose session settings failed never runs a statement for
+ * payonce. And payonce's own settings put every session in UTC, whatever the server's zone.
+ */
 class SessionSettingsTest {
 
     private static final String GOOD = "SET SESSION innodb_lock_wait_timeout = 7";
@@ -62,14 +69,61 @@ class SessionSettingsTest {
         await(pool.close().toCompletionStage().toCompletableFuture());
     }
 
+    /**
+     * A server started with {@code default-time-zone=+05:00} hands out sessions in that zone; the
+     * shared server here runs in UTC, so the zone is set first, as such a server would have it.
+     */
+    @Test
+    void theDatabaseClockIsReadAsTheInstantItIsWhateverTheServerZone() throws Exception {
+        SessionSettings payonce = SessionSettings.of(new Limits());
+        String serverZone = "SET SESSION time_zone = '+05:00'";
+        Pool pool = pool(new SessionSettings(first(serverZone, payonce.mariaDb()), first(serverZone, payonce.mySql())));
+
+        Instant before = Instant.now();
+        Row row = await(pool.query("SELECT NOW(6) AS now").execute().toCompletionStage().toCompletableFuture()).iterator().next();
+        Instant after = Instant.now();
+
+        Instant now = UtcTimes.instant(io.vertx.mutiny.sqlclient.Row.newInstance(row), "now");
+        Duration tolerance = Duration.ofSeconds(5);
+        assertTrue(!now.isBefore(before.minus(tolerance)) && !now.isAfter(after.plus(tolerance)),
+                "the database's clock read as " + now + ", not the moment between " + before + " and " + after);
+        await(pool.close().toCompletionStage().toCompletableFuture());
+    }
+
+    private static List<String> first(String statement, List<String> then) {
+        return Stream.concat(Stream.of(statement), then.stream()).toList();
+    }
+
     private Pool pool(List<String> statements) {
+        return pool(new SessionSettings(statements, statements));
+    }
+
+    private Pool pool(SessionSettings settings) {
         MySQLConnectOptions server = new MySQLConnectOptions()
                 .setHost(System.getenv().getOrDefault("PAYONCE_DB_HOST", "127.0.0.1"))
                 .setPort(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306")))
                 .setUser(System.getenv().getOrDefault("PAYONCE_DB_USER", "root"))
                 .setPassword(System.getenv().getOrDefault("PAYONCE_DB_PASSWORD", ""));
         PoolOptions options = new PoolOptions().setMaxSize(2).setConnectionTimeout(3).setConnectionTimeoutUnit(TimeUnit.SECONDS);
-        return SessionSettingsPoolCreator.pool(vertx, List.of(server), options, new SessionSettings(statements, statements));
+        return SessionSettingsPoolCreator.pool(vertx, List.of(server), options, settings);
+    }
+
+    /** The defaults of {@code payonce.database}. */
+    private static final class Limits implements PayonceConfig.Database {
+        @Override
+        public int lockWaitTimeoutSeconds() {
+            return 3;
+        }
+
+        @Override
+        public int statementTimeoutSeconds() {
+            return 5;
+        }
+
+        @Override
+        public int idleTransactionTimeoutSeconds() {
+            return 5;
+        }
     }
 
     private static <T> T await(CompletableFuture<T> future) throws Exception {
