@@ -14,7 +14,8 @@ import java.util.List;
  * States the roles an operation allows as roles: any one of them will do. Quarkus derives each
  * operation's security from {@code @RolesAllowed} as one requirement listing every role as a scope,
  * which OpenAPI reads as all of them required; here each role becomes a requirement of its own, the
- * alternatives OpenAPI offers, and the extension {@value #ROLES} lists them for a reader.
+ * alternatives OpenAPI offers, and the extension {@value #ROLES} lists them for a reader. An operation
+ * that allows everyone (the problem pages) says so with an empty list, as linters expect.
  */
 @OpenApiFilter(OpenApiFilter.RunStage.BUILD)
 public class RolesAsAlternatives implements OASFilter {
@@ -24,6 +25,7 @@ public class RolesAsAlternatives implements OASFilter {
     @Override
     public Operation filterOperation(Operation operation) {
         if (operation.getSecurity() == null) {
+            operation.setSecurity(new ArrayList<>());
             return operation;
         }
         List<SecurityRequirement> alternatives = new ArrayList<>();

@@ -170,6 +170,9 @@ class OpenApiDocumentTest {
         operations.forEach((where, operation) -> operation.path("security").forEach(requirement -> requirement.fields()
                 .forEachRemaining(scheme -> assertTrue(scheme.getValue().size() <= 1, which + " " + where + ": " + requirement))));
 
+        operations.forEach((where, operation) -> assertTrue(operation.path("security").isArray(),
+                which + " " + where + " states its security, an empty list where it is public"));
+        assertEquals(0, operations.get("GET /problems/{type}").path("security").size(), which);
         JsonNode readOrder = operations.get("GET /orders/{id}");
         assertEquals(2, readOrder.path("security").size(), which + ": user or ops, " + readOrder.path("security"));
         assertEquals("[\"user\",\"ops\"]", readOrder.path("x-roles-any-of").toString(), which);
