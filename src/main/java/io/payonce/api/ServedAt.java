@@ -10,8 +10,9 @@ import java.util.List;
 
 /**
  * Names the running instance's {@code payonce.public-url} as the server of the document it serves.
- * The document stored at build leaves the address a variable ({@link PayonceApi}): the build does not
- * know where it will be deployed.
+ * A production build does not know where it will be deployed: the document it stores keeps the
+ * address a variable ({@link PayonceApi}), since Quarkus stores the document without a start-time
+ * filter that fails at build. A build that knows the address (dev, tests) stores it filled in.
  */
 @OpenApiFilter(OpenApiFilter.RunStage.RUNTIME_STARTUP)
 public class ServedAt implements OASFilter {
