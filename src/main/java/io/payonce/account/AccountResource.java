@@ -61,7 +61,7 @@ public class AccountResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Caller.OPS)
     @RepeatProtection(UNIQUE_INDEX)
-    @Operation(summary = "Open an account for a user (ops)",
+    @Operation(operationId = "openAccount", summary = "Open an account for a user (ops)",
             description = "Opening it again in the same currency is a repeat: the first answer's status and Location, the account, "
                     + "and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "201", description = "The account; Location names it; Idempotent-Replayed: true when it existed already",
@@ -80,7 +80,7 @@ public class AccountResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Caller.OPS)
     @RepeatProtection({IDEMPOTENCY_KEY, UNIQUE_INDEX})
-    @Operation(summary = "Deposit money into an account (ops)",
+    @Operation(operationId = "depositIntoAccount", summary = "Deposit money into an account (ops)",
             description = "Requires an Idempotency-Key; a retry with the same key replays the first answer and deposits nothing. "
                     + "The body names the external settlement it books (reference): an account is credited once per reference, "
                     + "whoever sends it and under whatever key.")
@@ -107,7 +107,7 @@ public class AccountResource {
     @GET
     @Path("/{userId}")
     @RolesAllowed({Caller.USER, Caller.OPS})
-    @Operation(summary = "Read an account (its owner or ops)")
+    @Operation(operationId = "getAccount", summary = "Read an account (its owner or ops)")
     @APIResponse(responseCode = "200", description = "The account and its balance")
     @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND, also for another user's account")
     public Uni<Account> get(@PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId) {
@@ -117,13 +117,13 @@ public class AccountResource {
     @GET
     @Path("/{userId}/entries")
     @RolesAllowed({Caller.USER, Caller.OPS})
-    @Operation(summary = "Read an account's ledger, newest first (its owner or ops)")
+    @Operation(operationId = "listAccountEntries", summary = "Read an account's ledger, newest first (its owner or ops)")
     @APIResponse(responseCode = "200", description = "A page of entries")
     @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND, also for another user's account")
     public Uni<EntryPage> entries(
             @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,
-            @QueryParam("beforeId") @DefaultValue("9223372036854775807") @Pattern(regexp = "[0-9]{1,19}") @Min(1) @Max(Long.MAX_VALUE) String beforeId,
-            @QueryParam("limit") @DefaultValue("50") @Pattern(regexp = "[0-9]{1,3}") @Min(1) @Max(200) String limit) {
+            @QueryParam("beforeId") @DefaultValue("9223372036854775807") @Pattern(regexp = Identifiers.ID_TEXT) @Min(1) @Max(Long.MAX_VALUE) String beforeId,
+            @QueryParam("limit") @DefaultValue("50") @Pattern(regexp = Identifiers.PAGE_SIZE_TEXT) @Min(1) @Max(200) String limit) {
         return accounts.entries(callers.current(), userId, Long.parseLong(beforeId), Integer.parseInt(limit));
     }
 }

@@ -6,6 +6,8 @@ import io.payonce.input.MaxAmount;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Positive;
+import org.eclipse.microprofile.openapi.annotations.extensions.Extension;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * The body of {@code POST /accounts/{userId}/deposits}; the currency must be the account's. The
@@ -14,7 +16,7 @@ import jakarta.validation.constraints.Positive;
  */
 @RegisterForReflection
 public record DepositRequest(
-        @NotNull @Positive @MaxAmount Long amount,
+        @NotNull @Positive @MaxAmount @Schema(extensions = @Extension(name = MaxAmount.DOCUMENTED_BY, value = MaxAmount.SETTING)) Long amount,
         @NotNull @Pattern(regexp = Identifiers.CURRENCY) String currency,
         @NotNull @Pattern(regexp = Identifiers.BUSINESS_NUMBER) String reference) {
 }

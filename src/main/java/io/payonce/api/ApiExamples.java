@@ -2,7 +2,7 @@ package io.payonce.api;
 
 /**
  * The examples of the OpenAPI document: the requests of README's quickstart and the answers payonce
- * gave them in dev mode; the 402 is a second user's (bob's) order, which his balance did not cover. A test holds each example's fields to its schema, so that a renamed field cannot leave
+ * gave them in dev mode (PAYONCE_PUBLIC_URL unset: http://localhost:8080); the 402 is a second user's (bob's) order, which his balance did not cover. A test holds each example's fields to its schema, so that a renamed field cannot leave
  * a stale example behind.
  */
 public final class ApiExamples {
@@ -27,11 +27,11 @@ public final class ApiExamples {
     public static final String PAYMENT_UNKNOWN = """
             {"paymentId":3,"orderId":3,"amount":1999,"currency":"EUR","method":"card","phase":"UNKNOWN"}""";
     public static final String CARD_DECLINED = """
-            {"type":"/problems/card-declined","title":"Card declined","status":402,\
+            {"type":"http://localhost:8080/problems/card-declined","title":"Card declined","status":402,\
             "detail":"The card was declined (card_declined); nothing was charged.","instance":"/orders/4/pay","code":"CARD_DECLINED",\
             "traceId":"5f0c2a8e3b1d4c6e9a7b8c0d1e2f3a4b"}""";
     public static final String INSUFFICIENT_FUNDS = """
-            {"type":"/problems/insufficient-funds","title":"Insufficient funds","status":402,\
+            {"type":"http://localhost:8080/problems/insufficient-funds","title":"Insufficient funds","status":402,\
             "detail":"The balance does not cover 1999 EUR.","instance":"/orders/2/pay","code":"INSUFFICIENT_FUNDS",\
             "traceId":"3c9bbb09a9d7f98af4854b442099dbb0"}""";
     public static final String REFUND_REQUEST = """

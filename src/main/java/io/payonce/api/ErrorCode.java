@@ -45,6 +45,9 @@ public enum ErrorCode {
     /** Where the pages of the problem types are served. */
     public static final String TYPE_PATH = "/problems";
 
+    /** The longest title, the bound the API document gives a problem's title. */
+    static final int LONGEST_TITLE = 64;
+
     private final int status;
     private final String title;
     private final String detailFormat;
@@ -88,9 +91,9 @@ public enum ErrorCode {
     }
 
     /**
-     * The problem type: a URI reference to this code's page on the service itself ({@link ProblemTypes}),
-     * relative so that it resolves against whatever host the gateway serves payonce on; stable for as
-     * long as the code is.
+     * The path of this code's page on the service itself ({@link ProblemTypes}); a problem names it as
+     * an absolute URI under the address clients reach payonce at ({@link ProblemTypeUris}). Stable for
+     * as long as the code is.
      */
     public String type() {
         return TYPE_PATH + "/" + name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 /** Why a body could not be read, in words a client can act on. */
 enum JsonFailureKind {
     SYNTAX("the JSON is not well formed"),
+    ENCODING("the body is not JSON in UTF-8, UTF-16 or UTF-32"),
     TOO_COMPLEX("the JSON exceeds the nesting, length or size limits"),
     UNKNOWN_FIELD("an unknown field was sent"),
     WRONG_TYPE("a value has the wrong type or format"),

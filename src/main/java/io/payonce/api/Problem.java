@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.payonce.tracing.RequestTags;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,7 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 @JsonPropertyOrder({"type", "title", "status", "detail", "instance", "code", "traceId", "errors"})
 public record Problem(
-        String type,
+        ProblemType type,
         String title,
         int status,
         String detail,
@@ -22,12 +23,18 @@ public record Problem(
         String code,
         String traceId,
         List<FieldError> errors,
-        @JsonAnyGetter Map<String, Object> extensions) {
+        @Schema(hidden = true) @JsonAnyGetter Map<String, Object> extensions) {
 
     public static final String MEDIA_TYPE = "application/problem+json";
 
+    /** A detail may name what the client sent (a field, a number); past this it is cut, so that its size is known. */
+    static final int LONGEST_DETAIL = 1024;
+
+    /** The request's path, which the HTTP layer bounds with its initial line (quarkus.http.limits.max-initial-line-length). */
+    static final int LONGEST_INSTANCE = 4096;
+
     public static Problem of(ErrorCode code, String detail, String instance) {
-        return new Problem(code.type(), code.title(), code.status(), detail, instance, code.name(),
+        return new Problem(ProblemType.of(code), code.title(), code.status(), bounded(detail), instance, code.name(),
                 RequestTags.traceId().orElse(null), List.of(), Map.of());
     }
 
@@ -41,6 +48,10 @@ public record Problem(
 
     public Problem withExtensions(Map<String, Object> members) {
         return new Problem(type, title, status, detail, instance, code, traceId, errors, Map.copyOf(members));
+    }
+
+    private static String bounded(String detail) {
+        return detail == null || detail.length() <= LONGEST_DETAIL ? detail : detail.substring(0, LONGEST_DETAIL - 1) + "…";
     }
 
     /** One invalid input: where it was and what is wrong with it. */

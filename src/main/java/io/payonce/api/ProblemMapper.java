@@ -25,6 +25,7 @@ import jakarta.ws.rs.core.UriInfo;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
+import java.io.CharConversionException;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -62,6 +63,16 @@ public class ProblemMapper {
         return answer(Problem.of(code, code.detail(describe(e)), uri.getPath()));
     }
 
+    /**
+     * A body whose bytes decode as none of the encodings JSON allows: the JSON reader recognises UCS-4
+     * in its unusual byte orders (the first bytes 00 7B 00 00 or 00 00 7B 00) and invalid UTF-32, and
+     * refuses them with an I/O error rather than a parse error.
+     */
+    @ServerExceptionMapper
+    public Response undecodableBody(CharConversionException e, UriInfo uri) {
+        return answer(problem(ErrorCode.MALFORMED_REQUEST, uri, JsonFailureKind.ENCODING.description() + " in the body"));
+    }
+
     @ServerExceptionMapper({UnauthorizedException.class, AuthenticationFailedException.class})
     public Response unauthenticated(RuntimeException e, UriInfo uri) {
         return answer(problem(ErrorCode.UNAUTHENTICATED, uri));
@@ -77,6 +88,9 @@ public class ProblemMapper {
         int status = e.getResponse().getStatus();
         if (e.getCause() instanceof JsonProcessingException unreadable) {
             return unreadableJson(unreadable, uri);
+        }
+        if (e.getCause() instanceof CharConversionException undecodable) {
+            return undecodableBody(undecodable, uri);
         }
         if (e instanceof NotFoundException) {
             return answer(problem(ErrorCode.NOT_FOUND, uri));

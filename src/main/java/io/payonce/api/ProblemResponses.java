@@ -55,10 +55,6 @@ public class ProblemResponses implements OASFilter {
         Schema problem = openAPI.getComponents().getSchemas().get("Problem");
         if (problem != null && problem.getProperties() != null && problem.getProperties().get("code") != null) {
             problem.getProperties().get("code").setEnumeration(Arrays.stream(ErrorCode.values()).<Object>map(Enum::name).toList());
-            if (problem.getProperties().get("type") != null) {
-                problem.getProperties().get("type").setDescription("A link to this code's page on the service, "
-                        + ErrorCode.TYPE_PATH + "/{code}: what it means, what to do, whether to retry with the same key");
-            }
         }
     }
 

@@ -7,6 +7,10 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 import java.util.Arrays;
@@ -21,40 +25,53 @@ import java.util.stream.Collectors;
  */
 @Path(ErrorCode.TYPE_PATH)
 @PermitAll
-@Produces(MediaType.TEXT_HTML + ";charset=utf-8")
+@Produces(ProblemTypes.HTML)
 public class ProblemTypes {
 
-    private static final String INDEX = indexPage();
-    private static final Map<String, String> PAGES = Arrays.stream(ErrorCode.values())
-            .collect(Collectors.toUnmodifiableMap(ErrorCode::type, ProblemTypes::pageOf));
+    static final String HTML = MediaType.TEXT_HTML + ";charset=utf-8";
+
+    /** The longest page: the index, with every code's link under the longest public URL, stays well inside it. */
+    static final int LONGEST_PAGE = 16_384;
+
+    private final String index;
+    private final Map<String, String> pages;
+
+    ProblemTypes(ProblemTypeUris uris) {
+        this.index = indexPage(uris);
+        this.pages = Arrays.stream(ErrorCode.values()).collect(Collectors.toUnmodifiableMap(ErrorCode::type, code -> pageOf(code, uris)));
+    }
 
     @GET
-    @Operation(summary = "Every problem code, with a link to its page")
+    @Operation(operationId = "listProblemTypes", summary = "Every problem code, with a link to its page")
+    @APIResponse(responseCode = "200", description = "The index", content = @Content(mediaType = HTML,
+            schema = @Schema(type = SchemaType.STRING, maxLength = LONGEST_PAGE)))
     public String index() {
-        return INDEX;
+        return index;
     }
 
     @GET
     @Path("{type}")
-    @Operation(summary = "What a problem code means and what to do about it")
-    @APIResponse(responseCode = "200", description = "The page")
+    @Operation(operationId = "describeProblemType", summary = "What a problem code means and what to do about it")
+    @APIResponse(responseCode = "200", description = "The page", content = @Content(mediaType = HTML,
+            schema = @Schema(type = SchemaType.STRING, maxLength = LONGEST_PAGE)))
     @APIResponse(responseCode = "404", description = "NOT_FOUND: no such problem code")
-    public String describe(@PathParam("type") String type) {
-        String page = PAGES.get(ErrorCode.TYPE_PATH + "/" + type);
+    public String describe(@Parameter(description = "A code in lower case with hyphens, such as card-declined",
+            schema = @Schema(type = SchemaType.STRING, pattern = "^[a-z-]{1,64}$")) @PathParam("type") String type) {
+        String page = pages.get(ErrorCode.TYPE_PATH + "/" + type);
         if (page == null) {
             throw new ApiException(ErrorCode.NOT_FOUND);
         }
         return page;
     }
 
-    private static String indexPage() {
+    private static String indexPage(ProblemTypeUris uris) {
         String items = Arrays.stream(ErrorCode.values())
-                .map(code -> "<li><a href=\"" + code.type() + "\">" + code.name() + "</a>: " + escape(code.title()) + " (" + code.status() + ")</li>")
+                .map(code -> "<li><a href=\"" + escape(uris.of(code)) + "\">" + code.name() + "</a>: " + escape(code.title()) + " (" + code.status() + ")</li>")
                 .collect(Collectors.joining("\n"));
         return page("payonce problem codes", "<h1>payonce problem codes</h1>\n<ul>\n" + items + "\n</ul>");
     }
 
-    private static String pageOf(ErrorCode code) {
+    private static String pageOf(ErrorCode code, ProblemTypeUris uris) {
         return page(code.name() + " - payonce", """
                 <h1>%s: %s</h1>
                 <p>HTTP %d. %s</p>
@@ -63,7 +80,7 @@ public class ProblemTypes {
                 <h2>Send it again with the same Idempotency-Key?</h2>
                 <p>%s</p>
                 <p><a href="%s">All problem codes</a></p>""".formatted(code.name(), escape(code.title()), code.status(),
-                escape(code.meaning()), escape(code.advice()), escape(code.sameKey()), ErrorCode.TYPE_PATH));
+                escape(code.meaning()), escape(code.advice()), escape(code.sameKey()), escape(uris.index())));
     }
 
     private static String page(String title, String body) {

@@ -66,6 +66,12 @@ public interface PayonceConfig {
     @Min(1024)
     long maxHeaderBytes();
 
+    /**
+     * Where clients reach payonce, as the gateway publishes it (PAYONCE_PUBLIC_URL): every problem's
+     * type is an absolute URI under it (io.payonce.api.ProblemTypeUris). Required in production.
+     */
+    String publicUrl();
+
     interface Lock {
         /** How long a pay lock lives if its holder never releases it; must be positive. */
         @WithDefault("5s")

@@ -38,7 +38,7 @@ public class CouponResource {
     @Path("/{activityId}/grants")
     @RolesAllowed(Caller.USER)
     @RepeatProtection(UNIQUE_INDEX)
-    @Operation(summary = "Grant the caller the coupon of an activity",
+    @Operation(operationId = "grantCoupon", summary = "Grant the caller the coupon of an activity",
             description = "A repeat answers 201 with the existing grant and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "201", description = "The grant; Idempotent-Replayed: true when it was granted earlier")
     @APIResponse(responseCode = "400", description = "VALIDATION_FAILED: the activity id is malformed")

@@ -1,22 +1,36 @@
 package io.payonce.input;
 
-/** The shapes of identifiers that callers choose: ASCII, bounded, safe in keys, logs and URLs. */
+/**
+ * The shapes of identifiers that callers choose: ASCII, bounded, safe in keys, logs and URLs.
+ * Anchored, because the API document hands each pattern on as it is, and OpenAPI patterns are
+ * ECMA-262 expressions that a generated client searches for anywhere in a value: unanchored, a
+ * 500-character user id would pass the client's check and be refused here.
+ */
 public final class Identifiers {
 
     /** A user id as carried in the JWT {@code sub}: the gateway's user identifier. */
-    public static final String USER_ID = "[A-Za-z0-9._@:-]{1,64}";
+    public static final String USER_ID = "^[A-Za-z0-9._@:-]{1,64}$";
 
     /** A caller's business number for an order, a refund or an activity. */
-    public static final String BUSINESS_NUMBER = "[A-Za-z0-9._:-]{1,64}";
+    public static final String BUSINESS_NUMBER = "^[A-Za-z0-9._:-]{1,64}$";
 
     /**
      * A card as the processor's client-side tokenization names it: payonce never sees a card
      * number, only this token, which it passes on to the processor.
      */
-    public static final String CARD_TOKEN = "[A-Za-z0-9_-]{1,64}";
+    public static final String CARD_TOKEN = "^[A-Za-z0-9_-]{1,64}$";
+
+    /** A one-time submit token as GET /orders/token issues it. */
+    public static final String SUBMIT_TOKEN = "^[A-Za-z0-9_-]{1,64}$";
 
     /** An ISO 4217 currency code. */
-    public static final String CURRENCY = "[A-Z]{3}";
+    public static final String CURRENCY = "^[A-Z]{3}$";
+
+    /** A positive whole number as a query parameter carries it, at most 19 digits (a 64-bit id). */
+    public static final String ID_TEXT = "^[0-9]{1,19}$";
+
+    /** A page size as a query parameter carries it. */
+    public static final String PAGE_SIZE_TEXT = "^[0-9]{1,3}$";
 
     private Identifiers() {
     }

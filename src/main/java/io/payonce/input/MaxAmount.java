@@ -14,6 +14,15 @@ import java.lang.annotation.Target;
 @Constraint(validatedBy = MaxAmountValidator.class)
 public @interface MaxAmount {
 
+    /** The setting that bounds amounts. */
+    String SETTING = "payonce.max-amount";
+
+    /**
+     * The schema extension that marks an amount in the API document, naming {@link #SETTING}; the
+     * document's filter writes the configured value as its maximum (io.payonce.api.ConfiguredMaximum).
+     */
+    String DOCUMENTED_BY = "x-maximum-setting";
+
     String message() default "must not exceed the maximum amount";
 
     Class<?>[] groups() default {};

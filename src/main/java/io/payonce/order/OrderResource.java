@@ -71,7 +71,7 @@ public class OrderResource {
     @GET
     @Path("/token")
     @RolesAllowed(Caller.USER)
-    @Operation(summary = "Issue a one-time submit token for an order form",
+    @Operation(operationId = "issueSubmitToken", summary = "Issue a one-time submit token for an order form",
             description = "Send it back as the Submit-Token header of POST /orders; it is consumed once.")
     @APIResponse(responseCode = "200", description = "A new token; never cached")
     public Uni<RestResponse<SubmitTokenView>> issueToken() {
@@ -87,7 +87,7 @@ public class OrderResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Caller.USER)
     @RepeatProtection({SUBMIT_TOKEN, IDEMPOTENCY_KEY, UNIQUE_INDEX})
-    @Operation(summary = "Create an order from a submitted form",
+    @Operation(operationId = "createOrder", summary = "Create an order from a submitted form",
             description = "Send either the Submit-Token of the form or an Idempotency-Key. A repeat of the same submission answers with "
                     + "the first answer, byte for byte, and Idempotent-Replayed: true; the caller's own orderSn with the same content "
                     + "answers with its order. Order numbers belong to their user. An order in a currency the caller's account does "
@@ -120,7 +120,7 @@ public class OrderResource {
     @GET
     @Path("/{id}")
     @RolesAllowed({Caller.USER, Caller.OPS})
-    @Operation(summary = "Read an order (its owner or ops)")
+    @Operation(operationId = "getOrder", summary = "Read an order (its owner or ops)")
     @APIResponse(responseCode = "200", description = "The order")
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND, also for another user's order")
     public Uni<OrderView> get(@PathParam("id") long id) {
@@ -131,7 +131,7 @@ public class OrderResource {
     @Path("/{id}/ship")
     @RolesAllowed(Caller.OPS)
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
-    @Operation(summary = "PAID → SHIPPED (ops)", description = "Repeating it on a SHIPPED order changes nothing and answers with the order and Idempotent-Replayed: true.")
+    @Operation(operationId = "shipOrder", summary = "PAID → SHIPPED (ops)", description = "Repeating it on a SHIPPED order changes nothing and answers with the order and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
             content = @Content(schema = @Schema(implementation = OrderView.class)))
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
@@ -144,7 +144,7 @@ public class OrderResource {
     @Path("/{id}/complete")
     @RolesAllowed(Caller.OPS)
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
-    @Operation(summary = "SHIPPED → COMPLETED (ops)", description = "Repeating it on a COMPLETED order changes nothing and answers with the order and Idempotent-Replayed: true.")
+    @Operation(operationId = "completeOrder", summary = "SHIPPED → COMPLETED (ops)", description = "Repeating it on a COMPLETED order changes nothing and answers with the order and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
             content = @Content(schema = @Schema(implementation = OrderView.class)))
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
@@ -157,7 +157,7 @@ public class OrderResource {
     @Path("/{id}/cancel")
     @RolesAllowed({Caller.USER, Caller.OPS})
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
-    @Operation(summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order changes nothing and answers with the order and Idempotent-Replayed: true.")
+    @Operation(operationId = "cancelOrder", summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order changes nothing and answers with the order and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
             content = @Content(schema = @Schema(implementation = OrderView.class)))
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND")

@@ -30,7 +30,7 @@ public class PaymentLookupResource {
     @GET
     @Path("/{id}")
     @RolesAllowed({Caller.USER, Caller.OPS})
-    @Operation(summary = "Read a payment, its phase and its history (its owner or ops)",
+    @Operation(operationId = "getPayment", summary = "Read a payment, its phase and its history (its owner or ops)",
             description = "A card payment answered 202 is UNKNOWN until the recovery job learns its outcome from the processor: "
                     + "read it here until its phase is SUCCEEDED (the order is PAID) or DECLINED (nothing was charged; "
                     + "the order can be paid again with a new key).")

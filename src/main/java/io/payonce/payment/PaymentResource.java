@@ -82,7 +82,7 @@ public class PaymentResource {
     @Path("/{id}/pay")
     @RolesAllowed(Caller.USER)
     @RepeatProtection({IDEMPOTENCY_KEY, REDIS_LOCK, STATE_CAS, UNIQUE_INDEX})
-    @Operation(summary = "Pay an order, from the owner's balance or by card, once (the owner only)",
+    @Operation(operationId = "payOrder", summary = "Pay an order, from the owner's balance or by card, once (the owner only)",
             description = "Charges the order's amount: from the owner's balance (no body, or method balance) or on a card through the "
                     + "processor (method card with the processor's cardToken). Only the order's owner may pay it, whatever other roles the "
                     + "caller holds: for anyone else the order does not exist (404). Retries must reuse the Idempotency-Key: they get the "
@@ -94,7 +94,7 @@ public class PaymentResource {
     @APIResponse(responseCode = "202", description = "A card payment whose charge may or may not have been made: the processor's answer was "
             + "lost. Location names the payment; its phase is UNKNOWN until the recovery job learns the outcome from the processor. "
             + "Resending the same request with the same key resumes it and answers 201 or 402 once the outcome is known",
-            headers = @Header(name = "Location", description = "/payments/{paymentId}", schema = @Schema(type = SchemaType.STRING)),
+            headers = @Header(name = "Location", description = "/payments/{paymentId}", schema = @Schema(type = SchemaType.STRING, maxLength = 29)),
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = PaymentView.class),
                     examples = @ExampleObject(name = "outcome unknown", value = ApiExamples.PAYMENT_UNKNOWN)))
     @APIResponse(responseCode = "402", description = "INSUFFICIENT_FUNDS or CARD_DECLINED (recorded under the key; pay again with a new key "
@@ -140,7 +140,7 @@ public class PaymentResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Caller.OPS)
     @RepeatProtection({IDEMPOTENCY_KEY, UNIQUE_INDEX, STATE_CAS})
-    @Operation(summary = "Refund part or all of a paid order (ops)",
+    @Operation(operationId = "refundOrder", summary = "Refund part or all of a paid order (ops)",
             description = "A refund is an act of support or of the merchant's after-sales service: a caller with the user role alone "
                     + "gets 403. The sum of refunds never exceeds the payment; the order becomes REFUNDED at the full amount. "
                     + "A refund number refunds once: repeating it, under any key, answers with the first refund and Idempotent-Replayed: true.")

@@ -14,6 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.nio.charset.Charset;
 import java.security.KeyPairGenerator;
 import java.util.Set;
 import java.util.function.Function;
@@ -125,6 +126,45 @@ class HostileInputTest {
                 hostile("method: PUT a payment", s -> Api.as(s.bearer).put("/orders/" + s.unpaidOrder + "/pay"), 405, "METHOD_NOT_ALLOWED"));
     }
 
+    /**
+     * Every encoding the JSON reader recognises by a body's first bytes, on a pay and on a deposit: a
+     * Unicode encoding JSON allows is read, and the invalid request is refused for what it says; UCS-4
+     * in an unusual byte order ({@code 00 00 7B 00}, {@code 00 7B 00 00}) is a malformed body, never a 500.
+     */
+    static Stream<Arguments> encodedBodies() {
+        String pay = "{\"method\":\"card\"}";
+        String deposit = "{\"amount\":0,\"currency\":\"EUR\",\"reference\":\"d-1\"}";
+        return Stream.of(
+                hostile("pay: UTF-8", s -> payWithBody(s, encoded(pay, "UTF-8")), 400, "VALIDATION_FAILED"),
+                hostile("pay: UTF-16BE", s -> payWithBody(s, encoded(pay, "UTF-16BE")), 400, "VALIDATION_FAILED"),
+                hostile("pay: UTF-16LE", s -> payWithBody(s, encoded(pay, "UTF-16LE")), 400, "VALIDATION_FAILED"),
+                hostile("pay: UTF-32BE", s -> payWithBody(s, encoded(pay, "UTF-32BE")), 400, "VALIDATION_FAILED"),
+                hostile("pay: UTF-32LE", s -> payWithBody(s, encoded(pay, "UTF-32LE")), 400, "VALIDATION_FAILED"),
+                hostile("pay: UCS-4 in order 2143", s -> payWithBody(s, ucs4(pay, 1, 0, 3, 2)), 400, "MALFORMED_REQUEST"),
+                hostile("pay: UCS-4 in order 3412", s -> payWithBody(s, ucs4(pay, 2, 3, 0, 1)), 400, "MALFORMED_REQUEST"),
+                hostile("pay: UTF-32BE with a character beyond Unicode", s -> payWithBody(s, beyondUnicode(pay)), 400, "MALFORMED_REQUEST"),
+                hostile("deposit: UTF-8", s -> s.deposit(Api.newKey()).body(encoded(deposit, "UTF-8")).post(s.depositPath()), 400,
+                        "VALIDATION_FAILED"),
+                hostile("deposit: UTF-16BE", s -> s.deposit(Api.newKey()).body(encoded(deposit, "UTF-16BE")).post(s.depositPath()), 400,
+                        "VALIDATION_FAILED"),
+                hostile("deposit: UTF-16LE", s -> s.deposit(Api.newKey()).body(encoded(deposit, "UTF-16LE")).post(s.depositPath()), 400,
+                        "VALIDATION_FAILED"),
+                hostile("deposit: UTF-32BE", s -> s.deposit(Api.newKey()).body(encoded(deposit, "UTF-32BE")).post(s.depositPath()), 400,
+                        "VALIDATION_FAILED"),
+                hostile("deposit: UTF-32LE", s -> s.deposit(Api.newKey()).body(encoded(deposit, "UTF-32LE")).post(s.depositPath()), 400,
+                        "VALIDATION_FAILED"),
+                hostile("deposit: UCS-4 in order 2143", s -> s.deposit(Api.newKey()).body(ucs4(deposit, 1, 0, 3, 2)).post(s.depositPath()),
+                        400, "MALFORMED_REQUEST"),
+                hostile("deposit: UCS-4 in order 3412", s -> s.deposit(Api.newKey()).body(ucs4(deposit, 2, 3, 0, 1)).post(s.depositPath()),
+                        400, "MALFORMED_REQUEST"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("encodedBodies")
+    void aBodyInAnyEncodingIsReadOrRefusedWithItsCode(String description, Function<Scene, Response> request, int status, String code) {
+        isRefusedWithItsCodeAndMovesNoMoney(description, request, status, code);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("hostileRequests")
     void isRefusedWithItsCodeAndMovesNoMoney(String description, Function<Scene, Response> request, int status, String code) {
@@ -176,6 +216,37 @@ class HostileInputTest {
     private static Response payWithBody(Scene scene, String body) {
         return Api.as(scene.bearer).header("Idempotency-Key", Api.newKey()).contentType("application/json").body(body)
                 .post("/orders/" + scene.unpaidOrder + "/pay");
+    }
+
+    private static Response payWithBody(Scene scene, byte[] body) {
+        return Api.as(scene.bearer).header("Idempotency-Key", Api.newKey()).contentType("application/json").body(body)
+                .post("/orders/" + scene.unpaidOrder + "/pay");
+    }
+
+    private static byte[] encoded(String json, String charset) {
+        return json.getBytes(Charset.forName(charset));
+    }
+
+    /** The body in UTF-32BE with each four bytes rearranged: {@code order[i]} is the big-endian byte written i-th. */
+    private static byte[] ucs4(String json, int... order) {
+        byte[] bigEndian = encoded(json, "UTF-32BE");
+        byte[] rearranged = new byte[bigEndian.length];
+        for (int unit = 0; unit < bigEndian.length; unit += 4) {
+            for (int i = 0; i < 4; i++) {
+                rearranged[unit + i] = bigEndian[unit + order[i]];
+            }
+        }
+        return rearranged;
+    }
+
+    /** UTF-32BE whose second character is 0x7FFFFFFF, past the last code point. */
+    private static byte[] beyondUnicode(String json) {
+        byte[] body = encoded(json, "UTF-32BE");
+        body[4] = 0x7F;
+        body[5] = (byte) 0xFF;
+        body[6] = (byte) 0xFF;
+        body[7] = (byte) 0xFF;
+        return body;
     }
 
     private static String amount(String value) {

@@ -6,6 +6,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -84,15 +85,18 @@ class RepeatProtectionTest {
         return method.getDeclaringClass().getSimpleName() + "." + method.getName();
     }
 
+    /** Endpoints of this test alone, left out of the API document. */
     @Path("/transfers")
     static class UnprotectedResource {
         @POST
+        @Operation(hidden = true)
         public void transfer() {
         }
 
         @POST
         @Path("/safe")
         @RepeatProtection(RepeatProtection.Mechanism.IDEMPOTENCY_KEY)
+        @Operation(hidden = true)
         public void safeTransfer() {
         }
     }

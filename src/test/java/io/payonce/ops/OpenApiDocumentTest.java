@@ -6,34 +6,190 @@ import io.payonce.api.ErrorCode;
 import io.payonce.support.Management;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
+import io.swagger.v3.parser.OpenAPIV3Parser;
+import io.swagger.v3.parser.core.models.ParseOptions;
+import io.swagger.v3.parser.core.models.SwaggerParseResult;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The OpenAPI document, parsed: what each write endpoint declares of its key and its problems. */
+/**
+ * The OpenAPI document, parsed: what each write endpoint declares of its key and its problems; and
+ * the document linted, both as the build stores it (target/openapi, the artefact client generators
+ * take) and as a running instance serves it: no schema error, and payonce's own rules.
+ */
 @QuarkusTest
 class OpenApiDocumentTest {
 
     private static final String PROBLEM = "#/components/schemas/Problem";
+    private static final Path STORED = Path.of("target/openapi/openapi.json");
 
     private JsonNode document;
 
     @BeforeEach
     void readTheDocument() throws Exception {
+        document = new ObjectMapper().readTree(served());
+    }
+
+    private static String served() {
         Response response = Management.get("/q/openapi?format=json");
         assertEquals(200, response.statusCode(), response.asString());
-        document = new ObjectMapper().readTree(response.asByteArray());
+        return response.asString();
+    }
+
+    /** The stored document, or the served one: read when a test runs, once the instance is up. */
+    private static String read(String which) throws IOException {
+        return which.equals("stored") ? Files.readString(STORED) : served();
+    }
+
+    /** The parser's messages are the document's errors against the OpenAPI schema: a client generator would stumble on each. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"stored", "served"})
+    void theDocumentHasNoSchemaError(String which) throws IOException {
+        String text = read(which);
+        ParseOptions options = new ParseOptions();
+        options.setResolve(true);
+        SwaggerParseResult parsed = new OpenAPIV3Parser().readContents(text, null, options);
+
+        assertNotNull(parsed.getOpenAPI(), which + ": " + parsed.getMessages());
+        assertEquals(List.of(), parsed.getMessages(), which);
+    }
+
+    /** A generated client names its methods after the operation ids: one each, stable, unique. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"stored", "served"})
+    void everyOperationHasItsOwnId(String which) throws IOException {
+        String text = read(which);
+        Set<String> ids = new TreeSet<>();
+        List<String> missing = new ArrayList<>();
+        operations(new ObjectMapper().readTree(text)).forEach((where, operation) -> {
+            String id = operation.path("operationId").asText("");
+            if (id.isEmpty()) {
+                missing.add(where);
+            } else {
+                assertTrue(ids.add(id), which + ": " + id + " named twice");
+            }
+        });
+
+        assertEquals(List.of(), missing, which + ": operations without an id");
+        assertTrue(ids.containsAll(List.of("payOrder", "refundOrder", "createOrder", "depositIntoAccount")), ids.toString());
+    }
+
+    /**
+     * A pattern is an ECMA-262 expression that a client searches for anywhere in a value: unanchored,
+     * {@code [A-Za-z0-9._@:-]{1,64}} accepts a 500-character user id that the service refuses.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"stored", "served"})
+    void everyPatternIsAnchored(String which) throws IOException {
+        String text = read(which);
+        List<String> unanchored = new ArrayList<>();
+        schemas(new ObjectMapper().readTree(text), "", (where, schema) -> {
+            String pattern = schema.path("pattern").asText(null);
+            if (pattern != null && !(pattern.startsWith("^") && pattern.endsWith("$"))) {
+                unanchored.add(where + ": " + pattern);
+            }
+        });
+
+        assertEquals(List.of(), unanchored, which);
+    }
+
+    /** A string without an enumeration has a maxLength, the headers that carry keys and tokens included. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"stored", "served"})
+    void everyStringIsBounded(String which) throws IOException {
+        String text = read(which);
+        JsonNode parsed = new ObjectMapper().readTree(text);
+        List<String> unbounded = new ArrayList<>();
+        schemas(parsed, "", (where, schema) -> {
+            if (isString(schema) && !schema.has("enum") && !schema.has("maxLength")) {
+                unbounded.add(where);
+            }
+        });
+
+        assertEquals(List.of(), unbounded, which);
+        assertEquals(66, header(parsed.path("paths").path("/orders/{id}/pay").path("post"), "Idempotency-Key").path("schema")
+                .path("maxLength").asInt(), which + ": 64 characters, in double quotes or not");
+        assertEquals(64, header(parsed.path("paths").path("/orders").path("post"), "Submit-Token").path("schema")
+                .path("maxLength").asInt(), which);
+    }
+
+    /** Every amount a client sends is bounded by the deployment's payonce.max-amount, which the document names. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"stored", "served"})
+    void everyAmountSentHasTheConfiguredMaximum(String which) throws IOException {
+        String text = read(which);
+        JsonNode parsed = new ObjectMapper().readTree(text);
+        long configured = ConfigProvider.getConfig().getValue("payonce.max-amount", Long.class);
+        Set<String> bodies = new TreeSet<>();
+        operations(parsed).values().forEach(operation -> operation.path("requestBody").path("content").forEach(media -> {
+            String ref = media.path("schema").path("$ref").asText();
+            bodies.add(ref.substring(ref.lastIndexOf('/') + 1));
+        }));
+
+        assertEquals(Set.of("DepositRequest", "NewAccountRequest", "NewOrderRequest", "PayRequest", "RefundRequest"), bodies, which);
+        for (String body : bodies) {
+            JsonNode amount = parsed.path("components").path("schemas").path(body).path("properties").path("amount");
+            if (!amount.isMissingNode()) {
+                assertEquals(configured, amount.path("maximum").asLong(-1), which + " " + body + ".amount");
+                assertEquals("payonce.max-amount", amount.path("x-maximum-setting").asText(), which + " " + body + ".amount");
+            }
+        }
+    }
+
+    /**
+     * One requirement listing user and ops as scopes reads as "both required"; each role is an
+     * alternative of its own, and the roles are listed as such.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"stored", "served"})
+    void rolesAreAlternativesNotScopesRequiredTogether(String which) throws IOException {
+        String text = read(which);
+        Map<String, JsonNode> operations = operations(new ObjectMapper().readTree(text));
+        operations.forEach((where, operation) -> operation.path("security").forEach(requirement -> requirement.fields()
+                .forEachRemaining(scheme -> assertTrue(scheme.getValue().size() <= 1, which + " " + where + ": " + requirement))));
+
+        operations.forEach((where, operation) -> assertTrue(operation.path("security").isArray(),
+                which + " " + where + " states its security, an empty list where it is public"));
+        assertEquals(0, operations.get("GET /problems/{type}").path("security").size(), which);
+        JsonNode readOrder = operations.get("GET /orders/{id}");
+        assertEquals(2, readOrder.path("security").size(), which + ": user or ops, " + readOrder.path("security"));
+        assertEquals("[\"user\",\"ops\"]", readOrder.path("x-roles-any-of").toString(), which);
+        assertEquals("[\"user\"]", operations.get("POST /orders/{id}/pay").path("x-roles-any-of").toString(), which);
+    }
+
+    /**
+     * The server is payonce.public-url. A build that knows it (as the test profile does) stores it; a
+     * build without it stores the variable {publicUrl}, and a running instance serves its own.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"stored", "served"})
+    void theServerIsWhereTheGatewayServesPayonce(String which) throws IOException {
+        JsonNode servers = new ObjectMapper().readTree(read(which)).path("servers");
+
+        assertEquals(ConfigProvider.getConfig().getValue("payonce.public-url", String.class), servers.path(0).path("url").asText(),
+                which + ": " + servers);
     }
 
     /** path, whether an Idempotency-Key is taken, the error statuses it must declare. */
@@ -180,6 +336,50 @@ class OpenApiDocumentTest {
             assertEquals(PROBLEM, responses.path("404").path("content").path("application/problem+json").path("schema").path("$ref").asText(),
                     "an unknown code is a problem");
         }
+    }
+
+    /** Each operation by "METHOD path". */
+    private static Map<String, JsonNode> operations(JsonNode document) {
+        Map<String, JsonNode> operations = new TreeMap<>();
+        document.path("paths").fields().forEachRemaining(path -> path.getValue().fields().forEachRemaining(method -> {
+            if (HTTP_METHODS.contains(method.getKey())) {
+                operations.put(method.getKey().toUpperCase(Locale.ROOT) + " " + path.getKey(), method.getValue());
+            }
+        }));
+        return operations;
+    }
+
+    private static final Set<String> HTTP_METHODS = Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
+
+    /** Every schema object in the document, with where it is; examples are values, not schemas, and are left out. */
+    private static void schemas(JsonNode node, String where, BiConsumer<String, JsonNode> visit) {
+        if (node.isObject()) {
+            if (node.has("type") && (node.get("type").isTextual() || node.get("type").isArray())) {
+                visit.accept(where, node);
+            }
+            node.fields().forEachRemaining(field -> {
+                if (!field.getKey().equals("examples") && !field.getKey().equals("example")) {
+                    schemas(field.getValue(), where + "/" + field.getKey(), visit);
+                }
+            });
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                schemas(node.get(i), where + "/" + i, visit);
+            }
+        }
+    }
+
+    private static boolean isString(JsonNode schema) {
+        JsonNode type = schema.path("type");
+        if (type.isArray()) {
+            for (JsonNode one : type) {
+                if ("string".equals(one.asText())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return "string".equals(type.asText());
     }
 
     private static JsonNode header(JsonNode operation, String name) {

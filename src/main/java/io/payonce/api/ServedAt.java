@@ -1,0 +1,25 @@
+package io.payonce.api;
+
+import io.quarkus.smallrye.openapi.OpenApiFilter;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.openapi.OASFactory;
+import org.eclipse.microprofile.openapi.OASFilter;
+import org.eclipse.microprofile.openapi.models.OpenAPI;
+
+import java.util.List;
+
+/**
+ * Names the running instance's {@code payonce.public-url} as the server of the document it serves.
+ * A production build does not know where it will be deployed: the document it stores keeps the
+ * address a variable ({@link PayonceApi}), since Quarkus stores the document without a start-time
+ * filter that fails at build. A build that knows the address (dev, tests) stores it filled in.
+ */
+@OpenApiFilter(OpenApiFilter.RunStage.RUNTIME_STARTUP)
+public class ServedAt implements OASFilter {
+
+    @Override
+    public void filterOpenAPI(OpenAPI openAPI) {
+        String publicUrl = ConfigProvider.getConfig().getValue("payonce.public-url", String.class);
+        openAPI.setServers(List.of(OASFactory.createServer().url(publicUrl).description("payonce, where the gateway serves it")));
+    }
+}
