@@ -226,6 +226,14 @@ public interface PayonceConfig {
         @Min(1)
         @Max(600)
         int idleTransactionTimeoutSeconds();
+
+        /**
+         * Confirms that every time stored in the database is UTC (a new database, or one converted as
+         * README's "Times" says). Needed only where the server's own time zone is not UTC: payonce
+         * refuses to start there without it (io.payonce.db.ServerTimeZoneCheck).
+         */
+        @WithDefault("false")
+        boolean timesStoredInUtc();
     }
 
     interface Processor {

@@ -112,12 +112,15 @@ class KubernetesManifestIT {
         long delay = Duration.parse("PT" + properties.getProperty("quarkus.shutdown.delay")).toSeconds();
         long drain = Duration.parse("PT" + properties.getProperty("quarkus.shutdown.timeout")).toSeconds();
         long processorTimeout = Duration.parse("PT" + properties.getProperty("payonce.processor.timeout", "10s")).toSeconds();
-        assertTrue(drain >= processorTimeout, "the drain outlasts a card pay's processor call: " + drain + " s");
+        long transactionBound = Long.parseLong(properties.getProperty("payonce.database.statement-timeout-seconds", "5"))
+                + Long.parseLong(properties.getProperty("payonce.database.idle-transaction-timeout-seconds", "5"));
+        assertTrue(drain >= processorTimeout + 3 * transactionBound,
+                "the drain outlasts a card pay: its processor call and three transactions at their bound, " + drain + " s");
         assertEquals("true", properties.getProperty("quarkus.shutdown.delay-enabled"), "readiness goes DOWN on SIGTERM");
         int pause = container().path("lifecycle").path("preStop").path("sleep").path("seconds").asInt();
         assertTrue(pause > 0, "a preStop pause: " + container().path("lifecycle"));
         int grace = podSpec().path("terminationGracePeriodSeconds").asInt();
-        assertTrue(grace >= pause + delay + drain + 5, "grace " + grace + " s for pause " + pause + " + delay " + delay + " + drain " + drain + " + closing");
+        assertTrue(grace >= pause + delay + drain + 10, "grace " + grace + " s for pause " + pause + " + delay " + delay + " + drain " + drain + " + closing");
     }
 
     /**
