@@ -3,6 +3,7 @@ package io.payonce.ops;
 import io.payonce.support.Api;
 import io.payonce.support.GatedStores;
 import io.payonce.support.Management;
+import io.payonce.support.Pause;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -11,11 +12,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 @QuarkusTest
 @TestProfile(GatedStores.class)
 class DatabaseDownHealthTest {
+
+    private static final String REACHABLE = "payonce_database_reachable";
+    /** Three probe periods of the gauge: it has looked, and had its answer, well within that. */
+    private static final Duration PROBE_WAIT = Duration.ofSeconds(15);
 
     /** MariaDB goes away under the running service: every connection cut, none accepted until the test ends. */
     @BeforeEach
@@ -44,5 +51,41 @@ class DatabaseDownHealthTest {
         assertEquals(503, response.statusCode(), response.asString());
         assertEquals("DEPENDENCY_UNAVAILABLE", response.jsonPath().getString("code"));
         assertEquals("1", response.header("Retry-After"));
+    }
+
+    /**
+     * Every instance unready means no request arrives to be refused and every scrape still succeeds:
+     * this gauge is what tells Prometheus that nothing can pay. It follows the database both ways,
+     * so the test lets MariaDB back first, to see the gauge fall from 1.
+     */
+    @Test
+    void theReachableGaugeFallsToZeroWithoutTheDatabaseAndRisesWhenItIsBack() {
+        GatedStores.mariaDb().open();
+        assertEquals(1.0, gaugeOnceItReads(1.0), "with MariaDB answering");
+
+        GatedStores.mariaDb().shut();
+        assertEquals(0.0, gaugeOnceItReads(0.0), "with MariaDB unreachable");
+
+        GatedStores.mariaDb().open();
+        assertEquals(1.0, gaugeOnceItReads(1.0), "with MariaDB back");
+    }
+
+    /** The gauge as exposed (NaN while it is not), once it shows {@code expected} or the probe wait is over. */
+    private static double gaugeOnceItReads(double expected) {
+        long deadline = System.nanoTime() + PROBE_WAIT.toNanos();
+        double value = exposedGauge();
+        while (value != expected && System.nanoTime() < deadline) {
+            Pause.briefly();
+            value = exposedGauge();
+        }
+        return value;
+    }
+
+    private static double exposedGauge() {
+        return Management.metrics().lines()
+                .filter(line -> line.startsWith(REACHABLE + " "))
+                .mapToDouble(line -> Double.parseDouble(line.substring(REACHABLE.length() + 1).trim()))
+                .findFirst()
+                .orElse(Double.NaN);
     }
 }
