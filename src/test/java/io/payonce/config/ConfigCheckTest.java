@@ -67,7 +67,8 @@ class ConfigCheckTest {
                         "payonce.required-in-production.rabbitmq-host", "rabbitmq.example",
                         "payonce.required-in-production.rabbitmq-user", "payonce",
                         "payonce.required-in-production.rabbitmq-password", "secret",
-                        "payonce.required-in-production.processor-url", "https://processor.example"))
+                        "payonce.required-in-production.processor-url", "https://processor.example",
+                        "payonce.public-url", "https://api.example.com/payonce"))
                 .withDefaultValues(values)
                 .build();
         return config.getConfigMapping(PayonceConfig.class);
