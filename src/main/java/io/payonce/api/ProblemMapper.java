@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.InvalidDefinitionException;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
@@ -55,10 +56,17 @@ public class ProblemMapper {
         return answer(Problem.of(code, code.detail(), uri.getPath()).withErrors(errors));
     }
 
-    /** Named one by one because Quarkus REST ships mappers for some of these that would otherwise win. */
+    /**
+     * Named one by one because Quarkus REST ships mappers for some of these that would otherwise win.
+     * A type Jackson cannot build (a missing reflection registration, conflicting creators) is payonce's
+     * fault, whatever the body: it is logged and answered as such, not blamed on the client.
+     */
     @ServerExceptionMapper({JsonProcessingException.class, StreamReadException.class, JsonParseException.class,
             MismatchedInputException.class, InvalidFormatException.class, UnrecognizedPropertyException.class})
     public Response unreadableJson(JsonProcessingException e, UriInfo uri) {
+        if (e instanceof InvalidDefinitionException) {
+            return unexpected(e, uri);
+        }
         ErrorCode code = ErrorCode.MALFORMED_REQUEST;
         return answer(Problem.of(code, code.detail(describe(e)), uri.getPath()));
     }
@@ -86,10 +94,10 @@ public class ProblemMapper {
     @ServerExceptionMapper
     public Response httpFailure(WebApplicationException e, UriInfo uri) {
         int status = e.getResponse().getStatus();
-        if (e.getCause() instanceof JsonProcessingException unreadable) {
+        if (status == 400 && e.getCause() instanceof JsonProcessingException unreadable) {
             return unreadableJson(unreadable, uri);
         }
-        if (e.getCause() instanceof CharConversionException undecodable) {
+        if (status == 400 && e.getCause() instanceof CharConversionException undecodable) {
             return undecodableBody(undecodable, uri);
         }
         if (e instanceof NotFoundException) {

@@ -19,7 +19,15 @@ public class ServedAt implements OASFilter {
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
-        String publicUrl = ConfigProvider.getConfig().getValue("payonce.public-url", String.class);
-        openAPI.setServers(List.of(OASFactory.createServer().url(publicUrl).description("payonce, where the gateway serves it")));
+        serveAt(openAPI, ConfigProvider.getConfig().getValue("payonce.public-url", String.class));
+    }
+
+    /**
+     * The address as the problem types name it ({@link ProblemTypeUris#normalised}): a generated client
+     * appends each path to it, so a trailing slash as configured would make {@code …/payonce//orders}.
+     */
+    static void serveAt(OpenAPI openAPI, String publicUrl) {
+        openAPI.setServers(List.of(OASFactory.createServer().url(ProblemTypeUris.normalised(publicUrl))
+                .description("payonce, where the gateway serves it")));
     }
 }

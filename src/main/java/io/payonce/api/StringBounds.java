@@ -1,5 +1,6 @@
 package io.payonce.api;
 
+import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.input.Identifiers;
 import io.quarkus.smallrye.openapi.OpenApiFilter;
 import org.eclipse.microprofile.openapi.OASFilter;
@@ -26,8 +27,14 @@ public class StringBounds implements OASFilter {
     /** {@code 2026-12-01T01:52:23.148278123+14:00}: nanoseconds and an offset. */
     private static final int LONGEST_DATE_TIME = 35;
 
-    /** The Idempotency-Key: 64 characters, and the double quotes it may come in (IdempotencyKey). */
-    private static final int LONGEST_IDEMPOTENCY_KEY = 66;
+    /** One to 64 characters of an Idempotency-Key: visible ASCII but the double quote and the backslash. */
+    private static final String KEY_CHARACTERS = "[\\x21\\x23-\\x5B\\x5D-\\x7E]{1," + IdempotencyKey.MAX_LENGTH + "}";
+
+    /** What {@link IdempotencyKey} accepts: its characters, bare or in double quotes. */
+    static final String IDEMPOTENCY_KEY = "^(?:" + KEY_CHARACTERS + "|\"" + KEY_CHARACTERS + "\")$";
+
+    /** The Idempotency-Key with the double quotes it may come in. */
+    private static final int LONGEST_IDEMPOTENCY_KEY = IdempotencyKey.MAX_LENGTH + 2;
 
     /**
      * The strings of answers that no pattern bounds, by property name: the columns they are read
@@ -56,7 +63,7 @@ public class StringBounds implements OASFilter {
     public Parameter filterParameter(Parameter parameter) {
         if (parameter.getIn() == Parameter.In.HEADER && parameter.getSchema() != null) {
             if ("Idempotency-Key".equals(parameter.getName())) {
-                parameter.getSchema().minLength(1).maxLength(LONGEST_IDEMPOTENCY_KEY);
+                parameter.getSchema().minLength(1).maxLength(LONGEST_IDEMPOTENCY_KEY).pattern(IDEMPOTENCY_KEY);
             } else if ("Submit-Token".equals(parameter.getName())) {
                 parameter.getSchema().pattern(Identifiers.SUBMIT_TOKEN);
             }

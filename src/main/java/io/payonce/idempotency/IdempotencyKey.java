@@ -10,7 +10,7 @@ import io.payonce.api.ErrorCode;
 public record IdempotencyKey(String value) {
 
     public static final String HEADER = "Idempotency-Key";
-    static final int MAX_LENGTH = 64;
+    public static final int MAX_LENGTH = 64;
 
     public IdempotencyKey {
         if (!isWellFormed(value)) {

@@ -2,7 +2,9 @@ package io.payonce.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
+import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.support.Management;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -28,6 +30,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.BiConsumer;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -133,6 +136,47 @@ class OpenApiDocumentTest {
                 .path("maxLength").asInt(), which + ": 64 characters, in double quotes or not");
         assertEquals(64, header(parsed.path("paths").path("/orders").path("post"), "Submit-Token").path("schema")
                 .path("maxLength").asInt(), which);
+    }
+
+    /** Keys on either side of each rule of IdempotencyKey: length, characters, quotes. */
+    private static final List<String> KEYS = List.of(
+            "a", "order-1234_pay", "k".repeat(64), "k".repeat(65), "\"" + "k".repeat(64) + "\"", "\"" + "k".repeat(65) + "\"",
+            "\"abc\"", "\"\"", "\"", "\"abc", "abc\"", "a\"b", "\"a\"b\"", "a\\b", "\"a\\b\"",
+            "!#$%&'()*+,-./:;<=>?@[]^_`{|}~", "a b", " a", "\" a\"", "a\tb", "a\u007Fb", "zahlung-\u00FC", "\u00FC", "key-\uD83D\uDCB3", "");
+
+    /**
+     * A client generated from the document sends exactly the keys payonce takes: the documented pattern
+     * accepts a key where IdempotencyKey does. A pattern is searched for in the value, as ECMA-262 does;
+     * Java's regular expressions read this one the same way (no key here ends in a line break, where
+     * Java's {@code $} would differ).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"stored", "served"})
+    void theIdempotencyKeyPatternAcceptsWhatPayonceAccepts(String which) throws IOException {
+        JsonNode parsed = new ObjectMapper().readTree(read(which));
+        List<String> disagreements = new ArrayList<>();
+        for (String path : List.of("/orders/{id}/pay", "/orders/{id}/refunds", "/accounts/{userId}/deposits", "/orders")) {
+            String documented = header(parsed.path("paths").path(path).path("post"), "Idempotency-Key").path("schema").path("pattern").asText("");
+            assertFalse(documented.isEmpty(), which + " " + path + " documents the key's pattern");
+            Pattern pattern = Pattern.compile(documented);
+            for (String key : KEYS) {
+                if (pattern.matcher(key).find() != acceptedByPayonce(key)) {
+                    disagreements.add(path + " " + (acceptedByPayonce(key) ? "refuses " : "accepts ") + "[" + key + "]");
+                }
+            }
+        }
+
+        assertEquals(List.of(), disagreements, which);
+    }
+
+    private static boolean acceptedByPayonce(String key) {
+        try {
+            IdempotencyKey.required(key);
+            return true;
+        } catch (ApiException refused) {
+            assertEquals(ErrorCode.IDEMPOTENCY_KEY_INVALID, refused.code(), key);
+            return false;
+        }
     }
 
     /** Every amount a client sends is bounded by the deployment's payonce.max-amount, which the document names. */
