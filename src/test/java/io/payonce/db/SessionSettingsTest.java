@@ -124,6 +124,11 @@ class SessionSettingsTest {
         public int idleTransactionTimeoutSeconds() {
             return 5;
         }
+
+        @Override
+        public boolean timesStoredInUtc() {
+            return false;
+        }
     }
 
     private static <T> T await(CompletableFuture<T> future) throws Exception {
