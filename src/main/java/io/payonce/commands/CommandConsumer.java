@@ -64,9 +64,11 @@ import java.util.stream.Collectors;
  * <li>anything unforeseen: back to the queue once, then dead-lettered, so that no message goes round
  * for ever;</li>
  * <li>a command that reaches an instance already stopping: not begun, and back to the queue after the
- * same pause, for an instance that stays. The command in hand when the stop began is finished, and
- * acked or requeued as above, before the broker connection closes ({@link Draining}); the few
- * the broker had handed over in advance go back to the queue when it closes.</li>
+ * same pause, for an instance that stays. The command in hand when the stop began is finished and
+ * acked as above before the broker connection closes ({@link Draining}); but if it fails once the
+ * stop has begun, it goes back to the queue at once, whatever the failure: it may have failed only
+ * because the stop closed a store under it (the pool closes when the drain's bound runs out), and a
+ * valid command must never be dead-lettered or acked for that.</li>
  * </ul>
  * One instance handles one command at a time; more instances handle more.
  */
@@ -135,6 +137,8 @@ public class CommandConsumer {
                 .onItem().transformToUni(answer -> reply(amqp, answer)
                         .flatMap(replied -> ack(message, answer.repeat() ? "replayed" : "executed"))
                         .onFailure(ConfirmedPublisher.NotConfirmed.class).recoverWithUni(unreplied -> unreplied(message, amqp, unreplied)))
+                .onFailure(failure -> !(failure instanceof Settled) && draining.stopping())
+                .recoverWithUni(failedWhileStopping -> requeueNow(message, amqp, failedWhileStopping))
                 .onFailure(CommandConsumer::isNotNow).recoverWithUni(notNow -> requeue(message, amqp, notNow))
                 .onFailure(failure -> isUnforeseen(failure) && !amqp.isRedeliver())
                 .recoverWithUni(unforeseen -> requeue(message, amqp, unforeseen))
@@ -238,7 +242,7 @@ public class CommandConsumer {
      */
     private Uni<Void> unreplied(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable unreplied) {
         LOG.warnf("Reply to command %s not confirmed: %s", amqp.getMessageId().orElse("?"), unreplied.toString());
-        return amqp.isRedeliver() ? ack(message, "unreplied") : requeue(message, amqp, unreplied);
+        return amqp.isRedeliver() && !draining.stopping() ? ack(message, "unreplied") : requeue(message, amqp, unreplied);
     }
 
     private Uni<Void> ack(Message<?> message, String outcome) {
@@ -252,6 +256,17 @@ public class CommandConsumer {
         return Uni.createFrom().voidItem().onItem().delayIt().by(REQUEUE_AFTER)
                 .flatMap(waited -> settled(Uni.createFrom().completionStage(
                         () -> message.nack(notNow, Metadata.of(new RabbitMQRejectMetadata(true))))));
+    }
+
+    /**
+     * A command that failed on an instance that is stopping: back to the queue without the pause,
+     * since an instance that stays takes it, not this one. Should the channel close first, the broker
+     * requeues it all the same.
+     */
+    private Uni<Void> requeueNow(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable failed) {
+        LOG.infof("Command %s back to the queue, the instance stopping: %s", amqp.getMessageId().orElse("?"), failed.toString());
+        metrics.message("requeued");
+        return settled(Uni.createFrom().completionStage(() -> message.nack(failed, Metadata.of(new RabbitMQRejectMetadata(true)))));
     }
 
     /** An ack or a nack that failed means the channel is gone: nothing more to decide about the message. */

@@ -26,10 +26,11 @@ public final class DependencyFailure {
 
     /**
      * How the Vert.x Redis and SQL clients fail a command on a connection that has closed, a pool
-     * connection that closed while it was set up, and a wait for a pooled connection that ran out:
+     * connection that closed while it was set up, a wait for a pooled connection that ran out, and a
+     * statement asked of a pool that has closed (an instance stopping under it; another one answers):
      * message-only throwables, so their messages are all there is to tell them by.
      */
-    private static final Set<String> CLOSED_OR_TIMED_OUT = Set.of("Connection is closed", "Connection was closed", "Timeout");
+    private static final Set<String> CLOSED_OR_TIMED_OUT = Set.of("Connection is closed", "Connection was closed", "Timeout", "Pool closed");
     private static final String NOT_ACTIVE = "Connection is not active now";
 
     private DependencyFailure() {

@@ -38,15 +38,17 @@ public class IdempotencyGuard {
     private final ObjectMapper json;
     private final AnswerMeter meter;
     private final PayonceMetrics metrics;
+    private final Detached detached;
 
     IdempotencyGuard(Pool pool, Transactions transactions, IdempotencyRepository records, ObjectMapper json, AnswerMeter meter,
-                     PayonceMetrics metrics) {
+                     PayonceMetrics metrics, Detached detached) {
         this.pool = pool;
         this.transactions = transactions;
         this.records = records;
         this.json = json;
         this.meter = meter;
         this.metrics = metrics;
+        this.detached = detached;
     }
 
     /** The request a key header names, on {@code targetId}; a missing or malformed key is a 400 and stores nothing. */
@@ -67,7 +69,7 @@ public class IdempotencyGuard {
     public Uni<Answer> run(IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
         Uni<Answer> answered = transactions.inTransaction(tx -> claimOrReplay(tx, command, work))
                 .onFailure(Refused.class).recoverWithUni(refused -> recordRefusal(command, ((Refused) refused).problem()));
-        return Detached.toTheEnd(meter.counted(command.operation(),
+        return detached.toTheEnd(meter.counted(command.operation(),
                 metrics.timed(command.operation().tag(), answered).invoke(answer -> log(command, answer))));
     }
 
@@ -152,7 +154,7 @@ public class IdempotencyGuard {
                         ? startClaimed(tx, command, work)
                         : records.find(tx, command).map(record -> IdempotencyGuard.<T>openOrReplayed(record, command))))
                 .onFailure(Refused.class).recoverWithUni(refused -> recordRefusal(command, ((Refused) refused).problem()).map(Begun::<T>answered));
-        return Detached.toTheEnd(begun);
+        return detached.toTheEnd(begun);
     }
 
     /** Runs the work of a key just claimed; an answer it ends with is stored, a write it starts leaves the claim open. */

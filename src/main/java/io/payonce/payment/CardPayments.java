@@ -43,9 +43,10 @@ public class CardPayments {
     private final CardPaymentRepository cards;
     private final CardCharges charges;
     private final PaidOrders paidOrders;
+    private final Detached detached;
 
     CardPayments(Pool pool, IdempotencyGuard guard, AnswerMeter meter, PayonceMetrics metrics, OrderAccess access, OrderRepository orders,
-                 CardPaymentRepository cards, CardCharges charges, PaidOrders paidOrders) {
+                 CardPaymentRepository cards, CardCharges charges, PaidOrders paidOrders, Detached detached) {
         this.pool = pool;
         this.guard = guard;
         this.meter = meter;
@@ -55,6 +56,7 @@ public class CardPayments {
         this.cards = cards;
         this.charges = charges;
         this.paidOrders = paidOrders;
+        this.detached = detached;
     }
 
     /**
@@ -65,7 +67,7 @@ public class CardPayments {
     public Uni<Answer> pay(Caller caller, long orderId, KeyedRequest keyed, PayRequest request) {
         IdempotentCommand command = keyed.by(caller.userId(), request.fingerprinted());
         return guard.storedAnswerOr(command, access.findOwnWithRecord(pool, caller, orderId, command),
-                order -> meter.counted(WriteOperation.PAY, metrics.timed(WriteOperation.PAY.tag(), Detached.toTheEnd(
+                order -> meter.counted(WriteOperation.PAY, metrics.timed(WriteOperation.PAY.tag(), detached.toTheEnd(
                         guard.<CardPayment>begin(command, tx -> start(tx, order, command, request.cardToken()))
                                 .flatMap(begun -> proceed(begun, order, command))))));
     }

@@ -43,9 +43,10 @@ public class PaymentService {
     private final Ledger ledger;
     private final Outbox outbox;
     private final PaidOrders paidOrders;
+    private final Detached detached;
 
     PaymentService(Pool pool, PayLock lock, IdempotencyGuard guard, OrderAccess access, OrderRepository orders,
-                   PaymentRepository payments, Ledger ledger, Outbox outbox, PaidOrders paidOrders) {
+                   PaymentRepository payments, Ledger ledger, Outbox outbox, PaidOrders paidOrders, Detached detached) {
         this.pool = pool;
         this.lock = lock;
         this.guard = guard;
@@ -55,6 +56,7 @@ public class PaymentService {
         this.ledger = ledger;
         this.outbox = outbox;
         this.paidOrders = paidOrders;
+        this.detached = detached;
     }
 
     /**
@@ -74,7 +76,7 @@ public class PaymentService {
      * is released only after the transaction has committed or rolled back.
      */
     private Uni<Answer> lockAndPay(Order order, IdempotentCommand command) {
-        return Detached.toTheEnd(lock.acquire(order.id()).flatMap(handle -> handle.heldByAnother()
+        return detached.toTheEnd(lock.acquire(order.id()).flatMap(handle -> handle.heldByAnother()
                 ? answerWhileTwinPays(command)
                 : claimAndPay(command, order).eventually(() -> lock.release(handle))));
     }

@@ -1,11 +1,15 @@
 package io.payonce.db;
 
 import com.fasterxml.jackson.core.JsonParseException;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
 import io.vertx.core.impl.NoStackTraceThrowable;
+import io.vertx.mysqlclient.MySQLBuilder;
+import io.vertx.mysqlclient.MySQLConnectOptions;
 import io.vertx.mysqlclient.MySQLException;
 import io.vertx.redis.client.impl.types.ErrorType;
 import io.vertx.sqlclient.ClosedConnectionException;
+import io.vertx.sqlclient.Pool;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 import org.junit.jupiter.api.Test;
@@ -13,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,6 +50,26 @@ class DependencyFailureTest {
         assertTrue(DependencyFailure.isTransient(new NoStackTraceThrowable("Connection is closed")));
         assertTrue(DependencyFailure.isTransient(new TimeoutException("Timeout on SubmitTokens#consume")));
         assertTrue(DependencyFailure.isTransient(new CircuitBreakerOpenException("open")));
+    }
+
+    /**
+     * What a statement meets when the instance stops under it: the pool closed. Another instance
+     * answers it, so it is "retry later", never a 500 or a dead-lettered command. Vert.x's own pool,
+     * closed before it ever connects, says so in its own words.
+     */
+    @Test
+    void aStatementOnAClosedPoolIsTransient() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            Pool pool = MySQLBuilder.pool().connectingTo(new MySQLConnectOptions().setPort(1)).using(vertx).build();
+            pool.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            CompletableFuture<Throwable> failure = new CompletableFuture<>();
+            pool.query("SELECT 1").execute().onComplete(done -> failure.complete(done.cause()));
+            Throwable closed = failure.get(10, TimeUnit.SECONDS);
+            assertTrue(DependencyFailure.isTransient(closed), String.valueOf(closed));
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test

@@ -43,7 +43,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The packaged application stopped by SIGTERM, as Kubernetes stops a pod, while 20 pays are in flight
- * against a database slowed by a proxy: readiness answers DOWN while the HTTP listener is still open,
+ * against a database slowed by a proxy, and while new pays keep arriving, each on a connection of its
+ * own, every 150 ms for 1.5 s from the signal (through the delay and into the drain), and once more
+ * after the HTTP listener has closed. Readiness answers DOWN while the HTTP listener is still open,
  * and every pay is answered 201, or refused cleanly (503 with Retry-After, or a connection refused
  * before the request was sent); none is reset mid-request or answered 500. The database then holds
  * exactly the payments of the 201s, each with its order PAID and its one ledger line, and nothing of
@@ -55,6 +57,15 @@ class GracefulShutdownIT {
 
     private static final String DATABASE = "payonce_graceful_shutdown";
     private static final int PAYS = 20;
+    private static final Duration LATE_PAY_EVERY = Duration.ofMillis(150);
+    /**
+     * The delay and half a second of the drain. Not until the listener closes: Quarkus waits for the
+     * requests it has accepted, and a pay accepted every 150 ms, each taking seconds here, would hold
+     * its drain open up to the shutdown timeout.
+     */
+    private static final Duration LATE_PAYS_FOR = Duration.ofMillis(1500);
+    /** One every {@link #LATE_PAY_EVERY} for {@link #LATE_PAYS_FOR}, and one after the listener closed. */
+    private static final int LATE_PAYS = (int) (LATE_PAYS_FOR.toMillis() / LATE_PAY_EVERY.toMillis()) + 2;
     private static final long BALANCE = 10_000;
     private static final long AMOUNT = 700;
     /** Each way, per chunk: 20 pays' round trips then take two to three seconds, longer than the delay. */
@@ -64,7 +75,7 @@ class GracefulShutdownIT {
 
     private final Database db = Database.named(DATABASE);
     private final SlowTcpProxy proxy = SlowTcpProxy.to(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306")));
-    private final ExecutorService clients = Executors.newFixedThreadPool(PAYS + 1);
+    private final ExecutorService clients = Executors.newCachedThreadPool();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(clients).build();
     private Process instance;
     private Broker broker;
@@ -93,17 +104,18 @@ class GracefulShutdownIT {
         int managementPort = FreePorts.next();
         start(port, managementPort);
         List<Payer> payers = new ArrayList<>();
-        for (int i = 0; i < PAYS; i++) {
+        for (int i = 0; i < PAYS + LATE_PAYS; i++) {
             payers.add(Payer.funded(port));
         }
         warmUp(port);
 
         proxy.slow(HTTP_PAYS_LATENCY);
-        List<CompletableFuture<Outcome>> pays = payers.stream().map(payer -> pay(port, payer)).toList();
+        List<CompletableFuture<Outcome>> pays = new ArrayList<>(payers.subList(0, PAYS).stream().map(payer -> pay(http, port, payer)).toList());
         // Every pay has reached the instance and begun; at this latency none has answered yet.
         Thread.sleep(500);
         long sigterm = sigterm();
         Watch watch = watch(port, managementPort, sigterm);
+        List<Long> sentAfterSigterm = sendLatePays(port, payers.subList(PAYS, PAYS + LATE_PAYS), sigterm, watch, pays);
 
         List<Outcome> outcomes = new ArrayList<>();
         for (CompletableFuture<Outcome> pay : pays) {
@@ -113,10 +125,15 @@ class GracefulShutdownIT {
         watch.done().get(10, TimeUnit.SECONDS);
 
         System.out.printf("SIGTERM with %d pays in flight: readiness DOWN after %d ms, HTTP listener closed after %d ms, exit %d; "
-                + "answers %s%n", PAYS, watch.readinessDownMillis(), watch.listenerClosedMillis(), instance.exitValue(), outcomes);
+                + "answers %s; late pays sent after %s ms, answered %s%n", PAYS, watch.readinessDownMillis(), watch.listenerClosedMillis(),
+                instance.exitValue(), outcomes.subList(0, PAYS), sentAfterSigterm, outcomes.subList(PAYS, outcomes.size()));
         assertTrue(watch.readinessDownMillis() >= 0, "readiness answered DOWN");
         assertTrue(watch.readinessDownMillis() < watch.listenerClosedMillis(), "readiness went DOWN before the HTTP listener closed");
-        for (int i = 0; i < PAYS; i++) {
+        assertTrue(sentAfterSigterm.get(0) < 1000, "a late pay was sent during the delay");
+        assertTrue(sentAfterSigterm.get(sentAfterSigterm.size() - 1) > watch.listenerClosedMillis(), "a late pay was sent after the listener closed");
+        assertTrue(outcomes.get(outcomes.size() - 1).failure() instanceof ConnectException,
+                "the pay sent after the listener closed was refused: " + outcomes.get(outcomes.size() - 1));
+        for (int i = 0; i < outcomes.size(); i++) {
             Outcome outcome = outcomes.get(i);
             Payer payer = payers.get(i);
             assertTrue(outcome.paid() || outcome.cleanlyRefused(), "pay " + i + " answered or cleanly refused: " + outcome);
@@ -141,8 +158,9 @@ class GracefulShutdownIT {
         String replies = broker.replyQueue();
 
         proxy.slow(COMMAND_LATENCY);
-        broker.sendPay("cmd-" + UUID.randomUUID(), replies, "shutdown", byCommand.userId(), byCommand.order());
-        Thread.sleep(100);
+        String key = "cmd-" + UUID.randomUUID();
+        broker.sendPay(key, replies, "shutdown", byCommand.userId(), byCommand.order());
+        awaitClaim(key);
         sigterm();
         assertTrue(instance.waitFor(45, TimeUnit.SECONDS), "the instance exits once drained");
 
@@ -154,6 +172,58 @@ class GracefulShutdownIT {
         assertEquals("PAID", db.orderStatus(byCommand.order()));
         assertEquals(BALANCE - AMOUNT, db.balance(byCommand.userId()));
         assertMoneyInvariants();
+    }
+
+    /**
+     * Pays sent on connections of their own, one every {@link #LATE_PAY_EVERY} from {@code sigterm}
+     * for {@link #LATE_PAYS_FOR}, then one once the listener has closed: the milliseconds after the
+     * signal each was sent.
+     */
+    private List<Long> sendLatePays(int port, List<Payer> latePayers, long sigterm, Watch watch, List<CompletableFuture<Outcome>> pays)
+            throws InterruptedException {
+        List<Long> sent = new ArrayList<>();
+        // In the order of latePayers, with none skipped: the outcomes follow the payers one for one.
+        while (sent.size() < latePayers.size() - 1 && millisSince(sigterm) <= LATE_PAYS_FOR.toMillis()) {
+            sent.add(millisSince(sigterm));
+            pays.add(pay(ownConnection(), port, latePayers.get(sent.size() - 1)));
+            Thread.sleep(LATE_PAY_EVERY.toMillis());
+        }
+        while (watch.listenerClosedMillis() < 0 && millisSince(sigterm) < TimeUnit.SECONDS.toMillis(45)) {
+            Thread.sleep(20);
+        }
+        sent.add(millisSince(sigterm));
+        pays.add(pay(ownConnection(), port, latePayers.get(sent.size() - 1)));
+        return sent;
+    }
+
+    private HttpClient ownConnection() {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(clients).build();
+    }
+
+    private static long millisSince(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
+    }
+
+    /**
+     * Returns once the command's claim is written, in its still open transaction: the command has
+     * begun on the instance, whatever the load of the machine.
+     */
+    private void awaitClaim(String key) throws SQLException, InterruptedException {
+        try (Connection connection = db.connect();
+             var uncommitted = connection.createStatement();
+             var claim = connection.prepareStatement("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = ?")) {
+            uncommitted.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
+            claim.setString(1, key);
+            for (int i = 0; i < 300; i++) {
+                try (var rows = claim.executeQuery()) {
+                    if (rows.next() && rows.getLong(1) > 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(20);
+            }
+        }
+        throw new IllegalStateException("command " + key + " was never claimed within 6 s");
     }
 
     private long sigterm() throws IOException, InterruptedException {
@@ -191,12 +261,12 @@ class GracefulShutdownIT {
     /** A cold instance could still be compiling its pay path; a few pays at full speed make it fast. */
     private void warmUp(int port) throws Exception {
         for (int i = 0; i < 5; i++) {
-            Outcome warm = pay(port, Payer.funded(port)).get(30, TimeUnit.SECONDS);
+            Outcome warm = pay(http, port, Payer.funded(port)).get(30, TimeUnit.SECONDS);
             assertTrue(warm.paid(), warm.toString());
         }
     }
 
-    private CompletableFuture<Outcome> pay(int port, Payer payer) {
+    private static CompletableFuture<Outcome> pay(HttpClient http, int port, Payer payer) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders/" + payer.order() + "/pay"))
                 .header("Authorization", "Bearer " + payer.bearer())
                 .header("Idempotency-Key", "k-" + UUID.randomUUID())
