@@ -56,6 +56,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GracefulShutdownIT {
 
     private static final String DATABASE = "payonce_graceful_shutdown";
+    /**
+     * A command queue of its own: the packaged application the other *IT classes share stays up and
+     * consumes the build's queue, so a command sent there could be answered by it, from its database.
+     */
+    private static final String COMMANDS = Broker.COMMANDS + ".shutdown";
     private static final int PAYS = 20;
     private static final Duration LATE_PAY_EVERY = Duration.ofMillis(150);
     /**
@@ -88,13 +93,9 @@ class GracefulShutdownIT {
         }
         clients.shutdownNow();
         proxy.close();
-        if (broker != null) {
-            // A command left on the queue would reach the next test's instance.
-            GetResponse left = broker.poll(Broker.COMMANDS);
-            while (left != null) {
-                left = broker.poll(Broker.COMMANDS);
-            }
-            broker.close();
+        // The instance's own command queue and exchanges go with it: a command left there would reach the next test's instance.
+        try (Broker cleanup = broker != null ? broker : Broker.connect()) {
+            cleanup.deleteCommandObjects(COMMANDS);
         }
     }
 
@@ -154,12 +155,12 @@ class GracefulShutdownIT {
         start(port, FreePorts.next());
         Payer byCommand = Payer.funded(port);
         broker = Broker.connect();
-        broker.awaitConsumer(Broker.COMMANDS, Duration.ofSeconds(30));
+        broker.awaitConsumer(COMMANDS, Duration.ofSeconds(30));
         String replies = broker.replyQueue();
 
         proxy.slow(COMMAND_LATENCY);
         String key = "cmd-" + UUID.randomUUID();
-        broker.sendPay(key, replies, "shutdown", byCommand.userId(), byCommand.order());
+        broker.sendPayTo(COMMANDS, key, replies, "shutdown", byCommand.userId(), byCommand.order());
         awaitClaim(key);
         sigterm();
         assertTrue(instance.waitFor(45, TimeUnit.SECONDS), "the instance exits once drained");
@@ -167,7 +168,7 @@ class GracefulShutdownIT {
         GetResponse reply = broker.await(replies, message -> "shutdown".equals(message.getProps().getCorrelationId()), Duration.ofSeconds(5));
         assertEquals(201, reply.getProps().getHeaders().get("x-payonce-status"), Broker.text(reply));
         assertEquals(false, reply.getProps().getHeaders().get(RepeatMarker.HEADER), "answered by the instance that stopped");
-        assertEquals(0, broker.messageCount(Broker.COMMANDS), "the command was acked, not left to be redelivered");
+        assertEquals(0, broker.messageCount(COMMANDS), "the command was acked, not left to be redelivered");
         assertEquals(1, db.payments(byCommand.order()));
         assertEquals("PAID", db.orderStatus(byCommand.order()));
         assertEquals(BALANCE - AMOUNT, db.balance(byCommand.userId()));
@@ -248,6 +249,7 @@ class GracefulShutdownIT {
                 .redirectErrorStream(true)
                 .redirectOutput(Path.of("target", "graceful-shutdown-" + port + ".log").toFile());
         builder.environment().put("PAYONCE_TEST_DB_NAME", DATABASE);
+        builder.environment().put("PAYONCE_COMMANDS_QUEUE", COMMANDS);
         instance = builder.start();
         for (int i = 0; i < 300; i++) {
             if (readiness(managementPort) == 200) {

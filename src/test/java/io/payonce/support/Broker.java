@@ -25,7 +25,6 @@ public final class Broker implements AutoCloseable {
     public static final String EVENTS = System.getenv().getOrDefault("PAYONCE_EVENTS_EXCHANGE", "payonce.events");
     public static final String COMMANDS = System.getenv().getOrDefault("PAYONCE_COMMANDS_QUEUE", "payonce.commands");
     public static final String DEAD_LETTERS = COMMANDS + ".dlq";
-    private static final String DEAD_LETTER_EXCHANGE = COMMANDS + ".dlx";
 
     private final Connection connection;
     private final Channel channel;
@@ -89,7 +88,12 @@ public final class Broker implements AutoCloseable {
 
     /** Sends a pay command to this build's command queue, replied to {@code replyTo} under {@code correlation}. */
     public void sendPay(String key, String replyTo, String correlation, String userId, long orderId) throws IOException {
-        publish(COMMANDS, "pay", commandProperties(key, replyTo, correlation), payCommand(userId, orderId));
+        sendPayTo(COMMANDS, key, replyTo, correlation, userId, orderId);
+    }
+
+    /** The same, to the command queue of an instance a test started with a PAYONCE_COMMANDS_QUEUE of its own. */
+    public void sendPayTo(String commands, String key, String replyTo, String correlation, String userId, long orderId) throws IOException {
+        publish(commands, "pay", commandProperties(key, replyTo, correlation), payCommand(userId, orderId));
     }
 
     /** The replies under {@code correlation} that arrive on {@code queue} up to and with the first marked as a repeat. */
@@ -179,10 +183,16 @@ public final class Broker implements AutoCloseable {
 
     /** Deletes this build's exchanges and queues; what does not exist is passed over. */
     public void deleteRunObjects() throws IOException {
-        for (String queue : new String[] {COMMANDS, DEAD_LETTERS}) {
+        deleteCommandObjects(COMMANDS);
+        channel.exchangeDelete(EVENTS);
+    }
+
+    /** Deletes a command queue, its exchange and their dead-letter pair, named as payonce names them. */
+    public void deleteCommandObjects(String commands) throws IOException {
+        for (String queue : new String[] {commands, commands + ".dlq"}) {
             channel.queueDelete(queue);
         }
-        for (String exchange : new String[] {EVENTS, COMMANDS, DEAD_LETTER_EXCHANGE}) {
+        for (String exchange : new String[] {commands, commands + ".dlx"}) {
             channel.exchangeDelete(exchange);
         }
     }
