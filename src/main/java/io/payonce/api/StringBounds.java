@@ -1,6 +1,5 @@
 package io.payonce.api;
 
-import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.input.Identifiers;
 import io.quarkus.smallrye.openapi.OpenApiFilter;
 import org.eclipse.microprofile.openapi.OASFilter;
@@ -28,13 +27,13 @@ public class StringBounds implements OASFilter {
     private static final int LONGEST_DATE_TIME = 35;
 
     /** One to 64 characters of an Idempotency-Key: visible ASCII but the double quote and the backslash. */
-    private static final String KEY_CHARACTERS = "[\\x21\\x23-\\x5B\\x5D-\\x7E]{1," + IdempotencyKey.MAX_LENGTH + "}";
+    private static final String KEY_CHARACTERS = "[\\x21\\x23-\\x5B\\x5D-\\x7E]{1," + Identifiers.IDEMPOTENCY_KEY_MAX_LENGTH + "}";
 
     /** What {@link IdempotencyKey} accepts: its characters, bare or in double quotes. */
     static final String IDEMPOTENCY_KEY = "^(?:" + KEY_CHARACTERS + "|\"" + KEY_CHARACTERS + "\")$";
 
     /** The Idempotency-Key with the double quotes it may come in. */
-    private static final int LONGEST_IDEMPOTENCY_KEY = IdempotencyKey.MAX_LENGTH + 2;
+    private static final int LONGEST_IDEMPOTENCY_KEY = Identifiers.IDEMPOTENCY_KEY_MAX_LENGTH + 2;
 
     /**
      * The strings of answers that no pattern bounds, by property name: the columns they are read

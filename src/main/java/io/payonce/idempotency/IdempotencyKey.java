@@ -2,6 +2,7 @@ package io.payonce.idempotency;
 
 import io.payonce.api.ApiException;
 import io.payonce.api.ErrorCode;
+import io.payonce.input.Identifiers;
 
 /**
  * The value of an Idempotency-Key header: 1 to 64 visible ASCII characters, sent bare
@@ -10,7 +11,7 @@ import io.payonce.api.ErrorCode;
 public record IdempotencyKey(String value) {
 
     public static final String HEADER = "Idempotency-Key";
-    public static final int MAX_LENGTH = 64;
+    static final int MAX_LENGTH = Identifiers.IDEMPOTENCY_KEY_MAX_LENGTH;
 
     public IdempotencyKey {
         if (!isWellFormed(value)) {

@@ -23,6 +23,12 @@ public final class Identifiers {
     /** A one-time submit token as GET /orders/token issues it. */
     public static final String SUBMIT_TOKEN = "^[A-Za-z0-9_-]{1,64}$";
 
+    /**
+     * The longest Idempotency-Key, quotes aside: checked by io.payonce.idempotency.IdempotencyKey and
+     * stated in the API document by io.payonce.api.StringBounds, which must not import each other.
+     */
+    public static final int IDEMPOTENCY_KEY_MAX_LENGTH = 64;
+
     /** An ISO 4217 currency code. */
     public static final String CURRENCY = "^[A-Z]{3}$";
 
