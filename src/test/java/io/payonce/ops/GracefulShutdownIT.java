@@ -7,7 +7,7 @@ import io.payonce.support.Database;
 import io.payonce.support.FreePorts;
 import io.payonce.support.MoneyInvariants;
 import io.payonce.support.PackagedInstance;
-import io.payonce.support.SlowTcpProxy;
+import io.payonce.support.TcpGate;
 import io.payonce.support.Tokens;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
@@ -79,7 +79,7 @@ class GracefulShutdownIT {
     private static final Duration COMMAND_LATENCY = Duration.ofMillis(80);
 
     private final Database db = Database.named(DATABASE);
-    private final SlowTcpProxy proxy = SlowTcpProxy.to(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306")));
+    private final TcpGate proxy = TcpGate.to(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306")));
     private final ExecutorService clients = Executors.newCachedThreadPool();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(clients).build();
     private Process instance;
