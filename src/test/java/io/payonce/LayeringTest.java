@@ -14,47 +14,131 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The packages' layering, read from the sources' imports: no two packages depend on each other,
- * however indirectly, and the stores, meters, configuration and input rules below the features know
- * nothing of HTTP, of callers or of any feature.
+ * The house's layering, read from the sources' imports. Four floors, each importing only the floors
+ * below it: the foundations (stores, meters, configuration, input rules, the refusal vocabulary
+ * {@code errors}); the mechanisms every feature shares (the keyed-write guard, the pay lock, submit
+ * tokens, callers, the outbox, the processor's client); the features, the broker edge among them;
+ * and {@code api}, the HTTP edge, which only the features' resources use. No two rooms depend on
+ * each other, however indirectly, and HTTP stays in the HTTP edge.
  */
 class LayeringTest {
 
     private static final Path SOURCES = Path.of("src/main/java/io/payonce");
-    private static final Pattern IMPORT = Pattern.compile("^import (?:static )?io\\.payonce\\.(\\w+)\\.", Pattern.MULTILINE);
-    private static final Set<String> FOUNDATIONS = Set.of("db", "redis", "broker", "metrics", "config", "input", "tracing");
-    private static final Set<String> ABOVE_FOUNDATIONS = Set.of("api", "auth", "idempotency", "account", "order", "payment",
-            "coupon", "token", "lock", "dev");
+    private static final Pattern IMPORT = Pattern.compile("^import (?:static )?io\\.payonce\\.([a-z.]+)\\.([A-Z]\\w*)", Pattern.MULTILINE);
+    private static final Pattern JAX_RS = Pattern.compile("^import (?:static )?jakarta\\.ws\\.rs\\.", Pattern.MULTILINE);
+
+    private static final List<Set<String>> FLOORS = List.of(
+            Set.of("db", "redis", "broker", "metrics", "config", "input", "tracing", "errors", "shutdown"),
+            Set.of("idempotency", "lock", "token", "auth", "events", "processor"),
+            Set.of("account", "order", "payment", "coupon", "commands", "dev"),
+            Set.of("api"));
+
+    /** The pay paths beneath {@code payment}, which share its types and are chosen by its door. */
+    private static final Set<String> PAYMENT_ROOMS = Set.of("payment.balance", "payment.card", "payment.refund", "payment.lookup");
 
     @Test
-    void noPackageDependsOnItselfThroughOthers() {
-        Map<String, Set<String>> imports = packageImports();
+    void everyRoomStandsOnAFloor() {
+        Set<String> unplaced = new TreeSet<>();
+        for (Source source : sources()) {
+            if (floorOf(source.room()) < 0) {
+                unplaced.add(source.room());
+            }
+        }
+        assertEquals(Set.of(), unplaced, "rooms on no floor of LayeringTest");
+    }
+
+    @Test
+    void noRoomDependsOnItselfThroughOthers() {
+        Map<String, Set<String>> imports = roomImports();
         List<String> cycles = new ArrayList<>();
         for (String start : imports.keySet()) {
             if (reaches(imports, start, start, new TreeSet<>())) {
                 cycles.add(start);
             }
         }
-        assertEquals(List.of(), cycles, "packages on an import cycle; imports: " + imports);
+        assertEquals(List.of(), cycles, "rooms on an import cycle; imports: " + imports);
     }
 
     @Test
-    void foundationsImportNoFeatureAndNothingOfHttp() {
-        Map<String, Set<String>> imports = packageImports();
+    void noImportRunsBackUp() {
         Map<String, Set<String>> upward = new TreeMap<>();
-        for (String foundation : FOUNDATIONS) {
-            Set<String> wrong = new TreeSet<>(imports.getOrDefault(foundation, Set.of()));
-            wrong.retainAll(ABOVE_FOUNDATIONS);
-            if (!wrong.isEmpty()) {
-                upward.put(foundation, wrong);
+        for (Source source : sources()) {
+            int floor = floorOf(source.room());
+            for (Imported imported : source.imports()) {
+                boolean resourceUsesApi = imported.room().equals("api") && source.isResource();
+                if (floorOf(imported.room()) > floor && !resourceUsesApi) {
+                    upward.computeIfAbsent(source.path(), ignored -> new TreeSet<>()).add(imported.pkg() + "." + imported.type());
+                }
             }
         }
-        assertEquals(Map.of(), upward);
+        assertEquals(Map.of(), upward, "imports from a floor above, or of api by a class that is no resource");
+    }
+
+    /** The processor's client is payonce's own outbound HTTP: it never learns what a payment is. */
+    @Test
+    void theProcessorKnowsNoPayment() {
+        Set<String> wrong = new TreeSet<>();
+        for (Source source : sources()) {
+            if (source.room().equals("processor") && source.imports().stream().anyMatch(imported -> imported.room().equals("payment"))) {
+                wrong.add(source.path());
+            }
+        }
+        assertEquals(Set.of(), wrong);
+    }
+
+    /**
+     * Only the HTTP edge speaks JAX-RS: {@code api}, the resources, and the processor's REST client,
+     * whose interface MicroProfile REST Client declares in JAX-RS terms.
+     */
+    @Test
+    void onlyTheHttpEdgeImportsJaxRs() {
+        Set<String> wrong = new TreeSet<>();
+        for (Source source : sources()) {
+            boolean edge = source.room().equals("api") || source.room().equals("processor") || source.isResource();
+            if (!edge && JAX_RS.matcher(source.text()).find()) {
+                wrong.add(source.path());
+            }
+        }
+        assertEquals(Set.of(), wrong);
+    }
+
+    /**
+     * The four pay paths stand side by side under {@code payment}: each uses the shared types there,
+     * none uses another path, and none calls back through the door that chooses between them.
+     */
+    @Test
+    void paymentRoomsStandSideBySide() {
+        Map<String, Set<String>> wrong = new TreeMap<>();
+        for (Source source : sources()) {
+            if (!PAYMENT_ROOMS.contains(source.pkg())) {
+                continue;
+            }
+            for (Imported imported : source.imports()) {
+                boolean sibling = PAYMENT_ROOMS.contains(imported.pkg()) && !imported.pkg().equals(source.pkg());
+                boolean door = imported.pkg().equals("payment") && imported.type().equals("Payments");
+                if (sibling || door) {
+                    wrong.computeIfAbsent(source.path(), ignored -> new TreeSet<>()).add(imported.pkg() + "." + imported.type());
+                }
+            }
+        }
+        assertEquals(Map.of(), wrong);
+        assertEquals(PAYMENT_ROOMS, sources().stream().map(Source::pkg).filter(pkg -> pkg.startsWith("payment."))
+                .collect(Collectors.toCollection(TreeSet::new)), "the rooms beneath payment");
+    }
+
+    private static int floorOf(String room) {
+        for (int floor = 0; floor < FLOORS.size(); floor++) {
+            if (FLOORS.get(floor).contains(room)) {
+                return floor;
+            }
+        }
+        return -1;
     }
 
     private static boolean reaches(Map<String, Set<String>> imports, String from, String target, Set<String> visited) {
@@ -66,31 +150,56 @@ class LayeringTest {
         return false;
     }
 
-    /** For each package under io.payonce, the other io.payonce packages its classes import. */
-    private static Map<String, Set<String>> packageImports() {
+    /** For each room (top-level package) under io.payonce, the other rooms its classes import. */
+    private static Map<String, Set<String>> roomImports() {
         Map<String, Set<String>> imports = new TreeMap<>();
-        try (Stream<Path> files = Files.walk(SOURCES)) {
-            files.filter(file -> file.toString().endsWith(".java")).forEach(file -> {
-                String pkg = SOURCES.relativize(file.getParent()).toString().replace('/', '.');
-                Set<String> targets = imports.computeIfAbsent(pkg, ignored -> new TreeSet<>());
-                Matcher imported = IMPORT.matcher(read(file));
-                while (imported.find()) {
-                    if (!imported.group(1).equals(pkg)) {
-                        targets.add(imported.group(1));
-                    }
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (Source source : sources()) {
+            Set<String> targets = imports.computeIfAbsent(source.room(), ignored -> new TreeSet<>());
+            source.imports().stream().map(Imported::room).filter(room -> !room.equals(source.room())).forEach(targets::add);
         }
         return imports;
     }
 
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
+    private static List<Source> sources() {
+        try (Stream<Path> files = Files.walk(SOURCES)) {
+            return files.filter(file -> file.toString().endsWith(".java")).map(Source::read).toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A class named in an import: its package under io.payonce, and the room that package belongs to. */
+    private record Imported(String pkg, String type) {
+
+        String room() {
+            return pkg.split("\\.")[0];
+        }
+    }
+
+    /** One source file: its package under io.payonce, its text and what it imports from io.payonce. */
+    private record Source(String path, String pkg, String text, List<Imported> imports) {
+
+        static Source read(Path file) {
+            try {
+                String text = Files.readString(file);
+                List<Imported> imports = new ArrayList<>();
+                Matcher imported = IMPORT.matcher(text);
+                while (imported.find()) {
+                    imports.add(new Imported(imported.group(1), imported.group(2)));
+                }
+                return new Source(SOURCES.relativize(file).toString(), SOURCES.relativize(file.getParent()).toString().replace('/', '.'), text,
+                        imports);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        String room() {
+            return pkg.split("\\.")[0];
+        }
+
+        boolean isResource() {
+            return path.endsWith("Resource.java");
         }
     }
 }

@@ -1,6 +1,6 @@
 package io.payonce.bench.chaos;
 
-import io.payonce.api.ErrorCode;
+import io.payonce.errors.ErrorCode;
 
 import java.util.Arrays;
 

@@ -1,6 +1,6 @@
 package io.payonce.bench.chaos;
 
-import io.payonce.api.RepeatMarker;
+import io.payonce.idempotency.Answer;
 import io.payonce.support.Tokens;
 
 import java.io.BufferedWriter;
@@ -331,7 +331,7 @@ public final class Workload {
                     attempt = classify(reply.status(), reply.body(), reply.repeat());
                 } else {
                     HttpResponse<String> response = workload.http.send(request(target, timeout), HttpResponse.BodyHandlers.ofString());
-                    attempt = classify(response.statusCode(), response.body(), response.headers().firstValue(RepeatMarker.HEADER).isPresent());
+                    attempt = classify(response.statusCode(), response.body(), response.headers().firstValue(Answer.REPLAYED_HEADER).isPresent());
                 }
             } catch (IOException | TimeoutException e) {
                 attempt = Attempt.noAnswer(e);

@@ -1,5 +1,6 @@
 package io.payonce.account;
 
+import io.payonce.api.Responses;
 import io.payonce.api.ApiExamples;
 import io.payonce.api.RepeatProtection;
 import io.payonce.auth.Caller;
@@ -72,7 +73,7 @@ public class AccountResource {
             @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = NewAccountRequest.class),
                     examples = @ExampleObject(name = "alice in euros", value = ApiExamples.NEW_ACCOUNT)))
             @Valid @NotNull NewAccountRequest request) {
-        return accounts.open(request.userId(), request.currency()).map(Answer::toResponse);
+        return accounts.open(request.userId(), request.currency()).map(Responses::of);
     }
 
     @POST
@@ -101,7 +102,7 @@ public class AccountResource {
             @Context UriInfo uri) {
         Caller caller = callers.current();
         return accounts.deposit(caller, guard.read(WriteOperation.DEPOSIT, userId, key, uri.getPath()), userId, request)
-                .map(Answer::toResponse);
+                .map(Responses::of);
     }
 
     @GET

@@ -1,7 +1,7 @@
 package io.payonce.account;
 
-import io.payonce.api.ApiException;
-import io.payonce.api.ErrorCode;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.db.UniqueKey;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;

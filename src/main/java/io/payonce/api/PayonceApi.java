@@ -1,5 +1,6 @@
 package io.payonce.api;
 
+import io.payonce.errors.Problem;
 import jakarta.ws.rs.core.Application;
 import org.eclipse.microprofile.openapi.annotations.Components;
 import org.eclipse.microprofile.openapi.annotations.OpenAPIDefinition;

@@ -1,5 +1,7 @@
 package io.payonce.api;
 
+import io.payonce.errors.ErrorCode;
+import io.payonce.errors.Problem;
 import io.quarkus.smallrye.openapi.OpenApiFilter;
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import io.payonce.config.PayonceConfig;
+import io.payonce.errors.ErrorCode;
+import io.payonce.errors.ProblemType;
 import io.quarkus.jackson.ObjectMapperCustomizer;
 import io.quarkus.runtime.Startup;
 import jakarta.inject.Singleton;
@@ -28,10 +30,7 @@ import java.util.Locale;
 @Singleton
 public class ProblemTypeUris implements ObjectMapperCustomizer {
 
-    /** The longest type URI, as the API document states it. */
-    static final int LONGEST_TYPE = 256;
-
-    /** The longest public URL accepted, as README states it; with the longest code's page path it stays within {@link #LONGEST_TYPE}. */
+    /** The longest public URL accepted, as README states it; with the longest code's page path it stays within {@link ProblemType#LONGEST}. */
     static final int LONGEST_PUBLIC_URL = 200;
 
     private static final String SETTING = "payonce.public-url (PAYONCE_PUBLIC_URL)";

@@ -1,5 +1,7 @@
 package io.payonce.api;
 
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;

@@ -1,5 +1,6 @@
 package io.payonce.api;
 
+import io.payonce.idempotency.Answer;
 import io.quarkus.smallrye.openapi.OpenApiFilter;
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;
@@ -15,8 +16,6 @@ import org.eclipse.microprofile.openapi.models.media.Schema;
 @OpenApiFilter(OpenApiFilter.RunStage.BUILD)
 public class RepeatMarker implements OASFilter {
 
-    public static final String HEADER = "Idempotent-Replayed";
-
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
         if (openAPI.getPaths() == null || openAPI.getPaths().getPathItems() == null) {
@@ -26,7 +25,7 @@ public class RepeatMarker implements OASFilter {
             if (item.getPOST() != null && item.getPOST().getResponses() != null) {
                 item.getPOST().getResponses().getAPIResponses().forEach((status, response) -> {
                     if (status.startsWith("2")) {
-                        response.addHeader(HEADER, OASFactory.createHeader()
+                        response.addHeader(Answer.REPLAYED_HEADER, OASFactory.createHeader()
                                 .description("true when this answer repeats an earlier one; absent on a first answer")
                                 .schema(OASFactory.createSchema().addType(Schema.SchemaType.BOOLEAN)));
                     }

@@ -3,6 +3,8 @@ package io.payonce.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.payonce.config.PayonceConfig;
+import io.payonce.errors.ErrorCode;
+import io.payonce.errors.Problem;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;

@@ -1,5 +1,8 @@
 package io.payonce.api;
 
+import io.payonce.errors.ErrorCode;
+import io.payonce.errors.Problem;
+import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.input.Identifiers;
 import io.quarkus.smallrye.openapi.OpenApiFilter;
 import org.eclipse.microprofile.openapi.OASFilter;

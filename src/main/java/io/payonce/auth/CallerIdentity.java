@@ -1,7 +1,7 @@
 package io.payonce.auth;
 
-import io.payonce.api.ApiException;
-import io.payonce.api.ErrorCode;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.input.Identifiers;
 import io.payonce.tracing.RequestTags;
 import jakarta.enterprise.context.ApplicationScoped;

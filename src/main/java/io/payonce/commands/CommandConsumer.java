@@ -2,14 +2,13 @@ package io.payonce.commands;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.AMQP;
-import io.payonce.api.ApiException;
-import io.payonce.api.ErrorCode;
-import io.payonce.api.Problem;
-import io.payonce.api.RepeatMarker;
 import io.payonce.auth.Caller;
 import io.payonce.broker.ConfirmedPublisher;
 import io.payonce.config.PayonceConfig;
 import io.payonce.db.DependencyFailure;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
+import io.payonce.errors.Problem;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
@@ -17,9 +16,10 @@ import io.payonce.idempotency.WriteOperation;
 import io.payonce.input.Identifiers;
 import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.PayonceMetrics;
-import io.payonce.payment.PaymentService;
-import io.payonce.payment.RefundRequest;
-import io.payonce.payment.RefundService;
+import io.payonce.payment.Payments;
+import io.payonce.payment.PayRequest;
+import io.payonce.payment.refund.RefundRequest;
+import io.payonce.payment.refund.RefundService;
 import io.payonce.shutdown.Draining;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
@@ -95,7 +95,7 @@ public class CommandConsumer {
     private final ObjectMapper json;
     private final Validator validator;
     private final IdempotencyGuard guard;
-    private final PaymentService payments;
+    private final Payments payments;
     private final RefundService refunds;
     private final ConfirmedPublisher publisher;
     private final String deadLetterExchange;
@@ -105,7 +105,7 @@ public class CommandConsumer {
     private final PayonceMetrics metrics;
     private final Draining draining;
 
-    CommandConsumer(ObjectMapper json, Validator validator, IdempotencyGuard guard, PaymentService payments, RefundService refunds,
+    CommandConsumer(ObjectMapper json, Validator validator, IdempotencyGuard guard, Payments payments, RefundService refunds,
                     ConfirmedPublisher publisher,
                     @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".queue.name") String queue,
                     @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".dead-letter-exchange") String deadLetterExchange,
@@ -156,7 +156,7 @@ public class CommandConsumer {
         requireOwnReplyQueue(amqp, sender);
         if (command instanceof Command.Pay pay) {
             return payments.pay(new Caller(pay.userId(), false), pay.orderId(),
-                    keyed(WriteOperation.PAY, pay.orderId(), key, "/orders/" + pay.orderId() + "/pay"));
+                    keyed(WriteOperation.PAY, pay.orderId(), key, "/orders/" + pay.orderId() + "/pay"), PayRequest.BALANCE);
         }
         Command.Refund refund = (Command.Refund) command;
         return refunds.refund(new Caller(sender, true),
@@ -228,7 +228,7 @@ public class CommandConsumer {
         AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
                 .correlationId(amqp.getCorrelationId().orElse(amqp.getMessageId().orElse(null)))
                 .contentType(answer.status() >= 400 ? Problem.MEDIA_TYPE : "application/json")
-                .headers(Map.of(STATUS_HEADER, answer.status(), RepeatMarker.HEADER, answer.repeat()))
+                .headers(Map.of(STATUS_HEADER, answer.status(), Answer.REPLAYED_HEADER, answer.repeat()))
                 .deliveryMode(ConfirmedPublisher.PERSISTENT)
                 .build();
         byte[] body = answer.bodyJson(json).getBytes(StandardCharsets.UTF_8);

@@ -1,5 +1,6 @@
 package io.payonce.coupon;
 
+import io.payonce.api.Responses;
 import io.payonce.api.RepeatProtection;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
@@ -43,6 +44,6 @@ public class CouponResource {
     @APIResponse(responseCode = "201", description = "The grant; Idempotent-Replayed: true when it was granted earlier")
     @APIResponse(responseCode = "400", description = "VALIDATION_FAILED: the activity id is malformed")
     public Uni<Response> grant(@PathParam("activityId") @Pattern(regexp = Identifiers.BUSINESS_NUMBER) String activityId) {
-        return coupons.grant(callers.current().userId(), activityId).map(Answer::toResponse);
+        return coupons.grant(callers.current().userId(), activityId).map(Responses::of);
     }
 }

@@ -2,13 +2,9 @@ package io.payonce.idempotency;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.payonce.api.ApiException;
-import io.payonce.api.Problem;
-import io.payonce.api.RepeatMarker;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.Problem;
 import io.payonce.metrics.DuplicateLayer;
-import jakarta.ws.rs.core.HttpHeaders;
-import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 
 /**
  * The answer to a write: status, body and, for a created resource, its Location. Every repeat of a
@@ -20,6 +16,9 @@ import jakarta.ws.rs.core.Response;
  * @param body the view to send, or, for an answer stored under a key, its JSON text exactly as stored
  */
 public record Answer(int status, Object body, String location, DuplicateLayer caughtBy) {
+
+    /** The header, or AMQP reply header, that marks a repeat's answer; absent or false on a first answer. */
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     public static Answer ok(Object body) {
         return new Answer(200, body, null, null);
@@ -70,18 +69,5 @@ public record Answer(int status, Object body, String location, DuplicateLayer ca
 
     public boolean repeat() {
         return caughtBy != null;
-    }
-
-    public Response toResponse() {
-        Response.ResponseBuilder response = Response.status(status)
-                .type(status >= 400 ? Problem.MEDIA_TYPE : MediaType.APPLICATION_JSON)
-                .entity(body);
-        if (location != null) {
-            response.header(HttpHeaders.LOCATION, location);
-        }
-        if (repeat()) {
-            response.header(RepeatMarker.HEADER, "true");
-        }
-        return response.build();
     }
 }

@@ -1,6 +1,6 @@
 package io.payonce.idempotency;
 
-import io.payonce.api.ApiException;
+import io.payonce.errors.ApiException;
 import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.Outcome;
 import io.payonce.metrics.PayonceMetrics;

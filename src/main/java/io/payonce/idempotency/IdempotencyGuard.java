@@ -1,11 +1,11 @@
 package io.payonce.idempotency;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.payonce.api.ApiException;
-import io.payonce.api.ErrorCode;
 import io.payonce.db.SqlErrors;
 import io.payonce.db.Transactions;
 import io.payonce.db.UniqueKey;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.PayonceMetrics;
 import io.smallrye.mutiny.Uni;

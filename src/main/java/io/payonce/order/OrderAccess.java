@@ -1,7 +1,7 @@
 package io.payonce.order;
 
-import io.payonce.api.ApiException;
-import io.payonce.api.ErrorCode;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.auth.Caller;
 import io.payonce.idempotency.IdempotentCommand;
 import io.payonce.idempotency.WithRecord;

@@ -1,8 +1,8 @@
 package io.payonce.order;
 
 import io.payonce.account.AccountRepository;
-import io.payonce.api.ApiException;
-import io.payonce.api.ErrorCode;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.db.UniqueKey;
 import io.payonce.db.DependencyFailure;
 import io.payonce.idempotency.Answer;

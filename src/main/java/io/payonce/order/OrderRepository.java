@@ -1,5 +1,6 @@
 package io.payonce.order;
 
+import io.payonce.db.Rows;
 import io.payonce.db.UtcTimes;
 import io.payonce.idempotency.IdempotentCommand;
 import io.payonce.idempotency.RecordJoin;
@@ -85,7 +86,7 @@ public class OrderRepository {
     /** The order, or null, beside the command's record. */
     public Uni<WithRecord<Order>> findWithRecord(SqlClient client, long id, IdempotentCommand command) {
         return client.preparedQuery(SELECT_BY_ID_WITH_RECORD).execute(RecordJoin.parameters(command).addLong(id)).map(rows -> {
-            Row row = first(rows);
+            Row row = Rows.first(rows);
             return row == null ? new WithRecord<>(null, null) : new WithRecord<>(from(row), RecordJoin.record(row));
         });
     }
@@ -117,13 +118,8 @@ public class OrderRepository {
     }
 
     private static Order single(RowSet<Row> rows) {
-        Row row = first(rows);
+        Row row = Rows.first(rows);
         return row == null ? null : from(row);
-    }
-
-    private static Row first(RowSet<Row> rows) {
-        var iterator = rows.iterator();
-        return iterator.hasNext() ? iterator.next() : null;
     }
 
     private static Order from(Row row) {

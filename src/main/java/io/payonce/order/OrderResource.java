@@ -1,5 +1,6 @@
 package io.payonce.order;
 
+import io.payonce.api.Responses;
 import io.payonce.api.ApiExamples;
 import io.payonce.api.RepeatProtection;
 import io.payonce.auth.Caller;
@@ -111,10 +112,10 @@ public class OrderResource {
         Caller caller = callers.current();
         if (submitToken == null && key != null) {
             return creation.withKey(caller.userId(), guard.read(WriteOperation.CREATE_ORDER, null, key, uri.getPath()), request)
-                    .map(Answer::toResponse);
+                    .map(Responses::of);
         }
         SubmitTokens.requireWellFormed(submitToken);
-        return creation.withToken(caller.userId(), submitToken, request, uri.getPath()).map(Answer::toResponse);
+        return creation.withToken(caller.userId(), submitToken, request, uri.getPath()).map(Responses::of);
     }
 
     @GET
@@ -171,6 +172,6 @@ public class OrderResource {
     private Uni<Response> apply(long id, Transition transition, String key, UriInfo uri) {
         Caller caller = callers.current();
         var request = key == null ? null : guard.read(transition.operation(), id, key, uri.getPath());
-        return transitions.apply(caller, id, transition, request).map(Answer::toResponse);
+        return transitions.apply(caller, id, transition, request).map(Responses::of);
     }
 }

@@ -1,7 +1,7 @@
 package io.payonce.payment;
 
-import io.payonce.api.ApiException;
-import io.payonce.api.ErrorCode;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.Answer;
 import io.payonce.metrics.DuplicateLayer;
 import io.payonce.order.OrderRepository;
@@ -16,7 +16,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * (retry later), or no payment at all (the order was closed).
  */
 @ApplicationScoped
-class PaidOrders {
+public class PaidOrders {
 
     private final PaymentRepository payments;
     private final OrderRepository orders;
@@ -37,7 +37,7 @@ class PaidOrders {
      * between the two reads would show no payment and a PAID order: a refusal stored under a key
      * whose pay was a repeat (model/statements.pml, -DPAYMENT_BEFORE_ORDER).
      */
-    Uni<Answer> existingPayment(SqlClient tx, long orderId, DuplicateLayer caughtBy) {
+    public Uni<Answer> existingPayment(SqlClient tx, long orderId, DuplicateLayer caughtBy) {
         return orders.findById(tx, orderId).flatMap(order -> payments.findPayment(tx, orderId).map(payment -> {
             if (payment == null) {
                 if (order.status() == OrderStatus.UNPAID) {

@@ -17,7 +17,7 @@ public record PayRequest(
         @Pattern(regexp = Identifiers.CARD_TOKEN) String cardToken) {
 
     /** The request a pay without a body makes. */
-    static final PayRequest BALANCE = new PayRequest(PaymentMethod.BALANCE, null);
+    public static final PayRequest BALANCE = new PayRequest(PaymentMethod.BALANCE, null);
 
     @JsonIgnore
     @AssertTrue(message = "a card pay names its cardToken, and a balance pay has none")
@@ -29,7 +29,7 @@ public record PayRequest(
      * What the key is bound to: a balance pay is bound to no body at all, so that a retry that
      * leaves out {@code {"method":"balance"}}, or adds it, is still the same request.
      */
-    Object fingerprinted() {
+    public Object fingerprinted() {
         return method == PaymentMethod.BALANCE ? null : this;
     }
 }

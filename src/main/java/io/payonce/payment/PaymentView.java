@@ -1,6 +1,5 @@
 package io.payonce.payment;
 
-import io.payonce.order.Order;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
@@ -10,15 +9,15 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @RegisterForReflection
 public record PaymentView(long paymentId, long orderId, long amount, String currency, PaymentMethod method, PaymentPhase phase) {
 
-    static PaymentView of(long paymentId, Order order) {
-        return new PaymentView(paymentId, order.id(), order.amount(), order.currency(), PaymentMethod.BALANCE, PaymentPhase.SUCCEEDED);
+    /** Where payments are read, each at its id beneath. */
+    public static final String PATH = "/payments";
+
+    /** Where the client reads payment {@code paymentId}: the Location of a 202. */
+    public static String location(long paymentId) {
+        return PATH + "/" + paymentId;
     }
 
     static PaymentView of(Payment payment) {
         return new PaymentView(payment.id(), payment.orderId(), payment.amount(), payment.currency(), payment.method(), payment.phase());
-    }
-
-    static PaymentView of(CardPayment payment) {
-        return new PaymentView(payment.id(), payment.orderId(), payment.amount(), payment.currency(), PaymentMethod.CARD, payment.phase());
     }
 }

@@ -1,7 +1,7 @@
 package io.payonce.token;
 
-import io.payonce.api.ApiException;
-import io.payonce.api.ErrorCode;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.config.PayonceConfig;
 import io.payonce.redis.CallBound;
 import io.payonce.redis.LuaScript;

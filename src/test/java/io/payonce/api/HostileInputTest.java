@@ -1,5 +1,6 @@
 package io.payonce.api;
 
+import io.payonce.errors.Problem;
 import io.payonce.support.Api;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;

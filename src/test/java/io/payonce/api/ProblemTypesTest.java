@@ -1,5 +1,6 @@
 package io.payonce.api;
 
+import io.payonce.errors.ErrorCode;
 import io.payonce.support.Api;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;

@@ -1,5 +1,7 @@
 package io.payonce.api;
 
+import io.payonce.errors.ErrorCode;
+import io.payonce.errors.ProblemType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -79,7 +81,7 @@ class PublicUrlTest {
     void theLongestTypeFitsItsDocumentedLength() {
         int longestPage = Arrays.stream(ErrorCode.values()).mapToInt(code -> code.type().length()).max().orElseThrow();
 
-        assertTrue(ProblemTypeUris.LONGEST_PUBLIC_URL + longestPage <= ProblemTypeUris.LONGEST_TYPE,
+        assertTrue(ProblemTypeUris.LONGEST_PUBLIC_URL + longestPage <= ProblemType.LONGEST,
                 ProblemTypeUris.LONGEST_PUBLIC_URL + " + " + longestPage);
     }
 }

@@ -1,5 +1,7 @@
 package io.payonce.api;
 
+import io.payonce.errors.ErrorCode;
+import io.payonce.errors.Problem;
 import io.payonce.support.Management;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;

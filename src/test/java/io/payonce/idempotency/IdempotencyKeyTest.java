@@ -1,7 +1,7 @@
 package io.payonce.idempotency;
 
-import io.payonce.api.ApiException;
-import io.payonce.api.ErrorCode;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package io.payonce.ops;
 
+import io.payonce.idempotency.Answer;
 import com.rabbitmq.client.GetResponse;
-import io.payonce.api.RepeatMarker;
 import io.payonce.support.Broker;
 import io.payonce.support.Database;
 import io.payonce.support.FreePorts;
@@ -167,7 +167,7 @@ class GracefulShutdownIT {
 
         GetResponse reply = broker.await(replies, message -> "shutdown".equals(message.getProps().getCorrelationId()), Duration.ofSeconds(5));
         assertEquals(201, reply.getProps().getHeaders().get("x-payonce-status"), Broker.text(reply));
-        assertEquals(false, reply.getProps().getHeaders().get(RepeatMarker.HEADER), "answered by the instance that stopped");
+        assertEquals(false, reply.getProps().getHeaders().get(Answer.REPLAYED_HEADER), "answered by the instance that stopped");
         assertEquals(0, broker.messageCount(COMMANDS), "the command was acked, not left to be redelivered");
         assertEquals(1, db.payments(byCommand.order()));
         assertEquals("PAID", db.orderStatus(byCommand.order()));

@@ -2,8 +2,8 @@ package io.payonce.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.payonce.api.ApiException;
-import io.payonce.api.ErrorCode;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.support.Management;
 import io.quarkus.test.junit.QuarkusTest;

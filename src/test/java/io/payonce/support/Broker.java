@@ -1,12 +1,12 @@
 package io.payonce.support;
 
+import io.payonce.idempotency.Answer;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import com.rabbitmq.client.ShutdownSignalException;
-import io.payonce.api.RepeatMarker;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -101,7 +101,7 @@ public final class Broker implements AutoCloseable {
         List<GetResponse> replies = new ArrayList<>();
         do {
             replies.add(await(queue, m -> correlation.equals(m.getProps().getCorrelationId()), within));
-        } while (!Boolean.TRUE.equals(replies.get(replies.size() - 1).getProps().getHeaders().get(RepeatMarker.HEADER)));
+        } while (!Boolean.TRUE.equals(replies.get(replies.size() - 1).getProps().getHeaders().get(Answer.REPLAYED_HEADER)));
         return replies;
     }
 

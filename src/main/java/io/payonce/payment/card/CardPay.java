@@ -1,0 +1,114 @@
+package io.payonce.payment.card;
+
+import io.payonce.auth.Caller;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
+import io.payonce.idempotency.Answer;
+import io.payonce.idempotency.AnswerMeter;
+import io.payonce.idempotency.Begun;
+import io.payonce.idempotency.Detached;
+import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.IdempotentCommand;
+import io.payonce.idempotency.KeyedRequest;
+import io.payonce.idempotency.WriteOperation;
+import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.PayonceMetrics;
+import io.payonce.order.Order;
+import io.payonce.order.OrderAccess;
+import io.payonce.order.OrderRepository;
+import io.payonce.order.OrderStatus;
+import io.payonce.payment.PaidOrders;
+import io.payonce.payment.PayRequest;
+import io.payonce.payment.PaymentPhase;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * The card pay, in committed phases. One transaction claims the key, moves the order UNPAID→PAYING
+ * by compare-and-set and records the payment STARTED; then the charge goes to the processor outside
+ * any transaction, under the payment's own processor key; its outcome settles the payment
+ * ({@link CardSettlement}). A retry with the same key resumes from the last committed phase instead
+ * of starting over; a pay with another key is answered from the order's state. No Redis lock is
+ * taken: the first transaction is short and the database alone decides it, and the processor call
+ * holds nothing while it waits.
+ */
+@ApplicationScoped
+public class CardPay {
+
+    private final Pool pool;
+    private final IdempotencyGuard guard;
+    private final AnswerMeter meter;
+    private final PayonceMetrics metrics;
+    private final OrderAccess access;
+    private final OrderRepository orders;
+    private final CardPaymentRepository cards;
+    private final CardCharges charges;
+    private final PaidOrders paidOrders;
+    private final Detached detached;
+
+    CardPay(Pool pool, IdempotencyGuard guard, AnswerMeter meter, PayonceMetrics metrics, OrderAccess access, OrderRepository orders,
+                 CardPaymentRepository cards, CardCharges charges, PaidOrders paidOrders, Detached detached) {
+        this.pool = pool;
+        this.guard = guard;
+        this.meter = meter;
+        this.metrics = metrics;
+        this.access = access;
+        this.orders = orders;
+        this.cards = cards;
+        this.charges = charges;
+        this.paidOrders = paidOrders;
+        this.detached = detached;
+    }
+
+    /**
+     * Pays the order's own amount with the card {@code request} names; the owner only, as a balance
+     * pay. A key whose answer is stored (201, 402) is answered from it at once. Once begun, the
+     * payment runs to its outcome even if the client goes away.
+     */
+    public Uni<Answer> pay(Caller caller, long orderId, KeyedRequest keyed, PayRequest request) {
+        IdempotentCommand command = keyed.by(caller.userId(), request.fingerprinted());
+        return guard.storedAnswerOr(command, access.findOwnWithRecord(pool, caller, orderId, command),
+                order -> meter.counted(WriteOperation.PAY, metrics.timed(WriteOperation.PAY.tag(), detached.toTheEnd(
+                        guard.<CardPayment>begin(command, tx -> start(tx, order, command, request.cardToken()))
+                                .flatMap(begun -> proceed(begun, order, command))))));
+    }
+
+    private Uni<Begun<CardPayment>> start(SqlConnection tx, Order order, IdempotentCommand command, String cardToken) {
+        return orders.compareAndSetStatus(tx, order.id(), OrderStatus.UNPAID, OrderStatus.PAYING).flatMap(moved -> moved
+                ? cards.insertStarted(tx, order, command.key(), cardToken, charges.lease())
+                        .call(payment -> cards.recordPhase(tx, payment.id(), PaymentPhase.STARTED, null))
+                        .map(Begun::started)
+                : paidOrders.existingPayment(tx, order.id(), DuplicateLayer.STATE_CAS).map(Begun::answered));
+    }
+
+    private Uni<Answer> proceed(Begun<CardPayment> begun, Order order, IdempotentCommand command) {
+        if (begun instanceof Begun.Answered<CardPayment> answered) {
+            return Uni.createFrom().item(answered.answer());
+        }
+        if (begun instanceof Begun.Started<CardPayment> started) {
+            return charges.sendFirst(started.work());
+        }
+        return resume(order, command, ((Begun.Open<CardPayment>) begun).soFar());
+    }
+
+    /**
+     * A retry of a card pay still in flight. If nobody is working on the payment (its first request
+     * crashed, stalled or gave up on a lost answer), the retry takes it over from its last phase;
+     * otherwise it is answered what is known so far: the 202 if there is one, else 409 to come back.
+     */
+    private Uni<Answer> resume(Order order, IdempotentCommand command, Answer soFar) {
+        return cards.findByOrderAndKey(pool, order.id(), command.key()).flatMap(payment -> {
+            if (payment == null || payment.phase().definite()) {
+                return guard.finished(command).onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE));
+            }
+            return cards.takeLease(pool, payment.id(), charges.lease()).flatMap(taken -> {
+                if (taken) {
+                    return charges.resume(payment);
+                }
+                return soFar != null ? Uni.createFrom().item(soFar) : Uni.createFrom().failure(new ApiException(ErrorCode.PAYMENT_IN_PROGRESS));
+            });
+        });
+    }
+}

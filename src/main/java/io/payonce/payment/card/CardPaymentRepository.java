@@ -1,0 +1,150 @@
+package io.payonce.payment.card;
+
+import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.order.Order;
+import io.payonce.payment.PaymentPhase;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.mysqlclient.MySQLClient;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * SQL for card payments. Every phase change is a compare-and-set on the phases it may leave, so that
+ * the request, a retry of it and the recovery job on any instance can race and only one moves it.
+ * {@code busy_until} is a lease: while it lies ahead one worker owns the payment's next call to the
+ * processor; once it has passed, anyone may take it.
+ */
+@ApplicationScoped
+class CardPaymentRepository {
+
+    private static final String COLUMNS = "id, order_id, user_id, amount, currency, phase, idem_key, card_token, processor_key, "
+            + "TIMESTAMPDIFF(MICROSECOND, first_sent_at, NOW(6)) AS sent_micros_ago";
+
+    private static final String UNSETTLED = "('STARTED', 'CHARGE_SENT', 'UNKNOWN')";
+
+    /** UNIQUE(live_order_id): an order has at most one payment that is not declined. */
+    private static final String INSERT_STARTED = """
+            INSERT INTO pay_record (order_id, user_id, amount, currency, method, phase, idem_key, card_token, processor_key, busy_until)
+            VALUES (?, ?, ?, ?, 'CARD', 'STARTED', ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)""";
+
+    /** Renews the lease too: the worker that sends owns the payment for a whole call from now. */
+    private static final String MARK_SENT = """
+            UPDATE pay_record SET phase = 'CHARGE_SENT', charge_attempts = charge_attempts + 1, first_sent_at = NOW(6),
+                busy_until = NOW(6) + INTERVAL ? MICROSECOND
+            WHERE id = ? AND phase = 'STARTED'""";
+
+    private static final String TAKE_LEASE = "UPDATE pay_record SET busy_until = NOW(6) + INTERVAL ? MICROSECOND, "
+            + "charge_attempts = charge_attempts + 1 WHERE id = ? AND phase IN " + UNSETTLED + " AND busy_until < NOW(6)";
+
+    private static final String SUCCEED = "UPDATE pay_record SET phase = 'SUCCEEDED', processor_charge_id = ?, busy_until = NULL "
+            + "WHERE id = ? AND phase IN " + UNSETTLED;
+
+    private static final String DECLINE = "UPDATE pay_record SET phase = 'DECLINED', processor_charge_id = ?, decline_code = ?, "
+            + "busy_until = NULL WHERE id = ? AND phase IN " + UNSETTLED;
+
+    /**
+     * Hands the payment to the recovery job after a backoff that the attempts so far stretch; never
+     * sooner than a lease another worker may hold, so that a worker that stalled past its own lease
+     * cannot cut short the lease of the one that took over.
+     */
+    private static final String MARK_UNKNOWN = "UPDATE pay_record SET phase = 'UNKNOWN', busy_until = GREATEST(busy_until, "
+            + "NOW(6) + INTERVAL LEAST(? * POW(2, LEAST(charge_attempts, 20)), ?) MICROSECOND), "
+            + "first_sent_at = IF(?, NULL, first_sent_at) WHERE id = ? AND phase IN " + UNSETTLED;
+
+    private static final String SELECT_BY_ORDER_AND_KEY = "SELECT " + COLUMNS + " FROM pay_record "
+            + "WHERE order_id = ? AND idem_key = ? AND method = 'CARD' ORDER BY id DESC LIMIT 1";
+
+    /** Through the index (phase, busy_until): the payments whose lease has run out. */
+    private static final String SELECT_UNATTENDED = "SELECT " + COLUMNS + " FROM pay_record "
+            + "WHERE phase IN " + UNSETTLED + " AND busy_until < NOW(6) ORDER BY busy_until LIMIT ?";
+
+    private static final String INSERT_PHASE = "INSERT INTO payment_phase (payment_id, phase, detail) VALUES (?, ?, ?)";
+
+    private static final String COUNT_OVERDUE = "SELECT COUNT(*) AS overdue FROM pay_record WHERE phase IN " + UNSETTLED
+            + " AND created_at < NOW(6) - INTERVAL ? MICROSECOND";
+
+    Uni<CardPayment> insertStarted(SqlClient tx, Order order, IdempotencyKey key, String cardToken, Duration lease) {
+        String processorKey = "payonce-" + UUID.randomUUID();
+        return tx.preparedQuery(INSERT_STARTED)
+                .execute(Tuple.of(order.id(), order.userId(), order.amount(), order.currency(), key.value(), cardToken)
+                        .addString(processorKey).addLong(micros(lease)))
+                .map(rows -> new CardPayment(rows.property(MySQLClient.LAST_INSERTED_ID), order.id(), order.userId(), order.amount(),
+                        order.currency(), PaymentPhase.STARTED, key, cardToken, processorKey, null));
+    }
+
+    Uni<Boolean> markSent(SqlClient client, long id, Duration lease) {
+        return moved(client.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), id)));
+    }
+
+    /** True when this caller now owns the payment's next call for {@code lease}. */
+    Uni<Boolean> takeLease(SqlClient client, long id, Duration lease) {
+        return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), id)));
+    }
+
+    Uni<Boolean> succeed(SqlClient tx, long id, String chargeId) {
+        return moved(tx.preparedQuery(SUCCEED).execute(Tuple.of(chargeId, id)));
+    }
+
+    Uni<Boolean> decline(SqlClient tx, long id, String chargeId, String declineCode) {
+        return moved(tx.preparedQuery(DECLINE).execute(Tuple.of(chargeId, declineCode, id)));
+    }
+
+    /**
+     * {@code neverSent}: no send of the charge has reached the processor so far (each one failed to
+     * connect), so the resend window has not started yet.
+     */
+    Uni<Boolean> markUnknown(SqlClient tx, long id, Duration firstBackoff, Duration maxBackoff, boolean neverSent) {
+        return moved(tx.preparedQuery(MARK_UNKNOWN).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), neverSent, id)));
+    }
+
+    Uni<CardPayment> findByOrderAndKey(SqlClient client, long orderId, IdempotencyKey key) {
+        return client.preparedQuery(SELECT_BY_ORDER_AND_KEY).execute(Tuple.of(orderId, key.value())).map(CardPaymentRepository::single);
+    }
+
+    Uni<List<CardPayment>> findUnattended(SqlClient client, int limit) {
+        return client.preparedQuery(SELECT_UNATTENDED).execute(Tuple.of(limit)).map(rows -> {
+            List<CardPayment> payments = new ArrayList<>();
+            rows.forEach(row -> payments.add(from(row)));
+            return payments;
+        });
+    }
+
+    /** Unsettled payments that began more than {@code age} ago. */
+    Uni<Long> countOverdue(SqlClient client, Duration age) {
+        return client.preparedQuery(COUNT_OVERDUE).execute(Tuple.of(micros(age))).map(rows -> rows.iterator().next().getLong("overdue"));
+    }
+
+    /** One line of the payment's history; {@code detail} is plain words for its owner, never a token. */
+    Uni<Void> recordPhase(SqlClient tx, long paymentId, PaymentPhase phase, String detail) {
+        return tx.preparedQuery(INSERT_PHASE).execute(Tuple.of(paymentId, phase.name(), detail)).replaceWithVoid();
+    }
+
+    private static Uni<Boolean> moved(Uni<RowSet<Row>> update) {
+        return update.map(rows -> rows.rowCount() == 1);
+    }
+
+    private static long micros(Duration duration) {
+        return duration.toNanos() / 1000;
+    }
+
+    private static CardPayment single(RowSet<Row> rows) {
+        var iterator = rows.iterator();
+        return iterator.hasNext() ? from(iterator.next()) : null;
+    }
+
+    private static CardPayment from(Row row) {
+        Long sentMicrosAgo = row.getLong("sent_micros_ago");
+        return new CardPayment(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getLong("amount"),
+                row.getString("currency"), PaymentPhase.valueOf(row.getString("phase")), new IdempotencyKey(row.getString("idem_key")),
+                row.getString("card_token"), row.getString("processor_key"),
+                sentMicrosAgo == null ? null : Duration.ofNanos(sentMicrosAgo * 1000));
+    }
+}

@@ -1,0 +1,152 @@
+package io.payonce.payment.card;
+
+import io.payonce.account.EntryType;
+import io.payonce.config.PayonceConfig;
+import io.payonce.db.Transactions;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
+import io.payonce.events.EventType;
+import io.payonce.events.Outbox;
+import io.payonce.idempotency.Answer;
+import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.order.OrderRepository;
+import io.payonce.order.OrderStatus;
+import io.payonce.payment.PaymentPhase;
+import io.payonce.processor.ChargeOutcome;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Records what the processor said about a card payment, each outcome in one transaction with the
+ * order, the event and the key's answer, exactly alike whoever learnt it: the request itself, a
+ * retry of it or the recovery job. A definite outcome settles the payment (SUCCEEDED: the order is
+ * PAID and the client's 201 stored; DECLINED: the order is UNPAID again and the 402 stored); any
+ * other leaves it UNKNOWN, answered 202 for now, for the recovery job. Each starts with a
+ * compare-and-set on the payment's phase, so an outcome learnt twice is recorded once: the second
+ * finds the payment settled and answers with what the first stored.
+ */
+@ApplicationScoped
+class CardSettlement {
+
+    private static final Logger LOG = Logger.getLogger(CardSettlement.class);
+
+    /** The first wait before the recovery job asks again; each attempt doubles it, up to the configured most. */
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
+
+    private final Pool pool;
+    private final Transactions transactions;
+    private final CardPaymentRepository cards;
+    private final OrderRepository orders;
+    private final Outbox outbox;
+    private final IdempotencyGuard guard;
+    private final Duration maxBackoff;
+
+    CardSettlement(Pool pool, Transactions transactions, CardPaymentRepository cards, OrderRepository orders, Outbox outbox, IdempotencyGuard guard,
+                   PayonceConfig config) {
+        this.pool = pool;
+        this.transactions = transactions;
+        this.cards = cards;
+        this.orders = orders;
+        this.outbox = outbox;
+        this.guard = guard;
+        this.maxBackoff = config.processor().recoveryBackoffMax();
+    }
+
+    Uni<Answer> settle(CardPayment payment, ChargeOutcome outcome) {
+        if (outcome instanceof ChargeOutcome.Succeeded charged) {
+            if (isThisPayments(charged, payment)) {
+                return succeeded(payment, charged);
+            }
+            LOG.errorf("Processor charge %s under payment %d's key is %d %s for %s, not %d %s for %s: left UNKNOWN for an operator",
+                    charged.chargeId(), payment.id(), charged.amount(), charged.currency(), charged.reference(), payment.amount(),
+                    payment.currency(), payment.reference());
+            return unknown(payment, "the processor reported another charge under this key", false);
+        }
+        if (outcome instanceof ChargeOutcome.Declined declined) {
+            return declined(payment, declined);
+        }
+        if (outcome instanceof ChargeOutcome.Unknown unknown) {
+            return unknown(payment, unknown.reason(), !unknown.delivered() && payment.sinceFirstSent() == null);
+        }
+        return unknown(payment, "no charge found yet", false);
+    }
+
+    /**
+     * The charge is this payment's: its amount, its currency (processors write it in either case),
+     * and its order, where the processor echoes what the charge was for.
+     */
+    private static boolean isThisPayments(ChargeOutcome.Succeeded charged, CardPayment payment) {
+        return charged.amount() == payment.amount() && payment.currency().equalsIgnoreCase(charged.currency())
+                && (charged.reference() == null || charged.reference().equals(payment.reference()));
+    }
+
+    /** What the payment's key answers now, for a worker that found the payment taken over or settled by another. */
+    Uni<Answer> answerSoFar(CardPayment payment) {
+        return answerSoFar(pool, payment);
+    }
+
+    private Uni<Answer> succeeded(CardPayment payment, ChargeOutcome.Succeeded charged) {
+        CardPayment paid = payment.in(PaymentPhase.SUCCEEDED);
+        return recorded(payment, tx -> cards.succeed(tx, payment.id(), charged.chargeId()), tx -> orderMoved(tx, payment, OrderStatus.PAID)
+                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED, "charge " + charged.chargeId()))
+                .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, payment.userId(), payment.orderId(),
+                        EntryType.referenceOf(payment.id()), payment.amount(), payment.currency(), payment.key().value()))
+                .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.created(paid.view()))));
+    }
+
+    private Uni<Answer> declined(CardPayment payment, ChargeOutcome.Declined declined) {
+        ApiException refusal = new ApiException(ErrorCode.CARD_DECLINED,
+                Map.of("paymentId", payment.id(), "declineCode", declined.declineCode()), declined.declineCode());
+        return recorded(payment, tx -> cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode()),
+                tx -> orderMoved(tx, payment, OrderStatus.UNPAID)
+                        .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED, declined.declineCode()))
+                        .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath()))));
+    }
+
+    /** {@code neverSent}: the send that failed was the first to be tried and never reached the processor. */
+    private Uni<Answer> unknown(CardPayment payment, String reason, boolean neverSent) {
+        CardPayment unknown = payment.in(PaymentPhase.UNKNOWN);
+        return recorded(payment, tx -> cards.markUnknown(tx, payment.id(), FIRST_BACKOFF, maxBackoff, neverSent),
+                tx -> (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
+                        : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason))
+                        .flatMap(v -> guard.answerForNow(tx, payment.userId(), payment.key(),
+                                Answer.accepted(unknown.view(), unknown.location()))));
+    }
+
+    /**
+     * One outcome, one transaction: the phase's compare-and-set first, then the rest of the
+     * outcome. A compare-and-set that moved nothing found the payment settled, or taken over, by
+     * another worker: the key's answer so far is the answer.
+     */
+    private Uni<Answer> recorded(CardPayment payment, Function<SqlConnection, Uni<Boolean>> movePhase,
+                                 Function<SqlConnection, Uni<Answer>> rest) {
+        return transactions.inTransaction(tx -> movePhase.apply(tx).flatMap(moved -> moved ? rest.apply(tx) : answerSoFar(tx, payment)));
+    }
+
+    /** The order waited in PAYING for exactly this payment; anything else is a broken invariant, never an answer. */
+    private Uni<Void> orderMoved(SqlConnection tx, CardPayment payment, OrderStatus next) {
+        return orders.compareAndSetStatus(tx, payment.orderId(), OrderStatus.PAYING, next).map(moved -> {
+            if (!moved) {
+                throw new IllegalStateException("Order " + payment.orderId() + " was not PAYING when payment " + payment.id() + " settled");
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The key's stored answer; should retention have deleted it, a 202 that sends the client to the
+     * payment itself, which always tells where it stands.
+     */
+    private Uni<Answer> answerSoFar(SqlClient client, CardPayment payment) {
+        return guard.storedAnswer(client, payment.userId(), payment.key())
+                .map(stored -> stored != null ? stored : Answer.accepted(payment.view(), payment.location()));
+    }
+}

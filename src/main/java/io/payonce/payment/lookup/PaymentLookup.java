@@ -1,0 +1,70 @@
+package io.payonce.payment.lookup;
+
+import io.payonce.auth.Caller;
+import io.payonce.db.Rows;
+import io.payonce.db.UtcTimes;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
+import io.payonce.payment.PaymentMethod;
+import io.payonce.payment.PaymentPhase;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads a payment and its history for its owner or ops; anyone else finds no such payment, as with
+ * orders. A balance payment was SUCCEEDED from its first commit and has no history rows: its history
+ * is that one phase, at its creation.
+ */
+@ApplicationScoped
+class PaymentLookup {
+
+    private static final String SELECT = """
+            SELECT id, order_id, user_id, amount, currency, method, phase, processor_key, processor_charge_id, decline_code, created_at,
+                updated_at
+            FROM pay_record WHERE id = ?""";
+
+    private static final String SELECT_HISTORY = "SELECT phase, detail, created_at FROM payment_phase WHERE payment_id = ? ORDER BY id";
+
+    private final Pool pool;
+
+    PaymentLookup(Pool pool) {
+        this.pool = pool;
+    }
+
+    Uni<PaymentDetails> find(Caller caller, long id) {
+        return pool.preparedQuery(SELECT).execute(Tuple.of(id)).flatMap(rows -> {
+            Row row = Rows.first(rows);
+            if (row == null || !caller.maySee(row.getString("user_id"))) {
+                return Uni.createFrom().failure(new ApiException(ErrorCode.PAYMENT_NOT_FOUND, id));
+            }
+            return history(row).map(history -> details(row, history));
+        });
+    }
+
+    private Uni<List<PaymentDetails.PhaseEntry>> history(Row payment) {
+        PaymentMethod method = PaymentMethod.valueOf(payment.getString("method"));
+        if (method == PaymentMethod.BALANCE) {
+            return Uni.createFrom().item(List.of(
+                    new PaymentDetails.PhaseEntry(PaymentPhase.SUCCEEDED, null, UtcTimes.instant(payment, "created_at"))));
+        }
+        return pool.preparedQuery(SELECT_HISTORY).execute(Tuple.of(payment.getLong("id"))).map(rows -> {
+            List<PaymentDetails.PhaseEntry> history = new ArrayList<>();
+            rows.forEach(row -> history.add(new PaymentDetails.PhaseEntry(PaymentPhase.valueOf(row.getString("phase")),
+                    row.getString("detail"), UtcTimes.instant(row, "created_at"))));
+            return history;
+        });
+    }
+
+    private static PaymentDetails details(Row row, List<PaymentDetails.PhaseEntry> history) {
+        return new PaymentDetails(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getLong("amount"),
+                row.getString("currency"), PaymentMethod.valueOf(row.getString("method")), PaymentPhase.valueOf(row.getString("phase")),
+                row.getString("processor_key"), row.getString("processor_charge_id"), row.getString("decline_code"),
+                UtcTimes.instant(row, "created_at"), UtcTimes.instant(row, "updated_at"), history);
+    }
+}

@@ -1,0 +1,97 @@
+package io.payonce.payment.refund;
+
+import io.payonce.api.Responses;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.payonce.api.ApiExamples;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
+import io.payonce.errors.Problem;
+import io.payonce.api.RepeatProtection;
+import io.payonce.auth.Caller;
+import io.payonce.auth.CallerIdentity;
+import io.payonce.idempotency.Answer;
+import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.idempotency.KeyedRequest;
+import io.payonce.idempotency.WriteOperation;
+import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.ConstraintViolationException;
+import jakarta.validation.Valid;
+import jakarta.validation.Validator;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+import java.io.IOException;
+import java.util.Set;
+
+import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
+import static io.payonce.api.RepeatProtection.Mechanism.REDIS_LOCK;
+import static io.payonce.api.RepeatProtection.Mechanism.STATE_CAS;
+import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
+
+/** HTTP for refunding a paid order, behind an Idempotency-Key. */
+@Path("/orders")
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "payments")
+@APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST; "
+        + "nothing is recorded")
+@APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key), also for another user's order")
+@APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
+public class RefundResource {
+
+    private final RefundService refunds;
+    private final IdempotencyGuard guard;
+    private final CallerIdentity callers;
+
+    RefundResource(RefundService refunds, IdempotencyGuard guard, CallerIdentity callers) {
+        this.refunds = refunds;
+        this.guard = guard;
+        this.callers = callers;
+    }
+
+    @POST
+    @Path("/{id}/refunds")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Caller.OPS)
+    @RepeatProtection({IDEMPOTENCY_KEY, UNIQUE_INDEX, STATE_CAS})
+    @Operation(operationId = "refundOrder", summary = "Refund part or all of a paid order (ops)",
+            description = "A refund is an act of support or of the merchant's after-sales service: a caller with the user role alone "
+                    + "gets 403. The sum of refunds never exceeds the payment; the order becomes REFUNDED at the full amount. "
+                    + "A refund number refunds once: repeating it, under any key, answers with the first refund and Idempotent-Replayed: true.")
+    @APIResponse(responseCode = "201", description = "The refund: made by this request, or, with Idempotent-Replayed: true, by an earlier one",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundView.class),
+                    examples = @ExampleObject(name = "half refunded", value = ApiExamples.REFUND)))
+    @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT (with refundable, the amount left), REFUND_NO_CONFLICT or ILLEGAL_TRANSITION (recorded); "
+            + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
+    public Uni<Response> refund(
+            @PathParam("id") long id,
+            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; reuse it on every retry", required = true) @HeaderParam(IdempotencyKey.HEADER) String key,
+            @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundRequest.class),
+                    examples = @ExampleObject(name = "half of 19.99", value = ApiExamples.REFUND_REQUEST)))
+            @Valid @NotNull RefundRequest request,
+            @Context UriInfo uri) {
+        Caller caller = callers.current();
+        return refunds.refund(caller, guard.read(WriteOperation.REFUND, id, key, uri.getPath()), id, request).map(Responses::of);
+    }
+}

@@ -1,8 +1,0 @@
-package io.payonce.payment;
-
-import io.quarkus.test.junit.QuarkusIntegrationTest;
-
-/** The same tests against the packaged application: the JVM jar, or the native executable with -Dnative. */
-@QuarkusIntegrationTest
-class CardPayIT extends CardPayTest {
-}

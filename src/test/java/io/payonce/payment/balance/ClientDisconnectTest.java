@@ -1,0 +1,107 @@
+package io.payonce.payment.balance;
+
+import io.payonce.support.Api;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Meters;
+import io.payonce.support.RedisCli;
+import io.payonce.support.RowHolder;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import io.quarkus.test.common.http.TestHTTPResource;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A client that gives up on a pay does not end the pay's transaction, which goes on in the
+ * database and may commit. The pay lock must stay held until that transaction has ended, so that
+ * the gateway's retried twin still gets a fast 409, and the answer must still be logged and counted.
+ */
+@QuarkusTest
+@ExtendWith(LedgerInvariants.class)
+class ClientDisconnectTest {
+
+    private static final String EXECUTED = "payonce.requests";
+
+    private final Database db = Database.forTests();
+
+    @Inject
+    Meters meters;
+
+    @TestHTTPResource("/")
+    URL service;
+
+    /** The test profile's lock wait: the account row is held for most of it, so the debit waits but does not time out. */
+    @ConfigProperty(name = "payonce.database.lock-wait-timeout-seconds")
+    int lockWaitSeconds;
+
+    @Test
+    void aClientThatDisconnectsLeavesTheLockHeldUntilItsPaymentHasCommitted() throws Exception {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 5000);
+        String bearer = Tokens.user(user);
+        long order = Api.newOrder(bearer, 1500);
+        String key = Api.newKey();
+        String lock = "payonce:lock:{order:" + order + "}";
+        double executedBefore = meters.count(EXECUTED, "operation", "pay", "outcome", "executed");
+
+        CompletableFuture<Void> accountRowHeld = RowHolder.holdAccountRow(user, lockWaitSeconds * 800L);
+        sendPayAndHangUp(bearer, order, key, 300);
+        Thread.sleep(100);
+        long ttlAfterHangUp = Long.parseLong(RedisCli.run("PTTL", lock));
+        Response twin = Api.pay(bearer, order, key);
+        accountRowHeld.get(10, TimeUnit.SECONDS);
+        awaitPayment(order);
+        awaitLockReleased(lock);
+
+        System.out.printf("client hung up while the pay waited for the account row: lock TTL %d ms, twin %d %s, debits=%d%n",
+                ttlAfterHangUp, twin.statusCode(), twin.jsonPath().getString("code"), db.payments(order));
+        assertTrue(ttlAfterHangUp > 0, "the lock outlived the client: PTTL " + ttlAfterHangUp);
+        assertEquals(409, twin.statusCode(), twin.asString());
+        assertEquals("PAYMENT_IN_PROGRESS", twin.jsonPath().getString("code"));
+        assertEquals(3500, db.balance(user));
+        assertEquals(1, meters.count(EXECUTED, "operation", "pay", "outcome", "executed") - executedBefore,
+                "the abandoned pay's answer was still counted and logged");
+        Response retry = Api.pay(bearer, order, key);
+        assertEquals(201, retry.statusCode(), retry.asString());
+        assertEquals("true", retry.header("Idempotent-Replayed"));
+    }
+
+    /** A raw HTTP/1.1 pay whose client closes the connection after {@code millis}, without reading the answer. */
+    private void sendPayAndHangUp(String bearer, long order, String key, long millis) throws Exception {
+        try (Socket socket = new Socket(service.getHost(), service.getPort())) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /orders/" + order + "/pay HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + bearer
+                    + "\r\nIdempotency-Key: " + key + "\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            Thread.sleep(millis);
+        }
+    }
+
+    private void awaitPayment(long order) throws InterruptedException {
+        for (int i = 0; i < 100 && db.payments(order) == 0; i++) {
+            Thread.sleep(50);
+        }
+        assertEquals(1, db.payments(order), "the abandoned pay committed");
+    }
+
+    private static void awaitLockReleased(String lock) throws InterruptedException {
+        for (int i = 0; i < 100 && !"-2".equals(RedisCli.run("PTTL", lock)); i++) {
+            Thread.sleep(20);
+        }
+        assertEquals("-2", RedisCli.run("PTTL", lock), "released once the transaction ended");
+    }
+}

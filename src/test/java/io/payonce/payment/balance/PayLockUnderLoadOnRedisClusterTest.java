@@ -1,0 +1,11 @@
+package io.payonce.payment.balance;
+
+import io.payonce.support.RedisClusterProfile;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+
+/** {@link PayLockUnderLoadTest} on a three-master Redis Cluster: a storm of concurrent pays and their replays, every one with the lock. */
+@QuarkusTest
+@TestProfile(RedisClusterProfile.class)
+class PayLockUnderLoadOnRedisClusterTest extends PayLockUnderLoadTest {
+}
