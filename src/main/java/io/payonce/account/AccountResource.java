@@ -1,11 +1,10 @@
 package io.payonce.account;
 
-import io.payonce.api.Responses;
 import io.payonce.api.ApiExamples;
 import io.payonce.api.RepeatProtection;
+import io.payonce.api.Responses;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
-import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.idempotency.WriteOperation;

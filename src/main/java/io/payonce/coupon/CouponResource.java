@@ -1,10 +1,9 @@
 package io.payonce.coupon;
 
-import io.payonce.api.Responses;
 import io.payonce.api.RepeatProtection;
+import io.payonce.api.Responses;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
-import io.payonce.idempotency.Answer;
 import io.payonce.input.Identifiers;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;

@@ -1,12 +1,11 @@
 package io.payonce.order;
 
-import io.payonce.api.Responses;
 import io.payonce.api.ApiExamples;
 import io.payonce.api.RepeatProtection;
+import io.payonce.api.Responses;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
 import io.payonce.config.PayonceConfig;
-import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.idempotency.WriteOperation;

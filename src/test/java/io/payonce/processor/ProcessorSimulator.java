@@ -1,6 +1,5 @@
 package io.payonce.processor;
 
-import io.payonce.support.Tokens;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;

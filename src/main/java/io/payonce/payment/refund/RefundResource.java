@@ -1,25 +1,16 @@
 package io.payonce.payment.refund;
 
-import io.payonce.api.Responses;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.payonce.api.ApiExamples;
-import io.payonce.errors.ApiException;
-import io.payonce.errors.ErrorCode;
-import io.payonce.errors.Problem;
 import io.payonce.api.RepeatProtection;
+import io.payonce.api.Responses;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
-import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
-import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.WriteOperation;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
-import jakarta.validation.ConstraintViolation;
-import jakarta.validation.ConstraintViolationException;
 import jakarta.validation.Valid;
-import jakarta.validation.Validator;
 import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
@@ -32,8 +23,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
@@ -42,11 +31,7 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import java.io.IOException;
-import java.util.Set;
-
 import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
-import static io.payonce.api.RepeatProtection.Mechanism.REDIS_LOCK;
 import static io.payonce.api.RepeatProtection.Mechanism.STATE_CAS;
 import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
 
@@ -54,10 +39,6 @@ import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "payments")
-@APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST; "
-        + "nothing is recorded")
-@APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key), also for another user's order")
-@APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
 public class RefundResource {
 
     private final RefundService refunds;
@@ -82,6 +63,10 @@ public class RefundResource {
     @APIResponse(responseCode = "201", description = "The refund: made by this request, or, with Idempotent-Replayed: true, by an earlier one",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundView.class),
                     examples = @ExampleObject(name = "half refunded", value = ApiExamples.REFUND)))
+    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED (refundNo, amount) "
+            + "or MALFORMED_REQUEST; nothing is recorded")
+    @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key): no order has this id")
+    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another refund; names the fields that differ")
     @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT (with refundable, the amount left), REFUND_NO_CONFLICT or ILLEGAL_TRANSITION (recorded); "
             + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
     public Uni<Response> refund(

@@ -1,6 +1,5 @@
 package io.payonce.payment.balance;
 
-import io.payonce.db.Transactions;
 import io.payonce.support.Api;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
