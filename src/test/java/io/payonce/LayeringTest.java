@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The house's layering, read from the sources' imports. Four floors, each importing only the floors
- * below it: the foundations (stores, meters, configuration, input rules, the refusal vocabulary
+ * below it: the foundations (stores, meters, configuration, input rules, digests, the refusal vocabulary
  * {@code errors}); the mechanisms every feature shares (the keyed-write guard, the pay lock, submit
  * tokens, callers, the outbox, the processor's client); the features, the broker edge among them;
  * and {@code api}, the HTTP edge, which only the features' resources use. No two rooms depend on
@@ -34,7 +34,7 @@ class LayeringTest {
     private static final Pattern JAX_RS = Pattern.compile("^import (?:static )?jakarta\\.ws\\.rs\\.", Pattern.MULTILINE);
 
     private static final List<Set<String>> FLOORS = List.of(
-            Set.of("db", "redis", "broker", "metrics", "config", "input", "tracing", "errors", "shutdown"),
+            Set.of("db", "redis", "broker", "metrics", "config", "input", "tracing", "errors", "shutdown", "digest"),
             Set.of("idempotency", "lock", "token", "auth", "events", "processor"),
             Set.of("account", "order", "payment", "coupon", "commands", "dev"),
             Set.of("api"));

@@ -1,9 +1,6 @@
 package io.payonce.idempotency;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import io.payonce.digest.HexDigest;
 
 /**
  * What a key was first used for: SHA-256 of operation, target and the canonical request, so that a
@@ -13,15 +10,6 @@ public record Fingerprint(String operation, String target, String canonicalReque
 
     public static Fingerprint of(String operation, String target, String canonicalRequest) {
         String material = operation + '\n' + target + '\n' + canonicalRequest;
-        return new Fingerprint(operation, target, canonicalRequest, sha256Hex(material));
-    }
-
-    private static String sha256Hex(String text) {
-        try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
-        }
+        return new Fingerprint(operation, target, canonicalRequest, HexDigest.sha256(material));
     }
 }

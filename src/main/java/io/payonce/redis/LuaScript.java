@@ -1,5 +1,6 @@
 package io.payonce.redis;
 
+import io.payonce.digest.HexDigest;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
@@ -8,9 +9,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -25,7 +23,7 @@ public final class LuaScript {
 
     private LuaScript(String source) {
         this.source = source;
-        this.sha1 = sha1Hex(source);
+        this.sha1 = HexDigest.sha1(source);
     }
 
     /** Reads the script at class-loading time of its user, never on a request path. */
@@ -55,14 +53,5 @@ public final class LuaScript {
 
     private static boolean isNoScript(Throwable failure) {
         return failure.getMessage() != null && failure.getMessage().startsWith("NOSCRIPT");
-    }
-
-    private static String sha1Hex(String text) {
-        try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-1");
-            return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is part of every Java runtime", e);
-        }
     }
 }
