@@ -2,11 +2,19 @@ package io.payonce.order;
 
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import java.time.Instant;
 import java.util.Map;
 
-/** An order as stored. Amounts are minor units of {@code currency}. */
+/**
+ * An order as stored, and as the API shows it: the submit token it was created with stays in its
+ * row. Amounts are minor units of {@code currency}; times are instants of the database's clock,
+ * written in UTC. The API document names it OrderView, as clients generated from it know it.
+ */
+@RegisterForReflection
+@Schema(name = "OrderView")
 public record Order(
         long id,
         String orderSn,

@@ -98,7 +98,7 @@ public class OrderCreation {
     }
 
     private static Answer answer(Order order) {
-        return Answer.created(OrderView.of(order), "/orders/" + order.id());
+        return Answer.created(order, "/orders/" + order.id());
     }
 
     /**

@@ -93,7 +93,7 @@ public class OrderResource {
                     + "answers with its order. Order numbers belong to their user. An order in a currency the caller's account does "
                     + "not hold is refused.")
     @APIResponse(responseCode = "201", description = "Created, or the replay of the first answer; Location names the order",
-            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = OrderView.class),
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Order.class),
                     examples = @ExampleObject(name = "created", value = ApiExamples.ORDER)))
     @APIResponse(responseCode = "400", description = "VALIDATION_FAILED, MALFORMED_REQUEST, SUBMIT_TOKEN_MISSING, SUBMIT_TOKEN_MALFORMED "
             + "or IDEMPOTENCY_KEY_INVALID")
@@ -123,8 +123,8 @@ public class OrderResource {
     @Operation(operationId = "getOrder", summary = "Read an order (its owner or ops)")
     @APIResponse(responseCode = "200", description = "The order")
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND, also for another user's order")
-    public Uni<OrderView> get(@PathParam("id") long id) {
-        return access.find(callers.current(), id).map(OrderView::of);
+    public Uni<Order> get(@PathParam("id") long id) {
+        return access.find(callers.current(), id);
     }
 
     @POST
@@ -133,7 +133,7 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(operationId = "shipOrder", summary = "PAID → SHIPPED (ops)", description = "Repeating it on a SHIPPED order changes nothing and answers with the order and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
-            content = @Content(schema = @Schema(implementation = OrderView.class)))
+            content = @Content(schema = @Schema(implementation = Order.class)))
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
     public Uni<Response> ship(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
@@ -146,7 +146,7 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(operationId = "completeOrder", summary = "SHIPPED → COMPLETED (ops)", description = "Repeating it on a COMPLETED order changes nothing and answers with the order and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
-            content = @Content(schema = @Schema(implementation = OrderView.class)))
+            content = @Content(schema = @Schema(implementation = Order.class)))
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
     public Uni<Response> complete(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
@@ -159,7 +159,7 @@ public class OrderResource {
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(operationId = "cancelOrder", summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order changes nothing and answers with the order and Idempotent-Replayed: true.")
     @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
-            content = @Content(schema = @Schema(implementation = OrderView.class)))
+            content = @Content(schema = @Schema(implementation = Order.class)))
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND")
     @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")

@@ -51,7 +51,7 @@ public class OrderTransitions {
     private Uni<Answer> moveTo(SqlClient client, Order order, Transition transition, int attemptsLeft) {
         OrderStatus target = transition.target();
         if (order.status() == target) {
-            return Uni.createFrom().item(Answer.ok(OrderView.of(order)).repeatCaughtBy(DuplicateLayer.STATE_CAS));
+            return Uni.createFrom().item(Answer.ok(order).repeatCaughtBy(DuplicateLayer.STATE_CAS));
         }
         if (!order.status().canBecome(target) || attemptsLeft == 0) {
             return Uni.createFrom().failure(order.illegalTransitionTo(target));
@@ -59,7 +59,7 @@ public class OrderTransitions {
         return orders.compareAndSetStatus(client, order.id(), order.status(), target)
                 .flatMap(moved -> orders.findById(client, order.id())
                         .flatMap(current -> moved
-                                ? Uni.createFrom().item(Answer.ok(OrderView.of(current)))
+                                ? Uni.createFrom().item(Answer.ok(current))
                                 : moveTo(client, current, transition, attemptsLeft - 1)));
     }
 }
