@@ -37,11 +37,10 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestResponse;
 
 import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
-import static io.payonce.api.RepeatProtection.Mechanism.STATE_CAS;
 import static io.payonce.api.RepeatProtection.Mechanism.SUBMIT_TOKEN;
 import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
 
-/** HTTP for orders: tokens, creation, reading and the ship, complete and cancel transitions. */
+/** HTTP for orders: submit tokens, creation and reading. Ship, complete and cancel are {@link TransitionResource}'s. */
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "orders")
@@ -50,17 +49,15 @@ public class OrderResource {
     static final String SUBMIT_TOKEN_HEADER = "Submit-Token";
 
     private final OrderCreation creation;
-    private final OrderTransitions transitions;
     private final OrderAccess access;
     private final SubmitTokens tokens;
     private final IdempotencyGuard guard;
     private final CallerIdentity callers;
     private final PayonceConfig config;
 
-    OrderResource(OrderCreation creation, OrderTransitions transitions, OrderAccess access, SubmitTokens tokens, IdempotencyGuard guard,
+    OrderResource(OrderCreation creation, OrderAccess access, SubmitTokens tokens, IdempotencyGuard guard,
                   CallerIdentity callers, PayonceConfig config) {
         this.creation = creation;
-        this.transitions = transitions;
         this.access = access;
         this.tokens = tokens;
         this.guard = guard;
@@ -125,52 +122,5 @@ public class OrderResource {
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND, also for another user's order")
     public Uni<Order> get(@PathParam("id") long id) {
         return access.find(callers.current(), id);
-    }
-
-    @POST
-    @Path("/{id}/ship")
-    @RolesAllowed(Caller.OPS)
-    @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
-    @Operation(operationId = "shipOrder", summary = "PAID → SHIPPED (ops)", description = "Repeating it on a SHIPPED order changes nothing and answers with the order and Idempotent-Replayed: true.")
-    @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
-            content = @Content(schema = @Schema(implementation = Order.class)))
-    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
-    public Uni<Response> ship(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
-        return apply(id, Transition.SHIP, key, uri);
-    }
-
-    @POST
-    @Path("/{id}/complete")
-    @RolesAllowed(Caller.OPS)
-    @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
-    @Operation(operationId = "completeOrder", summary = "SHIPPED → COMPLETED (ops)", description = "Repeating it on a COMPLETED order changes nothing and answers with the order and Idempotent-Replayed: true.")
-    @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
-            content = @Content(schema = @Schema(implementation = Order.class)))
-    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
-    public Uni<Response> complete(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
-        return apply(id, Transition.COMPLETE, key, uri);
-    }
-
-    @POST
-    @Path("/{id}/cancel")
-    @RolesAllowed({Caller.USER, Caller.OPS})
-    @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
-    @Operation(operationId = "cancelOrder", summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order changes nothing and answers with the order and Idempotent-Replayed: true.")
-    @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
-            content = @Content(schema = @Schema(implementation = Order.class)))
-    @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND")
-    @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
-    public Uni<Response> cancel(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
-        return apply(id, Transition.CANCEL, key, uri);
-    }
-
-    /** A key is optional here: the compare-and-set alone makes a transition safe to repeat. */
-    private Uni<Response> apply(long id, Transition transition, String key, UriInfo uri) {
-        Caller caller = callers.current();
-        var request = key == null ? null : guard.read(transition.operation(), id, key, uri.getPath());
-        return transitions.apply(caller, id, transition, request).map(Responses::of);
     }
 }
