@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.broker.ConfirmedPublisher;
 import io.payonce.config.PayonceConfig;
-import io.payonce.db.Batches;
+import io.payonce.shutdown.BackgroundJob;
 import io.payonce.shutdown.Draining;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
@@ -14,7 +14,6 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.jboss.logging.Logger;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -33,14 +32,12 @@ import java.util.concurrent.atomic.AtomicLong;
 @ApplicationScoped
 public class OutboxRelay {
 
-    private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
-
     private final Pool pool;
     private final OutboxRepository events;
     private final ConfirmedPublisher publisher;
     private final String exchange;
     private final PayonceConfig config;
-    private final Draining draining;
+    private final BackgroundJob job;
     private final Counter published;
     private final AtomicLong waiting = new AtomicLong();
     private final AtomicLong oldestSeconds = new AtomicLong();
@@ -52,7 +49,7 @@ public class OutboxRelay {
         this.publisher = publisher;
         this.exchange = config.outbox().exchange();
         this.config = config;
-        this.draining = draining;
+        this.job = new BackgroundJob(draining, OutboxRelay.class, "Outbox relay", null);
         this.published = Counter.builder("payonce.outbox.published")
                 .description("Events the broker confirmed").register(registry);
         Gauge.builder("payonce.outbox.backlog", waiting, AtomicLong::get)
@@ -63,20 +60,17 @@ public class OutboxRelay {
 
     @Scheduled(every = "${payonce.outbox.relay-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
-        return draining.unlessStopping(this::relayAndTidy, () -> Uni.createFrom().voidItem());
+        return job.run(this::relay, this::tidy);
     }
 
-    private Uni<Void> relayAndTidy() {
-        return relay()
-                .onFailure().invoke(e -> LOG.warnf("Outbox relay stopped early; unsent events wait for the next run: %s", e.toString()))
-                .onFailure().recoverWithNull()
-                .flatMap(ignored -> events.deleteSentOlderThan(config.outbox().retention(), config.outbox().batchSize()))
+    /** Deletes a batch of events sent longer ago than the retention, and measures what waits. */
+    private Uni<Void> tidy() {
+        return events.deleteSentOlderThan(config.outbox().retention(), config.outbox().batchSize())
                 .flatMap(ignored -> events.backlog())
                 .invoke(backlog -> {
                     waiting.set(backlog.waiting());
                     oldestSeconds.set(backlog.oldestSeconds());
                 })
-                .onFailure().recoverWithNull()
                 .replaceWithVoid();
     }
 
@@ -87,10 +81,9 @@ public class OutboxRelay {
     public Uni<Integer> relay() {
         int batchSize = config.outbox().batchSize();
         // Connecting, the slow part of a broker that is away, happens before any row is locked.
-        return publisher.connect().flatMap(connected -> Batches.untilShort(() -> draining.stopping()
-                ? Uni.createFrom().item(0)
-                : pool.withTransaction(tx -> events.lockUnsent(tx, batchSize).flatMap(batch -> publishAll(tx, batch)))
-                        .invoke(sent -> published.increment(sent)), batchSize));
+        return publisher.connect().flatMap(connected -> job.batches(
+                () -> pool.withTransaction(tx -> events.lockUnsent(tx, batchSize).flatMap(batch -> publishAll(tx, batch))),
+                batchSize, published));
     }
 
     /**

@@ -4,12 +4,12 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.config.PayonceConfig;
-import io.payonce.db.Batches;
+import io.payonce.shutdown.BackgroundJob;
+import io.payonce.shutdown.Draining;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.jboss.logging.Logger;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -22,16 +22,16 @@ import java.util.concurrent.atomic.AtomicLong;
 @ApplicationScoped
 public class RetentionJob {
 
-    private static final Logger LOG = Logger.getLogger(RetentionJob.class);
-
     private final IdempotencyRepository records;
     private final PayonceConfig config;
+    private final BackgroundJob job;
     private final Counter deleted;
     private final AtomicLong lagSeconds = new AtomicLong();
 
-    RetentionJob(IdempotencyRepository records, PayonceConfig config, MeterRegistry registry) {
+    RetentionJob(IdempotencyRepository records, PayonceConfig config, Draining draining, MeterRegistry registry) {
         this.records = records;
         this.config = config;
+        this.job = new BackgroundJob(draining, RetentionJob.class, "Idempotency cleanup", "Deleted %d expired idempotency records");
         this.deleted = Counter.builder("payonce.idempotency.records.deleted")
                 .description("Idempotency records deleted for being older than the retention")
                 .register(registry);
@@ -42,24 +42,18 @@ public class RetentionJob {
 
     @Scheduled(every = "${payonce.idempotency.cleanup-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
-        return deleteExpired()
-                .onFailure().invoke(e -> LOG.warnf("Idempotency cleanup stopped early: %s", e.toString()))
-                .onFailure().recoverWithNull()
-                .flatMap(ignored -> records.oldestAgeSeconds())
-                .invoke(age -> lagSeconds.set(Math.max(0, age - config.idempotency().retention().toSeconds())))
-                .onFailure().recoverWithNull()
-                .replaceWithVoid();
+        return job.run(this::deleteExpired, this::measureLag);
     }
 
-    /** Deletes batch after batch until one comes back short; returns how many records it deleted. */
+    /** Deletes batch after batch until one comes back short or the instance begins to stop; returns how many records it deleted. */
     public Uni<Integer> deleteExpired() {
         int batchSize = config.idempotency().cleanupBatchSize();
-        return Batches.untilShort(() -> records.deleteOlderThan(config.idempotency().retention(), batchSize)
-                        .invoke(count -> deleted.increment(count)), batchSize)
-                .invoke(total -> {
-                    if (total > 0) {
-                        LOG.infof("Deleted %d expired idempotency records", total);
-                    }
-                });
+        return job.batches(() -> records.deleteOlderThan(config.idempotency().retention(), batchSize), batchSize, deleted);
+    }
+
+    private Uni<Void> measureLag() {
+        return records.oldestAgeSeconds()
+                .invoke(age -> lagSeconds.set(Math.max(0, age - config.idempotency().retention().toSeconds())))
+                .replaceWithVoid();
     }
 }

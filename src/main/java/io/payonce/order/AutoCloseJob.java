@@ -3,12 +3,12 @@ package io.payonce.order;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.config.PayonceConfig;
-import io.payonce.db.Batches;
+import io.payonce.shutdown.BackgroundJob;
+import io.payonce.shutdown.Draining;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.jboss.logging.Logger;
 
 /**
  * Closes UNPAID orders older than {@code payonce.auto-close.delay}. Every instance may run it at
@@ -19,15 +19,15 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class AutoCloseJob {
 
-    private static final Logger LOG = Logger.getLogger(AutoCloseJob.class);
-
     private final OrderRepository orders;
     private final PayonceConfig config;
+    private final BackgroundJob job;
     private final Counter closed;
 
-    public AutoCloseJob(OrderRepository orders, PayonceConfig config, MeterRegistry registry) {
+    public AutoCloseJob(OrderRepository orders, PayonceConfig config, Draining draining, MeterRegistry registry) {
         this.orders = orders;
         this.config = config;
+        this.job = new BackgroundJob(draining, AutoCloseJob.class, "Auto-close", "Auto-closed %d stale unpaid orders");
         this.closed = Counter.builder("payonce.orders.auto.closed")
                 .description("Unpaid orders closed for being older than the auto-close delay")
                 .register(registry);
@@ -35,21 +35,12 @@ public class AutoCloseJob {
 
     @Scheduled(every = "${payonce.auto-close.every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
-        return closeStaleOrders()
-                .onFailure().invoke(e -> LOG.warnf("Auto-close stopped early: %s", e.toString()))
-                .onFailure().recoverWithNull()
-                .replaceWithVoid();
+        return job.run(this::closeStaleOrders);
     }
 
-    /** Closes batch after batch until one comes back short; returns how many orders it closed. */
+    /** Closes batch after batch until one comes back short or the instance begins to stop; returns how many orders it closed. */
     public Uni<Integer> closeStaleOrders() {
         int batchSize = config.autoClose().batchSize();
-        return Batches.untilShort(() -> orders.closeStaleUnpaid(config.autoClose().delay(), batchSize)
-                        .invoke(count -> closed.increment(count)), batchSize)
-                .invoke(total -> {
-                    if (total > 0) {
-                        LOG.infof("Auto-closed %d stale unpaid orders", total);
-                    }
-                });
+        return job.batches(() -> orders.closeStaleUnpaid(config.autoClose().delay(), batchSize), batchSize, closed);
     }
 }

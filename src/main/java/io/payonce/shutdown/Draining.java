@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The work an instance does beyond answering a request (commands from the queue, the outbox relay,
- * the card recovery job, and a write that goes on after its client hung up) and the instance's stop.
+ * The work an instance does beyond answering a request (commands from the queue, the scheduled jobs
+ * of {@link BackgroundJob}, and a write that goes on after its client hung up) and the instance's stop.
  * Quarkus drains HTTP by itself: on SIGTERM readiness goes DOWN for {@code quarkus.shutdown.delay}
  * while requests are still served, then in-flight requests get up to {@code quarkus.shutdown.timeout}
  * to answer. It knows nothing of the rest, and would close the database pool and the broker channel
@@ -29,8 +29,8 @@ import java.util.function.Supplier;
  * shutdown thread, before anything closes: until it ends, or until {@code quarkus.shutdown.timeout}
  * after the stop began. From the moment that wait begins, HTTP requests are refused too
  * ({@code io.payonce.api.StoppedRefusal}): the HTTP listener is still open, but nothing begun then could count on
- * the pool. A piece is one command, one relay run (which stops between its batches), one recovery run
- * (which stops between its payments) or one detached write: each is bounded by the processor's
+ * the pool. A piece is one command, one job's run (which stops between its batches, or between the
+ * payments the card recovery takes), or one detached write: each is bounded by the processor's
  * timeout and a transaction's bounds, which the shutdown timeout covers. A piece cut off by a kill
  * anyway is the crash payonce already survives: a transaction rolls back, a lease runs out, a message
  * is redelivered.

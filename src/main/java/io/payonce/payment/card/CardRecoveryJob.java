@@ -3,6 +3,7 @@ package io.payonce.payment.card;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.config.PayonceConfig;
+import io.payonce.shutdown.BackgroundJob;
 import io.payonce.shutdown.Draining;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
@@ -42,6 +43,7 @@ public class CardRecoveryJob {
     private final CardCharges charges;
     private final int batchSize;
     private final Draining draining;
+    private final BackgroundJob job;
     private final AtomicLong overdue = new AtomicLong();
 
     CardRecoveryJob(Pool pool, CardPaymentRepository cards, CardCharges charges, PayonceConfig config, Draining draining,
@@ -51,6 +53,7 @@ public class CardRecoveryJob {
         this.charges = charges;
         this.batchSize = config.processor().recoveryBatchSize();
         this.draining = draining;
+        this.job = new BackgroundJob(draining, CardRecoveryJob.class, "Card payment recovery", "Recovery took %d card payments to the processor");
         Gauge.builder("payonce.card.payments.overdue", overdue, AtomicLong::get)
                 .description("Card payments still not settled a minute after they began (the processor is down or gives no "
                         + "definite answer), as the recovery job last counted")
@@ -59,10 +62,7 @@ public class CardRecoveryJob {
 
     @Scheduled(identity = IDENTITY, every = "${payonce.processor.recovery-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
-        return draining.unlessStopping(() -> recover()
-                .onFailure().invoke(e -> LOG.warnf("Card payment recovery stopped early: %s", e.toString()))
-                .onFailure().recoverWithNull()
-                .replaceWithVoid(), () -> Uni.createFrom().voidItem());
+        return job.run(this::recover);
     }
 
     /** One pass: takes each unattended payment of a batch in turn until the instance begins to stop; returns how many it took. */
@@ -78,11 +78,6 @@ public class CardRecoveryJob {
                         .flatMap(taken -> taken ? charges.resume(payment).replaceWith(1) : Uni.createFrom().item(0))
                         .onFailure().invoke(e -> LOG.warnf("Card payment %d not recovered this time: %s", payment.id(), e.toString()))
                         .onFailure().recoverWithItem(0))
-                .collect().with(Collectors.summingInt(Integer::intValue))
-                .invoke(taken -> {
-                    if (taken > 0) {
-                        LOG.infof("Recovery took %d card payments to the processor", taken);
-                    }
-                });
+                .collect().with(Collectors.summingInt(Integer::intValue));
     }
 }

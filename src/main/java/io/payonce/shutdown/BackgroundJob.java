@@ -1,0 +1,76 @@
+package io.payonce.shutdown;
+
+import io.micrometer.core.instrument.Counter;
+import io.smallrye.mutiny.Uni;
+import org.jboss.logging.Logger;
+
+import java.util.function.Supplier;
+
+/**
+ * The shell every scheduled job of payonce shares (the outbox relay, card recovery, idempotency
+ * retention, auto-close), so that each states only its own work. A run begins only while the
+ * instance is not stopping, and counts as running work until it ends ({@link Draining}); its
+ * batches end once the instance begins to stop, and the rest waits for the next run on an instance
+ * that stays. Every job's work is safe to repeat, so a failure ends the run with one warning and the
+ * next run, on the job's schedule, takes up what is left.
+ */
+public final class BackgroundJob {
+
+    private final Draining draining;
+    private final Logger log;
+    private final String name;
+    private final String summary;
+
+    /**
+     * @param job     the job's class, whose logger writes its lines
+     * @param name    the job as its warning names it
+     * @param summary the line a run that did anything writes, a format taking its count; null where the job's meter says enough
+     */
+    public BackgroundJob(Draining draining, Class<?> job, String name, String summary) {
+        this.draining = draining;
+        this.log = Logger.getLogger(job);
+        this.name = name;
+        this.summary = summary;
+    }
+
+    /** One scheduled run: {@code pass}, which returns how much it did. */
+    public Uni<Void> run(Supplier<Uni<Integer>> pass) {
+        return run(pass, () -> Uni.createFrom().voidItem());
+    }
+
+    /** One scheduled run: {@code pass}, then, whether it finished or not, {@code afterwards} (the job's gauges, its tidying). */
+    public Uni<Void> run(Supplier<Uni<Integer>> pass, Supplier<Uni<?>> afterwards) {
+        return draining.unlessStopping(() -> Uni.createFrom().deferred(pass::get)
+                .invoke(this::summarise)
+                .onFailure().invoke(e -> log.warnf("%s stopped early; the next run takes up the rest: %s", name, e.toString()))
+                .onFailure().recoverWithNull()
+                .flatMap(ignored -> afterwards.get())
+                .onFailure().recoverWithNull()
+                .replaceWithVoid(), () -> Uni.createFrom().voidItem());
+    }
+
+    /**
+     * Housekeeping in short statements: runs {@code batch} (which returns the rows it touched) until it
+     * touches fewer than {@code batchSize}, or the instance begins to stop; counts each batch's rows
+     * on {@code touched} as it commits; returns the total.
+     */
+    public Uni<Integer> batches(Supplier<Uni<Integer>> batch, int batchSize, Counter touched) {
+        return batches(batch, batchSize, touched, 0);
+    }
+
+    private Uni<Integer> batches(Supplier<Uni<Integer>> batch, int batchSize, Counter touched, int doneSoFar) {
+        return Uni.createFrom().deferred(() -> draining.stopping()
+                ? Uni.createFrom().item(doneSoFar)
+                : batch.get()
+                        .invoke(count -> touched.increment(count))
+                        .flatMap(count -> count < batchSize
+                                ? Uni.createFrom().item(doneSoFar + count)
+                                : batches(batch, batchSize, touched, doneSoFar + count)));
+    }
+
+    private void summarise(Integer done) {
+        if (summary != null && done != null && done > 0) {
+            log.infof(summary, done);
+        }
+    }
+}

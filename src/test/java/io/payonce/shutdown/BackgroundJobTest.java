@@ -1,0 +1,80 @@
+package io.payonce.shutdown;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
+import io.smallrye.mutiny.Uni;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The shell of the scheduled jobs: when a run begins, how its batches end, and that a failure ends only the run. */
+class BackgroundJobTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    private final Draining draining = new Draining(Optional.of(Duration.ofSeconds(1)));
+    private final BackgroundJob job = new BackgroundJob(draining, BackgroundJobTest.class, "Test job", "Did %d things");
+    private final Counter touched = new SimpleMeterRegistry().counter("touched");
+
+    @Test
+    void batchesRunUntilOneComesBackShortAndEachIsCounted() {
+        List<Integer> sizes = new ArrayList<>(List.of(2, 2, 1, 2));
+
+        int total = job.batches(() -> Uni.createFrom().item(sizes.remove(0)), 2, touched).await().atMost(WAIT);
+
+        assertEquals(5, total);
+        assertEquals(5, touched.count());
+        assertEquals(List.of(2), sizes, "no batch after the short one");
+    }
+
+    @Test
+    void batchesEndOnceTheInstanceBeginsToStop() {
+        AtomicInteger batches = new AtomicInteger();
+
+        int total = job.batches(() -> {
+            if (batches.incrementAndGet() == 2) {
+                draining.delayBegins(new ShutdownDelayInitiatedEvent());
+            }
+            return Uni.createFrom().item(2);
+        }, 2, touched).await().atMost(WAIT);
+
+        assertEquals(2, batches.get(), "the batch in hand when the stop began ends, and no other begins");
+        assertEquals(4, total);
+    }
+
+    @Test
+    void noRunBeginsOnceTheInstanceIsStopping() {
+        draining.delayBegins(new ShutdownDelayInitiatedEvent());
+        AtomicBoolean ran = new AtomicBoolean();
+
+        job.run(() -> {
+            ran.set(true);
+            return Uni.createFrom().item(1);
+        }).await().atMost(WAIT);
+
+        assertFalse(ran.get());
+    }
+
+    @Test
+    void aFailedPassEndsTheRunQuietlyAndWhatComesAfterwardsStillRuns() {
+        AtomicBoolean measured = new AtomicBoolean();
+
+        job.run(() -> Uni.createFrom().failure(new IllegalStateException("the database went away")),
+                () -> Uni.createFrom().item(() -> {
+                    measured.set(true);
+                    return null;
+                })).await().atMost(WAIT);
+
+        assertTrue(measured.get());
+    }
+}
