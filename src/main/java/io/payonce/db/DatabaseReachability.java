@@ -1,14 +1,13 @@
 package io.payonce.db;
 
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.payonce.metrics.Reachability;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Whether the database answers, as the gauge {@code payonce_database_reachable}. Readiness depends on
@@ -29,22 +28,16 @@ public class DatabaseReachability {
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
 
     private final Pool pool;
-    private final AtomicInteger reachable = new AtomicInteger();
+    private final Reachability reachability;
 
     public DatabaseReachability(Pool pool, MeterRegistry registry) {
         this.pool = pool;
-        Gauge.builder("payonce.database.reachable", reachable, AtomicInteger::get)
-                .description("1 when the database answered the last probe, 0 when it did not: readiness is DOWN then")
-                .register(registry);
+        this.reachability = new Reachability(registry, "payonce.database.reachable",
+                "1 when the database answered the last probe, 0 when it did not: readiness is DOWN then");
     }
 
     @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> probe() {
-        return pool.query(PROBE).execute()
-                .ifNoItem().after(PROBE_TIMEOUT).fail()
-                .map(rows -> true)
-                .onFailure().recoverWithItem(false)
-                .invoke(up -> reachable.set(up ? 1 : 0))
-                .replaceWithVoid();
+        return reachability.probe(pool.query(PROBE).execute(), PROBE_TIMEOUT).replaceWithVoid();
     }
 }

@@ -1,7 +1,7 @@
 package io.payonce.redis;
 
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.payonce.metrics.Reachability;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.health.api.AsyncHealthCheck;
@@ -11,7 +11,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Whether Redis answers, for operators: a wellness check in {@code /q/health} and the gauge
@@ -27,13 +26,11 @@ public class RedisHealth implements AsyncHealthCheck {
     private static final Duration PING_TIMEOUT = Duration.ofMillis(500);
 
     private final ReactiveRedisDataSource redis;
-    private final AtomicInteger reachable = new AtomicInteger();
+    private final Reachability reachability;
 
     public RedisHealth(ReactiveRedisDataSource redis, MeterRegistry registry) {
         this.redis = redis;
-        Gauge.builder("payonce.redis.reachable", reachable, AtomicInteger::get)
-                .description("1 when Redis answered the last ping, 0 when it did not")
-                .register(registry);
+        this.reachability = new Reachability(registry, "payonce.redis.reachable", "1 when Redis answered the last ping, 0 when it did not");
     }
 
     @Override
@@ -51,10 +48,6 @@ public class RedisHealth implements AsyncHealthCheck {
     }
 
     private Uni<Boolean> ping() {
-        return redis.execute("PING")
-                .ifNoItem().after(PING_TIMEOUT).fail()
-                .map(reply -> true)
-                .onFailure().recoverWithItem(false)
-                .invoke(up -> reachable.set(up ? 1 : 0));
+        return reachability.probe(redis.execute("PING"), PING_TIMEOUT);
     }
 }
