@@ -36,6 +36,7 @@ import static io.payonce.api.RepeatProtection.Mechanism.STATE_CAS;
 @Tag(name = "orders")
 @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
         content = @Content(schema = @Schema(implementation = Order.class)))
+@APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND: no order has this id, or, for a user cancelling, it is not theirs")
 @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
 @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
 public class TransitionResource {
@@ -73,7 +74,6 @@ public class TransitionResource {
     @RolesAllowed({Caller.USER, Caller.OPS})
     @RepeatProtection({STATE_CAS, IDEMPOTENCY_KEY})
     @Operation(operationId = "cancelOrder", summary = "UNPAID → CLOSED (owner or ops)", description = "Repeating it on a CLOSED order changes nothing and answers with the order and Idempotent-Replayed: true.")
-    @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND")
     public Uni<Response> cancel(@PathParam("id") long id, @HeaderParam(IdempotencyKey.HEADER) String key, @Context UriInfo uri) {
         return apply(id, Transition.CANCEL, key, uri);
     }
