@@ -5,7 +5,7 @@ import io.payonce.errors.ErrorCode;
 import java.util.Arrays;
 
 /**
- * Which answers settle an operation, by payonce's own rule ({@link ErrorCode#retryLater()}): a client
+ * Which answers settle an operation, by payonce's own rule ({@link ErrorCode.Kind#retryAfter()}): a client
  * retries with the same key after those, after a 202 (a card pay whose outcome is not known yet),
  * and after no answer or a 5xx from the service or the gateway.
  */
@@ -19,6 +19,6 @@ final class Answers {
         if (status == 0 || status == 202 || status >= 500) {
             return false;
         }
-        return status < 400 || Arrays.stream(ErrorCode.values()).noneMatch(known -> known.name().equals(code) && known.retryLater());
+        return status < 400 || Arrays.stream(ErrorCode.values()).noneMatch(known -> known.name().equals(code) && known.kind().retryAfter());
     }
 }

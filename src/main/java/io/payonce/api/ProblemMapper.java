@@ -144,7 +144,7 @@ public class ProblemMapper {
     private static Response answer(Problem problem, String... headerNamesAndValues) {
         Response.ResponseBuilder response = Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem);
         ErrorCode code = ErrorCode.valueOf(problem.code());
-        if (code.retryLater()) {
+        if (code.kind().retryAfter()) {
             response.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS);
         }
         if (code == ErrorCode.UNAUTHENTICATED) {

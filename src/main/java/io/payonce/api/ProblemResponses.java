@@ -29,7 +29,7 @@ public class ProblemResponses implements OASFilter {
     private static final String RETRY_AFTER = "Retry-After";
     private static final Set<String> RETRY_AFTER_STATUSES = Set.of("409", "503");
     private static final String RETRY_LATER_CODES = Arrays.stream(ErrorCode.values())
-            .filter(ErrorCode::retryLater).map(Enum::name).collect(Collectors.joining(", "));
+            .filter(code -> code.kind().retryAfter()).map(Enum::name).collect(Collectors.joining(", "));
 
     private static final Map<String, String> SHARED = Map.of(
             "401", "UNAUTHENTICATED: no valid bearer token",

@@ -308,13 +308,15 @@ public class CommandConsumer {
     }
 
     /**
-     * A refusal is replied and acked. So is a command for an order whose card payment waits for its
-     * processor: that can last until the recovery job learns the outcome, and a command held on the
-     * queue that long would hold the consumer with it; the sender resends it later, under the same id.
+     * A refusal is replied and acked. So is a "retry later": a command for an order whose card payment
+     * waits for its processor, which can last until the recovery job learns the outcome; a command held
+     * on the queue that long would hold the consumer with it, so the sender resends it later, under the same id.
      */
     private static boolean isRefusal(Throwable failure) {
-        return failure instanceof ApiException api
-                && (api.code() == ErrorCode.CARD_PAYMENT_PENDING || !api.code().retryLater() && api.code().status() != 400);
+        return failure instanceof ApiException api && switch (api.code().kind()) {
+            case RECORDED, REFUSED, RETRY_LATER, FAILED -> true;
+            case INVALID, NOT_NOW -> false;
+        };
     }
 
     private static boolean isUnforeseen(Throwable failure) {
@@ -322,7 +324,7 @@ public class CommandConsumer {
     }
 
     private static boolean isNotNow(Throwable failure) {
-        return (failure instanceof ApiException api && api.code().retryLater()) || DependencyFailure.isTransient(failure);
+        return (failure instanceof ApiException api && api.code().kind() == ErrorCode.Kind.NOT_NOW) || DependencyFailure.isTransient(failure);
     }
 
     /** The broker could not be told what became of a message; the channel's recovery redelivers it. */

@@ -1,47 +1,48 @@
 package io.payonce.errors;
 
-
 import java.util.Locale;
 
 /**
- * Every error a client can receive, with its HTTP status and the words it is told. The code is the
- * stable part of the contract; titles and details may be reworded.
+ * Every error a client can receive, with its HTTP status, its {@link Kind} and the words it is told.
+ * The code is the stable part of the contract; titles and details may be reworded. The kind is the
+ * one place a code is classified: what the key keeps, whether the answer carries Retry-After, what a
+ * command consumer does with the message, and the advice a problem's page gives all follow from it.
  */
 public enum ErrorCode {
-    VALIDATION_FAILED(400, "Request validation failed", "One or more fields are invalid; see errors."),
-    MALFORMED_REQUEST(400, "Malformed request body", "The body is not valid JSON for this endpoint: %s"),
-    IDEMPOTENCY_KEY_MISSING(400, "Idempotency-Key header missing", "This operation needs an Idempotency-Key header; reuse it on every retry."),
-    IDEMPOTENCY_KEY_INVALID(400, "Idempotency-Key header invalid", "An Idempotency-Key is 1 to 64 visible ASCII characters, bare or in double quotes."),
-    SUBMIT_TOKEN_MISSING(400, "Submit-Token header missing", "Send the token from GET /orders/token as Submit-Token, or an Idempotency-Key."),
-    SUBMIT_TOKEN_MALFORMED(400, "Submit-Token header malformed", "A submit token is 1 to 64 characters of A-Z, a-z, 0-9, '-' and '_'."),
-    INSUFFICIENT_FUNDS(402, "Insufficient funds", "The balance does not cover %d %s."),
-    CARD_DECLINED(402, "Card declined", "The card was declined (%s); nothing was charged."),
-    UNAUTHENTICATED(401, "Authentication required", "Send a valid bearer token in the Authorization header."),
-    FORBIDDEN(403, "Forbidden", "Your role does not allow this operation."),
-    NOT_FOUND(404, "Not found", "No resource exists at this path."),
-    ORDER_NOT_FOUND(404, "Order not found", "Order %s does not exist."),
-    ACCOUNT_NOT_FOUND(404, "Account not found", "No account exists for user %s."),
-    PAYMENT_NOT_FOUND(404, "Payment not found", "Payment %s does not exist."),
-    METHOD_NOT_ALLOWED(405, "Method not allowed", "This path does not accept that method."),
-    NOT_ACCEPTABLE(406, "Not acceptable", "This endpoint answers with application/json or application/problem+json."),
-    IDEMPOTENCY_KEY_IN_USE(409, "Idempotency-Key in use", "A request with this key is still being processed; retry shortly with the same key."),
-    PAYMENT_IN_PROGRESS(409, "Payment in progress", "Another payment of this order is in progress; retry shortly with the same key."),
-    CARD_PAYMENT_PENDING(409, "Card payment pending", "A card payment of this order is waiting for the processor's outcome; retry later with the same key."),
-    ILLEGAL_TRANSITION(409, "Illegal transition", "The order is %s and cannot become %s."),
-    SUBMIT_TOKEN_INVALID(409, "Submit token invalid", "This form was already submitted or has expired: reload the form."),
-    SUBMIT_TOKEN_IN_USE(409, "Submit token in use", "An order for this submit token is still being created; retry shortly."),
-    ORDER_SN_CONFLICT(409, "Order number already used", "Order number %s already belongs to a different order."),
-    ACCOUNT_EXISTS(409, "Account exists", "User %s already has an account in another currency."),
-    CURRENCY_MISMATCH(409, "Currency mismatch", "The request is in %s but the account holds %s."),
-    REFUND_EXCEEDS_PAYMENT(409, "Refund exceeds payment", "Refunding %d would take the refunds of order %d beyond its payment of %d; %d remains refundable."),
-    ALREADY_APPLIED(409, "Already applied", "The %s with reference %s was applied to this account before."),
-    REFUND_NO_CONFLICT(409, "Refund number already used", "Refund %s of this order was made for a different amount."),
-    PAYLOAD_TOO_LARGE(413, "Payload too large", "The request body exceeds the size this service accepts."),
-    HEADERS_TOO_LARGE(431, "Request headers too large", "The request's headers exceed the size this service accepts."),
-    UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type", "Send the body as application/json."),
-    IDEMPOTENCY_KEY_REUSED(422, "Idempotency-Key reused", "This key was first used for a different request; these fields differ: %s."),
-    DEPENDENCY_UNAVAILABLE(503, "Dependency unavailable", "A store this service needs is unreachable; retry later."),
-    INTERNAL_ERROR(500, "Internal error", "The request failed unexpectedly; it is safe to retry with the same key.");
+    VALIDATION_FAILED(400, Kind.INVALID, "Request validation failed", "One or more fields are invalid; see errors."),
+    MALFORMED_REQUEST(400, Kind.INVALID, "Malformed request body", "The body is not valid JSON for this endpoint: %s"),
+    IDEMPOTENCY_KEY_MISSING(400, Kind.INVALID, "Idempotency-Key header missing", "This operation needs an Idempotency-Key header; reuse it on every retry."),
+    IDEMPOTENCY_KEY_INVALID(400, Kind.INVALID, "Idempotency-Key header invalid", "An Idempotency-Key is 1 to 64 visible ASCII characters, bare or in double quotes."),
+    SUBMIT_TOKEN_MISSING(400, Kind.INVALID, "Submit-Token header missing", "Send the token from GET /orders/token as Submit-Token, or an Idempotency-Key."),
+    SUBMIT_TOKEN_MALFORMED(400, Kind.INVALID, "Submit-Token header malformed", "A submit token is 1 to 64 characters of A-Z, a-z, 0-9, '-' and '_'."),
+    INSUFFICIENT_FUNDS(402, Kind.RECORDED, "Insufficient funds", "The balance does not cover %d %s."),
+    CARD_DECLINED(402, Kind.RECORDED, "Card declined", "The card was declined (%s); nothing was charged."),
+    UNAUTHENTICATED(401, Kind.REFUSED, "Authentication required", "Send a valid bearer token in the Authorization header."),
+    FORBIDDEN(403, Kind.REFUSED, "Forbidden", "Your role does not allow this operation."),
+    NOT_FOUND(404, Kind.REFUSED, "Not found", "No resource exists at this path."),
+    ORDER_NOT_FOUND(404, Kind.RECORDED, "Order not found", "Order %s does not exist."),
+    ACCOUNT_NOT_FOUND(404, Kind.RECORDED, "Account not found", "No account exists for user %s."),
+    PAYMENT_NOT_FOUND(404, Kind.REFUSED, "Payment not found", "Payment %s does not exist."),
+    METHOD_NOT_ALLOWED(405, Kind.REFUSED, "Method not allowed", "This path does not accept that method."),
+    NOT_ACCEPTABLE(406, Kind.REFUSED, "Not acceptable", "This endpoint answers with application/json or application/problem+json."),
+    IDEMPOTENCY_KEY_IN_USE(409, Kind.NOT_NOW, "Idempotency-Key in use", "A request with this key is still being processed; retry shortly with the same key."),
+    PAYMENT_IN_PROGRESS(409, Kind.NOT_NOW, "Payment in progress", "Another payment of this order is in progress; retry shortly with the same key."),
+    CARD_PAYMENT_PENDING(409, Kind.RETRY_LATER, "Card payment pending", "A card payment of this order is waiting for the processor's outcome; retry later with the same key."),
+    ILLEGAL_TRANSITION(409, Kind.RECORDED, "Illegal transition", "The order is %s and cannot become %s."),
+    SUBMIT_TOKEN_INVALID(409, Kind.REFUSED, "Submit token invalid", "This form was already submitted or has expired: reload the form."),
+    SUBMIT_TOKEN_IN_USE(409, Kind.NOT_NOW, "Submit token in use", "An order for this submit token is still being created; retry shortly."),
+    ORDER_SN_CONFLICT(409, Kind.RECORDED, "Order number already used", "Order number %s already belongs to a different order."),
+    ACCOUNT_EXISTS(409, Kind.REFUSED, "Account exists", "User %s already has an account in another currency."),
+    CURRENCY_MISMATCH(409, Kind.RECORDED, "Currency mismatch", "The request is in %s but the account holds %s."),
+    REFUND_EXCEEDS_PAYMENT(409, Kind.RECORDED, "Refund exceeds payment", "Refunding %d would take the refunds of order %d beyond its payment of %d; %d remains refundable."),
+    ALREADY_APPLIED(409, Kind.RECORDED, "Already applied", "The %s with reference %s was applied to this account before."),
+    REFUND_NO_CONFLICT(409, Kind.RECORDED, "Refund number already used", "Refund %s of this order was made for a different amount."),
+    PAYLOAD_TOO_LARGE(413, Kind.REFUSED, "Payload too large", "The request body exceeds the size this service accepts."),
+    HEADERS_TOO_LARGE(431, Kind.REFUSED, "Request headers too large", "The request's headers exceed the size this service accepts."),
+    UNSUPPORTED_MEDIA_TYPE(415, Kind.REFUSED, "Unsupported media type", "Send the body as application/json."),
+    IDEMPOTENCY_KEY_REUSED(422, Kind.REFUSED, "Idempotency-Key reused", "This key was first used for a different request; these fields differ: %s."),
+    DEPENDENCY_UNAVAILABLE(503, Kind.NOT_NOW, "Dependency unavailable", "A store this service needs is unreachable; retry later."),
+    INTERNAL_ERROR(500, Kind.FAILED, "Internal error", "The request failed unexpectedly; it is safe to retry with the same key.");
 
     /** Where the pages of the problem types are served. */
     public static final String TYPE_PATH = "/problems";
@@ -49,12 +50,48 @@ public enum ErrorCode {
     /** The longest title, the bound the API document gives a problem's title. */
     public static final int LONGEST_TITLE = 64;
 
+    /** What an error says about the request that met it, and so what its sender should do next. */
+    public enum Kind {
+        /** The request itself is wrong (400): nothing was done or stored; corrected, it may be sent again under its key. */
+        INVALID,
+        /**
+         * Refused and not stored, the key still free: the caller, the key or the request must change
+         * (not allowed, not found at this path, a key bound to another request, a token already used).
+         */
+        REFUSED,
+        /**
+         * A deterministic business outcome once the key is claimed: stored under the key and replayed
+         * to every repeat, like a success.
+         */
+        RECORDED,
+        /**
+         * Not now: a twin of the request is in flight, or a store is down, for moments. Answered with
+         * Retry-After; a command waits for it on the queue.
+         */
+        NOT_NOW,
+        /**
+         * Retry later: the order waits for a card processor's outcome, which may take until the
+         * recovery job learns it. Answered with Retry-After and not stored; a command is answered
+         * rather than held on the queue that long.
+         */
+        RETRY_LATER,
+        /** The service failed unexpectedly: sending the same request again, under the same key, is safe. */
+        FAILED;
+
+        /** Whether the same request under the same key may succeed later: its answer carries Retry-After. */
+        public boolean retryAfter() {
+            return this == NOT_NOW || this == RETRY_LATER;
+        }
+    }
+
     private final int status;
+    private final Kind kind;
     private final String title;
     private final String detailFormat;
 
-    ErrorCode(int status, String title, String detailFormat) {
+    ErrorCode(int status, Kind kind, String title, String detailFormat) {
         this.status = status;
+        this.kind = kind;
         this.title = title;
         this.detailFormat = detailFormat;
     }
@@ -63,32 +100,16 @@ public enum ErrorCode {
         return status;
     }
 
+    public Kind kind() {
+        return kind;
+    }
+
     public String title() {
         return title;
     }
 
     public String detail(Object... args) {
         return String.format(Locale.ROOT, detailFormat, args);
-    }
-
-    /** Whether the same request may succeed shortly; such answers carry Retry-After. */
-    public boolean retryLater() {
-        return switch (this) {
-            case SUBMIT_TOKEN_IN_USE, IDEMPOTENCY_KEY_IN_USE, PAYMENT_IN_PROGRESS, CARD_PAYMENT_PENDING, DEPENDENCY_UNAVAILABLE -> true;
-            default -> false;
-        };
-    }
-
-    /**
-     * Whether this answer is a deterministic business outcome, stored under the request's
-     * Idempotency-Key and replayed; other failures leave the key unclaimed so that a retry runs afresh.
-     */
-    public boolean recorded() {
-        return switch (this) {
-            case INSUFFICIENT_FUNDS, CARD_DECLINED, ORDER_NOT_FOUND, ACCOUNT_NOT_FOUND, ILLEGAL_TRANSITION, ORDER_SN_CONFLICT,
-                 CURRENCY_MISMATCH, REFUND_EXCEEDS_PAYMENT, REFUND_NO_CONFLICT, ALREADY_APPLIED -> true;
-            default -> false;
-        };
     }
 
     /**
@@ -107,36 +128,34 @@ public enum ErrorCode {
 
     /** What a client should do on receiving this code. */
     public String advice() {
-        if (retryLater()) {
-            return "Wait the seconds the Retry-After header gives, then send the same request again.";
-        }
+        return switch (kind) {
+            case NOT_NOW, RETRY_LATER -> "Wait the seconds the Retry-After header gives, then send the same request again.";
+            case RECORDED -> "Nothing was done, and the answer is final for this key. Change what caused it (fund the account, use another card, "
+                    + "pick another number, wait for the order's state to allow it), then send the request with a new key.";
+            case FAILED -> "Send the same request again; the key makes sure it takes effect at most once.";
+            case REFUSED -> refusalAdvice();
+            case INVALID -> "Nothing was done. Correct the request and send it again.";
+        };
+    }
+
+    private String refusalAdvice() {
         if (this == IDEMPOTENCY_KEY_REUSED) {
             return "The key already belongs to a different request: send this request with a new key.";
         }
         if (status == 401 || status == 403) {
             return "Nothing was done. Send the request with a valid bearer token from the gateway, for a caller allowed to do this.";
         }
-        if (recorded()) {
-            return "Nothing was done, and the answer is final for this key. Change what caused it (fund the account, use another card, "
-                    + "pick another number, wait for the order's state to allow it), then send the request with a new key.";
-        }
-        if (status >= 500) {
-            return "Send the same request again; the key makes sure it takes effect at most once.";
-        }
         return "Nothing was done. Correct the request and send it again.";
     }
 
     /** Whether repeating the request under the same Idempotency-Key helps, and what it gets. */
     public String sameKey() {
-        if (retryLater() || status >= 500) {
-            return "Yes: reuse the key. If the first request completes meanwhile, the retry gets its answer back.";
-        }
-        if (recorded()) {
-            return "It gets this same answer again, replayed (Idempotent-Replayed: true): the outcome is stored under the key.";
-        }
-        if (this == IDEMPOTENCY_KEY_REUSED) {
-            return "No: the key stays bound to the first request it came with.";
-        }
-        return "Yes, once the request is corrected: this answer was not stored, so the key is still free.";
+        return switch (kind) {
+            case NOT_NOW, RETRY_LATER, FAILED -> "Yes: reuse the key. If the first request completes meanwhile, the retry gets its answer back.";
+            case RECORDED -> "It gets this same answer again, replayed (Idempotent-Replayed: true): the outcome is stored under the key.";
+            case REFUSED, INVALID -> this == IDEMPOTENCY_KEY_REUSED
+                    ? "No: the key stays bound to the first request it came with."
+                    : "Yes, once the request is corrected: this answer was not stored, so the key is still free.";
+        };
     }
 }

@@ -273,7 +273,7 @@ public class IdempotencyGuard {
     }
 
     private static boolean isRecorded(Throwable failure) {
-        return failure instanceof ApiException api && api.code().recorded();
+        return failure instanceof ApiException api && api.code().kind() == ErrorCode.Kind.RECORDED;
     }
 
     /**
