@@ -51,7 +51,7 @@ import java.util.stream.Collectors;
  * user for a pay, the sender for a refund. So a redelivery, or the same command sent again, finds
  * its claim and gets the first answer; no second effect.
  *
- * <p>What happens to a message, decided here and nowhere else:
+ * <p>What happens to a message, decided here and nowhere else (the table: {@link Outcome}):
  * <ul>
  * <li>an answer (a success, or a business refusal such as 402, 404 or 409): replied to its
  * reply-to, if any, with the confirm awaited, then acked, and only then: a broker that loses the
@@ -127,26 +127,85 @@ public class CommandConsumer {
     @Incoming(COMMANDS)
     Uni<Void> consume(Message<byte[]> message) {
         IncomingRabbitMQMetadata amqp = message.getMetadata(IncomingRabbitMQMetadata.class).orElseThrow();
-        // A failed Uni would end the channel: a requeue the broker could not be told about is done by its closing.
-        return draining.unlessStopping(() -> handle(message, amqp), () -> requeue(message, amqp, new Stopping()).onFailure().recoverWithNull());
+        return draining.unlessStopping(() -> handle(message, amqp, Uni.createFrom().deferred(() -> execute(message.getPayload(), amqp))),
+                () -> handle(message, amqp, Uni.createFrom().failure(new Stopping())));
     }
 
-    private Uni<Void> handle(Message<byte[]> message, IncomingRabbitMQMetadata amqp) {
-        return Uni.createFrom().deferred(() -> execute(message.getPayload(), amqp))
-                .onFailure(CommandConsumer::isRefusal).recoverWithItem(refused -> Answer.problem((ApiException) refused, null))
-                .onItem().transformToUni(answer -> reply(amqp, answer)
-                        .flatMap(replied -> ack(message, answer.repeat() ? "replayed" : "executed"))
-                        .onFailure(ConfirmedPublisher.NotConfirmed.class).recoverWithUni(unreplied -> unreplied(message, amqp, unreplied)))
-                .onFailure(failure -> !(failure instanceof Settled) && draining.stopping())
-                .recoverWithUni(failedWhileStopping -> requeueNow(message, amqp, failedWhileStopping))
-                .onFailure(CommandConsumer::isNotNow).recoverWithUni(notNow -> requeue(message, amqp, notNow))
-                .onFailure(failure -> isUnforeseen(failure) && !amqp.isRedeliver())
-                .recoverWithUni(unforeseen -> requeue(message, amqp, unforeseen))
-                .onFailure(failure -> !(failure instanceof Settled)).recoverWithUni(never -> deadLetter(message, amqp, never))
+    /**
+     * What becomes of a message, by what its command came to; {@link #outcome} reads the rows top to
+     * bottom, the first that fits decides:
+     * <pre>
+     * an answer: a success, a recorded or other refusal, "retry later"   REPLY        replied, then acked
+     * the ack or the nack itself failed                                  UNSETTLED    nothing more: the broker redelivers it
+     * never begun, the instance stopping                                 REQUEUE      back to the queue after the pause
+     * any other failure once the stop has begun                          REQUEUE_NOW  back to the queue at once
+     * not now: a store down, a twin in flight                            REQUEUE      back to the queue after the pause
+     * can never succeed: unreadable, invalid, not allowed                DEAD_LETTER  copied with the reason, then acked
+     * unforeseen: on its first delivery                                  REQUEUE      back to the queue after the pause
+     * unforeseen: redelivered                                            DEAD_LETTER
+     * </pre>
+     * A reply that fails is a result of its own and goes through the table again: unconfirmed, it is
+     * {@link #unreplied}; anything else falls to the rows below REPLY.
+     */
+    enum Outcome {
+        REPLY, UNSETTLED, REQUEUE, REQUEUE_NOW, DEAD_LETTER
+    }
+
+    private Uni<Void> handle(Message<byte[]> message, IncomingRabbitMQMetadata amqp, Uni<Answer> command) {
+        return command.onItemOrFailure().transformToUni((answer, failure) -> perform(message, amqp, answer, failure))
                 // A failed Uni would end the channel: a message the broker could not be told about is
                 // redelivered when the channel reconnects.
                 .onFailure().invoke(e -> LOG.warnf("Command %s left unsettled: %s", amqp.getMessageId().orElse("?"), e.toString()))
                 .onFailure().recoverWithNull();
+    }
+
+    /** The row of {@link Outcome} that the command's {@code answer}, or its {@code failure}, falls in, performed. */
+    private Uni<Void> perform(Message<byte[]> message, IncomingRabbitMQMetadata amqp, Answer answer, Throwable failure) {
+        return switch (outcome(failure, amqp)) {
+            case REPLY -> replyAndAck(message, amqp, failure == null ? answer : Answer.problem((ApiException) failure, null))
+                    .onFailure(replyFailed -> !(replyFailed instanceof AckLost))
+                    .recoverWithUni(replyFailed -> perform(message, amqp, null, replyFailed));
+            case UNSETTLED -> Uni.createFrom().failure(failure);
+            case REQUEUE -> requeue(message, amqp, failure);
+            case REQUEUE_NOW -> requeueNow(message, amqp, failure);
+            case DEAD_LETTER -> deadLetter(message, amqp, failure);
+        };
+    }
+
+    /** The table of {@link Outcome}, row by row; {@code failure} is null for an answer. */
+    private Outcome outcome(Throwable failure, IncomingRabbitMQMetadata amqp) {
+        ErrorCode.Kind kind = failure instanceof ApiException refused ? refused.code().kind() : null;
+        if (failure == null || isAnAnswer(kind)) {
+            return Outcome.REPLY;
+        }
+        if (failure instanceof AckLost) {
+            return Outcome.UNSETTLED;
+        }
+        if (failure instanceof Stopping) {
+            return Outcome.REQUEUE;
+        }
+        if (draining.stopping()) {
+            return Outcome.REQUEUE_NOW;
+        }
+        if (kind == ErrorCode.Kind.NOT_NOW || DependencyFailure.isTransient(failure)) {
+            return Outcome.REQUEUE;
+        }
+        if (failure instanceof Unprocessable || kind == ErrorCode.Kind.INVALID) {
+            return Outcome.DEAD_LETTER;
+        }
+        return amqp.isRedeliver() ? Outcome.DEAD_LETTER : Outcome.REQUEUE;
+    }
+
+    /**
+     * A refusal is replied and acked. So is a "retry later": a command for an order whose card payment
+     * waits for its processor, which can last until the recovery job learns the outcome; a command held
+     * on the queue that long would hold the consumer with it, so the sender resends it later, under the same id.
+     */
+    private static boolean isAnAnswer(ErrorCode.Kind kind) {
+        return kind != null && switch (kind) {
+            case RECORDED, REFUSED, RETRY_LATER, FAILED -> true;
+            case INVALID, NOT_NOW -> false;
+        };
     }
 
     private Uni<Answer> execute(byte[] body, IncomingRabbitMQMetadata amqp) {
@@ -220,6 +279,16 @@ public class CommandConsumer {
         return command;
     }
 
+    /**
+     * Replied, with the confirm awaited, then acked, and only then: a broker that loses the ack
+     * redelivers, and the redelivery replies with the same stored answer.
+     */
+    private Uni<Void> replyAndAck(Message<?> message, IncomingRabbitMQMetadata amqp, Answer answer) {
+        return reply(amqp, answer)
+                .flatMap(replied -> ack(message, answer.repeat() ? "replayed" : "executed"))
+                .onFailure(ConfirmedPublisher.NotConfirmed.class).recoverWithUni(unreplied -> unreplied(message, amqp, unreplied));
+    }
+
     /** The reply, identical on every redelivery but for the repeat marker, under the command's correlation id. */
     private Uni<Void> reply(IncomingRabbitMQMetadata amqp, Answer answer) {
         if (amqp.getReplyTo().isEmpty()) {
@@ -247,14 +316,14 @@ public class CommandConsumer {
 
     private Uni<Void> ack(Message<?> message, String outcome) {
         metrics.message(outcome);
-        return settled(Uni.createFrom().completionStage(message::ack));
+        return orAckLost(Uni.createFrom().completionStage(message::ack));
     }
 
     private Uni<Void> requeue(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable notNow) {
         LOG.infof("Command %s back to the queue in %s: %s", amqp.getMessageId().orElse("?"), REQUEUE_AFTER, notNow.toString());
         metrics.message("requeued");
         return Uni.createFrom().voidItem().onItem().delayIt().by(REQUEUE_AFTER)
-                .flatMap(waited -> settled(Uni.createFrom().completionStage(
+                .flatMap(waited -> orAckLost(Uni.createFrom().completionStage(
                         () -> message.nack(notNow, Metadata.of(new RabbitMQRejectMetadata(true))))));
     }
 
@@ -266,12 +335,12 @@ public class CommandConsumer {
     private Uni<Void> requeueNow(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable failed) {
         LOG.infof("Command %s back to the queue, the instance stopping: %s", amqp.getMessageId().orElse("?"), failed.toString());
         metrics.message("requeued");
-        return settled(Uni.createFrom().completionStage(() -> message.nack(failed, Metadata.of(new RabbitMQRejectMetadata(true)))));
+        return orAckLost(Uni.createFrom().completionStage(() -> message.nack(failed, Metadata.of(new RabbitMQRejectMetadata(true)))));
     }
 
     /** An ack or a nack that failed means the channel is gone: nothing more to decide about the message. */
-    private static Uni<Void> settled(Uni<Void> ackOrNack) {
-        return ackOrNack.onFailure().transform(Settled::new);
+    private static Uni<Void> orAckLost(Uni<Void> ackOrNack) {
+        return ackOrNack.onFailure().transform(AckLost::new);
     }
 
     /**
@@ -299,37 +368,17 @@ public class CommandConsumer {
         return publisher.publish(new ConfirmedPublisher.Outgoing(deadLetterExchange, deadLetterRoutingKey, properties, message.getPayload()))
                 .flatMap(copied -> ack(message, "dead_lettered"))
                 // The queue's own dead-letter exchange takes it then, without the reason.
-                .onFailure(failure -> !(failure instanceof Settled)).recoverWithUni(copyFailed -> reject(message, copyFailed));
+                .onFailure(failure -> !(failure instanceof AckLost)).recoverWithUni(copyFailed -> reject(message, copyFailed));
     }
 
     private Uni<Void> reject(Message<?> message, Throwable reason) {
         metrics.message("dead_lettered");
-        return settled(Uni.createFrom().completionStage(() -> message.nack(reason, Metadata.of(new RabbitMQRejectMetadata(false)))));
+        return orAckLost(Uni.createFrom().completionStage(() -> message.nack(reason, Metadata.of(new RabbitMQRejectMetadata(false)))));
     }
 
-    /**
-     * A refusal is replied and acked. So is a "retry later": a command for an order whose card payment
-     * waits for its processor, which can last until the recovery job learns the outcome; a command held
-     * on the queue that long would hold the consumer with it, so the sender resends it later, under the same id.
-     */
-    private static boolean isRefusal(Throwable failure) {
-        return failure instanceof ApiException api && switch (api.code().kind()) {
-            case RECORDED, REFUSED, RETRY_LATER, FAILED -> true;
-            case INVALID, NOT_NOW -> false;
-        };
-    }
-
-    private static boolean isUnforeseen(Throwable failure) {
-        return !(failure instanceof Unprocessable) && !(failure instanceof Settled) && !(failure instanceof ApiException);
-    }
-
-    private static boolean isNotNow(Throwable failure) {
-        return (failure instanceof ApiException api && api.code().kind() == ErrorCode.Kind.NOT_NOW) || DependencyFailure.isTransient(failure);
-    }
-
-    /** The broker could not be told what became of a message; the channel's recovery redelivers it. */
-    static final class Settled extends RuntimeException {
-        Settled(Throwable cause) {
+    /** An ack or a nack that failed: the broker could not be told what became of a message; the channel's recovery redelivers it. */
+    static final class AckLost extends RuntimeException {
+        AckLost(Throwable cause) {
             super("ack or nack failed", cause, false, false);
         }
     }
