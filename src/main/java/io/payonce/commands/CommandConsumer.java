@@ -17,7 +17,6 @@ import io.payonce.input.Identifiers;
 import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.PayonceMetrics;
 import io.payonce.payment.Payments;
-import io.payonce.payment.PayRequest;
 import io.payonce.payment.refund.RefundRequest;
 import io.payonce.payment.refund.RefundService;
 import io.payonce.shutdown.Draining;
@@ -55,7 +54,10 @@ import java.util.stream.Collectors;
  * <ul>
  * <li>an answer (a success, or a business refusal such as 402, 404 or 409): replied to its
  * reply-to, if any, with the confirm awaited, then acked, and only then: a broker that loses the
- * ack redelivers, and the redelivery replies with the same stored answer;</li>
+ * ack redelivers, and the redelivery replies with the same stored answer. A card pay whose outcome
+ * is not known yet is an answer too, 202 with the payment's location, as over HTTP: the sender sends
+ * the command again later under the same message-id, which resumes the payment like an HTTP retry;
+ * held on the queue instead, it would hold the consumer until the recovery job learns the outcome;</li>
  * <li>"not now" (a store down, a twin in flight): nacked back to the queue after a pause, so that
  * it waits for the store instead of spinning, and never dead-lettered;</li>
  * <li>a message that can never succeed (too large, unreadable, invalid, no message-id, a sender not
@@ -80,6 +82,8 @@ public class CommandConsumer {
     /** On a dead-letter copy: the broker-checked user-id of its sender, which the copy cannot carry as its own. */
     static final String SENDER_HEADER = "x-payonce-sender";
     static final String STATUS_HEADER = "x-payonce-status";
+    /** The Location of an answer, as HTTP sends it: on a card pay's 202, the payment whose outcome the sender follows. */
+    static final String LOCATION_HEADER = "x-payonce-location";
 
     private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
     /** How long a command that met a store down waits before it goes back to the queue. */
@@ -135,7 +139,7 @@ public class CommandConsumer {
      * What becomes of a message, by what its command came to; {@link #outcome} reads the rows top to
      * bottom, the first that fits decides:
      * <pre>
-     * an answer: a success, a recorded or other refusal, "retry later"   REPLY        replied, then acked
+     * an answer: a success, a 202, a refusal, "retry later"              REPLY        replied, then acked
      * the ack or the nack itself failed                                  UNSETTLED    nothing more: the broker redelivers it
      * never begun, the instance stopping                                 REQUEUE      back to the queue after the pause
      * any other failure once the stop has begun                          REQUEUE_NOW  back to the queue at once
@@ -215,7 +219,7 @@ public class CommandConsumer {
         requireOwnReplyQueue(amqp, sender);
         if (command instanceof Command.Pay pay) {
             return payments.pay(new Caller(pay.userId(), false), pay.orderId(),
-                    keyed(WriteOperation.PAY, pay.orderId(), key, "/orders/" + pay.orderId() + "/pay"), PayRequest.BALANCE);
+                    keyed(WriteOperation.PAY, pay.orderId(), key, "/orders/" + pay.orderId() + "/pay"), pay.payRequest());
         }
         Command.Refund refund = (Command.Refund) command;
         return refunds.refund(new Caller(sender, true),
@@ -269,14 +273,20 @@ public class CommandConsumer {
         if (command == null) {
             throw new Unprocessable("the body is empty");
         }
-        Set<ConstraintViolation<Command>> violations = validator.validate(command);
+        requireValid(validator.validate(command));
+        if (command instanceof Command.Pay pay) {
+            requireValid(validator.validate(pay.payRequest()));
+        }
+        return command;
+    }
+
+    private static void requireValid(Set<? extends ConstraintViolation<?>> violations) {
         if (!violations.isEmpty()) {
             throw new Unprocessable("invalid " + violations.stream()
                     .map(v -> v.getPropertyPath() + " " + v.getMessage())
                     .sorted(Comparator.naturalOrder())
                     .collect(Collectors.joining(", ")));
         }
-        return command;
     }
 
     /**
@@ -294,10 +304,14 @@ public class CommandConsumer {
         if (amqp.getReplyTo().isEmpty()) {
             return Uni.createFrom().voidItem();
         }
+        Map<String, Object> headers = new HashMap<>(Map.of(STATUS_HEADER, answer.status(), Answer.REPLAYED_HEADER, answer.repeat()));
+        if (answer.location() != null) {
+            headers.put(LOCATION_HEADER, answer.location());
+        }
         AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
                 .correlationId(amqp.getCorrelationId().orElse(amqp.getMessageId().orElse(null)))
                 .contentType(answer.status() >= 400 ? Problem.MEDIA_TYPE : "application/json")
-                .headers(Map.of(STATUS_HEADER, answer.status(), Answer.REPLAYED_HEADER, answer.repeat()))
+                .headers(headers)
                 .deliveryMode(ConfirmedPublisher.PERSISTENT)
                 .build();
         byte[] body = answer.bodyJson(json).getBytes(StandardCharsets.UTF_8);

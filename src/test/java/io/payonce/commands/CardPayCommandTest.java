@@ -1,0 +1,292 @@
+package io.payonce.commands;
+
+import com.rabbitmq.client.GetResponse;
+import io.payonce.processor.ProcessorSimulator;
+import io.payonce.processor.ProcessorSimulator.Fault;
+import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.Api;
+import io.payonce.support.Broker;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Tokens;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Card pays by command, through the one pay door: the same guard, phases and recovery as an HTTP
+ * card pay, the reply the HTTP answer's status and body. One key sent by HTTP and by message is one
+ * charge, whichever comes first. Real RabbitMQ, real MariaDB, the processor simulator over HTTP.
+ */
+@QuarkusTest
+@WithTestResource(value = ProcessorSimulatorResource.class, scope = TestResourceScope.GLOBAL)
+@ExtendWith(LedgerInvariants.class)
+class CardPayCommandTest {
+
+    private static final Duration WITHIN = Duration.ofSeconds(15);
+    private static final Duration RECOVERY_BOUND = Duration.ofSeconds(20);
+
+    private final Database db = Database.forTests();
+
+    /** Whether this application's processor client has made its first call, which loads and connects it. */
+    private static boolean warm;
+
+    /** A card pay first: a cold client's first call can outlast the tests' 1 s processor timeout, and a pay meant to be charged would get a 202. */
+    @BeforeEach
+    void warmTheProcessorClient() throws InterruptedException {
+        if (!warm) {
+            CardBuyer buyer = CardBuyer.withOrder(100);
+            long deadline = System.nanoTime() + RECOVERY_BOUND.toNanos();
+            Response answer = buyer.payOverHttp(buyer.key, "tok_visa");
+            while (answer.statusCode() == 202 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                answer = buyer.payOverHttp(buyer.key, "tok_visa");
+            }
+            assertEquals(201, answer.statusCode(), answer.asString());
+            warm = true;
+        }
+    }
+
+    @AfterEach
+    void heal() {
+        processor().heal();
+    }
+
+    @Test
+    void aCardPayCommandChargesTheCardOnceAndItsResendGetsTheSameAnswer() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            CardBuyer buyer = CardBuyer.withOrder(1999);
+
+            GetResponse first = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
+            GetResponse again = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
+
+            assertEquals(201, status(first), Broker.text(first));
+            JsonPath paid = JsonPath.from(Broker.text(first));
+            assertEquals("card", paid.getString("method"));
+            assertEquals("SUCCEEDED", paid.getString("phase"));
+            assertEquals(Broker.text(first), Broker.text(again), "the resend gets the first answer");
+            assertEquals(true, repeat(again));
+            String processorKey = buyer.processorKey(paid.getLong("paymentId"));
+            assertEquals(1999, processor().chargeUnder(processorKey).amount());
+            assertEquals(1, processor().chargeRequestsUnder(processorKey), "one request reached the processor");
+            assertEquals(1, chargesOf(buyer));
+            assertEquals("PAID", db.orderStatus(buyer.order));
+            assertEquals(0, db.balance(buyer.userId), "a card pay leaves the balance alone");
+        }
+    }
+
+    @Test
+    void aDeclinedCardIsRepliedWith402AndAcked() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            CardBuyer buyer = CardBuyer.withOrder(500);
+
+            GetResponse declined = send(broker, buyer.key, replies, buyer.cardCommand("tok_decline_generic"));
+
+            assertEquals(402, status(declined), Broker.text(declined));
+            assertEquals("CARD_DECLINED", JsonPath.from(Broker.text(declined)).getString("code"));
+            assertEquals("UNPAID", db.orderStatus(buyer.order), "the order can be paid again");
+            Thread.sleep(2500);
+            assertEquals(0, broker.messageCount(replies), "acked: no second try, no second reply");
+        }
+    }
+
+    /** The processor charged the card and its answer was lost: 202 with the payment's location; the same message-id sent again resumes it. */
+    @Test
+    void aLostProcessorAnswerIsReplied202WithTheLocationAndAResendResumesTheSamePayment() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            CardBuyer buyer = CardBuyer.withOrder(700);
+            processor().failNext(Fault.ERROR_AFTER_CHARGE);
+
+            GetResponse accepted = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
+
+            assertEquals(202, status(accepted), Broker.text(accepted));
+            long payment = JsonPath.from(Broker.text(accepted)).getLong("paymentId");
+            assertEquals("UNKNOWN", JsonPath.from(Broker.text(accepted)).getString("phase"));
+            assertEquals("/payments/" + payment, String.valueOf(accepted.getProps().getHeaders().get(CommandConsumer.LOCATION_HEADER)));
+            GetResponse resumed = sendUntilDefinite(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
+            assertEquals(201, status(resumed), Broker.text(resumed));
+            assertEquals(payment, JsonPath.from(Broker.text(resumed)).getLong("paymentId"), "the same payment, resumed");
+            assertFalse(resumed.getProps().getHeaders().containsKey(CommandConsumer.LOCATION_HEADER), "only a 202 sends its sender elsewhere");
+            String processorKey = buyer.processorKey(payment);
+            assertEquals(1, processor().chargeRequestsUnder(processorKey), "the charge was looked up, never sent again");
+            assertEquals(1, chargesOf(buyer));
+            assertEquals("PAID", db.orderStatus(buyer.order));
+        }
+    }
+
+    @Test
+    void oneKeyByHttpThenByMessageIsOneCharge() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            CardBuyer buyer = CardBuyer.withOrder(1200);
+
+            Response overHttp = buyer.payOverHttp(buyer.key, "tok_visa");
+            GetResponse byMessage = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
+
+            assertEquals(201, overHttp.statusCode(), overHttp.asString());
+            assertEquals(201, status(byMessage), Broker.text(byMessage));
+            assertEquals(overHttp.asString(), Broker.text(byMessage), "one key, one answer");
+            assertEquals(true, repeat(byMessage));
+            assertChargedOnce(buyer, overHttp.jsonPath().getLong("paymentId"));
+        }
+    }
+
+    @Test
+    void oneKeyByMessageThenByHttpIsOneCharge() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            CardBuyer buyer = CardBuyer.withOrder(1300);
+
+            GetResponse byMessage = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
+            Response overHttp = buyer.payOverHttp(buyer.key, "tok_visa");
+
+            assertEquals(201, status(byMessage), Broker.text(byMessage));
+            assertEquals(201, overHttp.statusCode(), overHttp.asString());
+            assertEquals(Broker.text(byMessage), overHttp.asString(), "one key, one answer");
+            assertEquals("true", overHttp.header("Idempotent-Replayed"));
+            assertChargedOnce(buyer, overHttp.jsonPath().getLong("paymentId"));
+        }
+    }
+
+    @Test
+    void aMessageIdIsBoundToTheMethodAsAnHttpKeyIs() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            CardBuyer buyer = CardBuyer.withOrder(400);
+            Api.deposit(Tokens.ops(), buyer.userId, Api.newKey(), 1000);
+
+            Response byCard = buyer.payOverHttp(buyer.key, "tok_visa");
+            GetResponse fromTheBalance = send(broker, buyer.key, replies, Broker.payCommand(buyer.userId, buyer.order));
+            GetResponse anotherCard = send(broker, buyer.key, replies, buyer.cardCommand("tok_mastercard"));
+
+            assertEquals(201, byCard.statusCode(), byCard.asString());
+            assertEquals(422, status(fromTheBalance), Broker.text(fromTheBalance));
+            assertEquals("IDEMPOTENCY_KEY_REUSED", JsonPath.from(Broker.text(fromTheBalance)).getString("code"));
+            assertEquals(422, status(anotherCard), "the key is bound to the card token too: " + Broker.text(anotherCard));
+            assertEquals(1000, db.balance(buyer.userId), "the balance paid nothing");
+        }
+    }
+
+    @Test
+    void invalidCardFieldsAreDeadLetteredNotPaid() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            CardBuyer buyer = CardBuyer.withOrder(600);
+            Map<String, String> commands = Map.of(
+                    "no token", buyer.command(",\"method\":\"card\""),
+                    "a token on a balance pay", buyer.command(",\"method\":\"balance\",\"cardToken\":\"tok_visa\""),
+                    "a token without a method", buyer.command(",\"cardToken\":\"tok_visa\""),
+                    "a malformed token", buyer.command(",\"method\":\"card\",\"cardToken\":\"tok visa!\""),
+                    "an unknown method", buyer.command(",\"method\":\"cash\""));
+            Map<String, String> keys = new HashMap<>();
+            for (Map.Entry<String, String> command : commands.entrySet()) {
+                String key = "msg-" + UUID.randomUUID();
+                keys.put(command.getKey(), key);
+                broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(key, replies, key), command.getValue());
+            }
+
+            Map<String, String> reasons = new HashMap<>();
+            for (GetResponse dead : broker.awaitAll(Broker.DEAD_LETTERS, keys.size(), m -> keys.containsValue(m.getProps().getMessageId()), WITHIN)) {
+                reasons.put(dead.getProps().getMessageId(), String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER)));
+            }
+            keys.forEach((what, key) -> assertTrue(reasons.get(key).startsWith("invalid ") || reasons.get(key).startsWith("the body is not"),
+                    what + ": " + reasons.get(key)));
+            assertTrue(reasons.get(keys.get("no token")).contains("cardToken"), reasons.get(keys.get("no token")));
+            assertEquals(0, broker.messageCount(replies), "no reply for what was never a pay");
+            assertEquals("UNPAID", db.orderStatus(buyer.order));
+            assertEquals(0, chargesOf(buyer), "nothing reached the processor");
+        }
+    }
+
+    /** One payment of the order, one charge at the processor, made by one request under the payment's key. */
+    private void assertChargedOnce(CardBuyer buyer, long payment) {
+        assertEquals(1, db.count("SELECT COUNT(*) FROM pay_record WHERE order_id = ?", buyer.order));
+        assertEquals(1, chargesOf(buyer));
+        assertEquals(1, processor().chargeRequestsUnder(buyer.processorKey(payment)));
+        assertEquals("PAID", db.orderStatus(buyer.order));
+    }
+
+    private static long chargesOf(CardBuyer buyer) {
+        return processor().charges().stream().filter(c -> c.reference().equals("order-" + buyer.order)).count();
+    }
+
+    private static GetResponse send(Broker broker, String key, String replies, String body) throws Exception {
+        String correlation = UUID.randomUUID().toString();
+        broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(key, replies, correlation), body);
+        return broker.await(replies, m -> correlation.equals(m.getProps().getCorrelationId()), WITHIN);
+    }
+
+    /** As a patient sender: the same command under the same message-id again while the reply is a 202; fails after the recovery bound. */
+    private static GetResponse sendUntilDefinite(Broker broker, String key, String replies, String body) throws Exception {
+        long deadline = System.nanoTime() + RECOVERY_BOUND.toNanos();
+        GetResponse reply = send(broker, key, replies, body);
+        while (status(reply) == 202) {
+            assertTrue(System.nanoTime() < deadline, "still 202 after " + RECOVERY_BOUND + ": " + Broker.text(reply));
+            Thread.sleep(200);
+            reply = send(broker, key, replies, body);
+        }
+        assertNotEquals(202, status(reply));
+        return reply;
+    }
+
+    private static int status(GetResponse reply) {
+        return ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue();
+    }
+
+    private static boolean repeat(GetResponse reply) {
+        return Boolean.TRUE.equals(reply.getProps().getHeaders().get("Idempotent-Replayed"));
+    }
+
+    private static ProcessorSimulator processor() {
+        return ProcessorSimulatorResource.simulator();
+    }
+
+    /** A user with an account (no balance needed: the card pays), a bearer token, an unpaid order and a key. */
+    private record CardBuyer(String userId, String bearer, long order, String key) {
+
+        static CardBuyer withOrder(long amount) {
+            String userId = Tokens.newUserId();
+            Api.fundedAccount(userId, 0);
+            String bearer = Tokens.user(userId);
+            return new CardBuyer(userId, bearer, Api.newOrder(bearer, amount), Api.newKey());
+        }
+
+        Response payOverHttp(String key, String cardToken) {
+            return Api.as(bearer).header("Idempotency-Key", key).contentType(ContentType.JSON)
+                    .body(Map.of("method", "card", "cardToken", cardToken)).post("/orders/" + order + "/pay");
+        }
+
+        String cardCommand(String cardToken) {
+            return command(",\"method\":\"card\",\"cardToken\":\"" + cardToken + "\"");
+        }
+
+        /** A pay command for this order, with {@code more} fields after its user and order. */
+        String command(String more) {
+            return "{\"type\":\"pay\",\"userId\":\"" + userId + "\",\"orderId\":" + order + more + "}";
+        }
+
+        String processorKey(long payment) {
+            return Api.as(bearer).get("/payments/" + payment).jsonPath().getString("processorKey");
+        }
+    }
+}
