@@ -48,7 +48,8 @@ import java.util.stream.Stream;
  *   - the message path: every event the outbox wrote (one per ledger line, a database invariant)
  *     was delivered through the broker, restarts and all, and nothing else was; no command was
  *     dead-lettered; enough pays and refunds went through the broker (their effects are reconciled
- *     with the others: one effect per message id, as per key);
+ *     with the others: one effect per message id, as per key), card pays among them, some replied 202
+ *     and sent again;
  *   - the hop to the processor, from the processor simulator's own ledger: every card payment settled
  *     by the recovery job, each order charged at most once, every SUCCEEDED card payment one charge of
  *     its amount under its own key, no charge payonce does not know;
@@ -75,6 +76,8 @@ public final class Checker {
     static final double OK_RATE_FLOOR = 0.75;
     /** Pays and refunds acknowledged through the broker per minute of load: about a fifth of a short run's. */
     static final long BY_MESSAGE_OK_FLOOR_PER_MINUTE = 60;
+    /** Card pays acknowledged through the broker per minute of load: about a fifth of a short run's. */
+    static final long CARD_BY_MESSAGE_OK_FLOOR_PER_MINUTE = 10;
     /** How long the outbox may take to drain once the load and the faults are over. */
     static final Duration OUTBOX_DRAIN = Duration.ofSeconds(60);
     /** How long the recovery job may take to settle every card payment once the load and the faults are over. */
@@ -476,11 +479,13 @@ public final class Checker {
                         + " of them again, under the same event id)"));
         checks.add(new Check("events delivered that the outbox never wrote", notWritten, "audit queue vs outbox_event"));
         checks.add(new Check("commands dead-lettered", deadLettered, "the command queue's dead-letter queue"));
-        Set<Long> byMessage = attempts.stream().filter(a -> a.target == Workload.BROKER).map(Attempt::op).collect(Collectors.toSet());
+        Set<Long> byMessage = byMessage();
         long ok = ops.stream().filter(op -> byMessage.contains(op.id) && op.outcome.equals("ok")).count();
         long floor = BY_MESSAGE_OK_FLOOR_PER_MINUTE * loadSeconds / 60;
         checks.add(new Check("pays and refunds by message acknowledged below the floor", ok < floor ? 1 : 0,
-                byMessage.size() + " sent as commands, " + ok + " ok (floor " + floor + ")"));
+                byMessage.size() + " sent as commands " + ops.stream().filter(op -> byMessage.contains(op.id))
+                        .collect(Collectors.groupingBy(Op::type, TreeMap::new, Collectors.counting())) + ", " + ok + " ok (floor " + floor + ")"));
+        checks.add(cardPaysByMessage(byMessage));
         Map<String, Op> settledByKey = ops.stream().filter(Op::settled).collect(Collectors.toMap(Op::key, op -> op, (a, b) -> a));
         long compared = 0;
         long differing = 0;
@@ -494,6 +499,29 @@ public final class Checker {
         }
         checks.add(new Check("late command replies that differ from their operation's answer", differing,
                 lateReplies.size() + " late replies, " + compared + " definite ones of settled operations compared"));
+    }
+
+    /** The operations that went through the broker. */
+    Set<Long> byMessage() {
+        return attempts.stream().filter(a -> a.target == Workload.BROKER).map(Attempt::op).collect(Collectors.toSet());
+    }
+
+    /**
+     * Card pays by command take the same door, guard and phases as over HTTP, and are reconciled with
+     * the others (one charge per order and per key, above). A run proves that path only if enough of
+     * them were acknowledged and some met an unknown outcome: a 202 reply, answered by sending the
+     * command again under its message-id.
+     */
+    Check cardPaysByMessage(Set<Long> byMessage) {
+        long ok = ops.stream().filter(op -> op.type.equals("card-pay") && byMessage.contains(op.id) && op.outcome.equals("ok")).count();
+        List<Attempt> accepted = attempts.stream()
+                .filter(a -> a.type.equals("card-pay") && a.target == Workload.BROKER && a.status.equals("202")).toList();
+        Set<Long> settled = ops.stream().filter(Op::settled).map(Op::id).collect(Collectors.toSet());
+        long resumed = accepted.stream().map(Attempt::op).distinct().filter(settled::contains).count();
+        long floor = CARD_BY_MESSAGE_OK_FLOOR_PER_MINUTE * loadSeconds / 60;
+        return new Check("card pays by message acknowledged below the floor, or none replied 202", (ok < floor ? 1 : 0) + (accepted.isEmpty() ? 1 : 0),
+                ok + " ok (floor " + floor + "); " + accepted.size() + " replies 202 (outcome unknown), " + resumed
+                        + " of their pays settled by sending the command again");
     }
 
     /** A run that did nothing, or did it while nothing was failing, proves nothing. */
@@ -762,7 +790,9 @@ public final class Checker {
             md.append("| ").append(c.name).append(" | **").append(c.violations).append("** | ").append(c.detail).append(" |\n");
         }
         md.append("\n## Operations\n\n| type | ok | fail | unknown | attempts |\n|---|---|---|---|---|\n");
-        Map<String, List<Op>> byType = ops.stream().collect(Collectors.groupingBy(Op::type, TreeMap::new, Collectors.toList()));
+        Set<Long> byMessage = byMessage();
+        Map<String, List<Op>> byType = ops.stream().collect(Collectors.groupingBy(
+                op -> op.type + (byMessage.contains(op.id) ? " by message" : ""), TreeMap::new, Collectors.toList()));
         byType.forEach((type, list) -> md.append(String.format("| %s | %d | %d | %d | %d |%n", type,
                 list.stream().filter(o -> o.outcome.equals("ok")).count(),
                 list.stream().filter(o -> o.outcome.equals("fail")).count(),

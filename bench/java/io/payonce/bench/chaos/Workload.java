@@ -34,9 +34,10 @@ import java.util.regex.Pattern;
  * and keeps it across all its retries; clients time out at random (a few ms to 2 s), retry with
  * jitter, double-click, and send retries to the other instance. A third of the orders are paid by
  * card, through the processor simulator, and a 202 (the charge's outcome not known yet) is answered
- * by sending the pay again with the same key. A fifth of the other pays and of the refunds go as
- * commands through the broker instead (message-id = key, sent again under the same id until a reply
- * comes), as an upstream order system would send them. Every attempt and every operation's
+ * by sending the pay again with the same key. A fifth of the pays, by card or from the balance, and
+ * of the refunds go as commands through the broker instead (message-id = key, sent again under the
+ * same id until a definite reply comes: a card pay's 202 reply is answered by sending it again, as
+ * over HTTP), as an upstream order system would send them. Every attempt and every operation's
  * outcome is written to a history file for the checker; an exception inside the workload still
  * writes the outcome line (as unknown) and makes the workload exit with status 1.
  *
@@ -166,8 +167,11 @@ public final class Workload {
         boolean byMessage = random.nextInt(100) < BY_MESSAGE_PERCENT;
         if (dice < 70 && order.id % CARD_ORDER_EVERY == 0) {
             String token = random.nextInt(100) < DECLINED_CARD_PERCENT ? "tok_decline_chaos" : "tok_visa";
-            return new Operation(this, "card-pay", user, newKey(), "/orders/" + order.id + "/pay", user.token,
-                    "{\"method\":\"card\",\"cardToken\":\"" + token + "\"}", order.amount, Long.toString(order.id));
+            String how = "\"method\":\"card\",\"cardToken\":\"" + token + "\"";
+            Operation cardPay = new Operation(this, "card-pay", user, newKey(), "/orders/" + order.id + "/pay", user.token,
+                    "{" + how + "}", order.amount, Long.toString(order.id));
+            return byMessage ? cardPay.asCommand("{\"type\":\"pay\",\"userId\":\"" + user.id + "\",\"orderId\":" + order.id + "," + how + "}")
+                    : cardPay;
         }
         if (dice < 70) {
             Operation pay = new Operation(this, "pay", user, newKey(), "/orders/" + order.id + "/pay", user.token, null, order.amount,
