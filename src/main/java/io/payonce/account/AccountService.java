@@ -1,9 +1,9 @@
 package io.payonce.account;
 
-import io.payonce.errors.ApiException;
-import io.payonce.errors.ErrorCode;
 import io.payonce.auth.Caller;
 import io.payonce.db.UniqueKey;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.events.EventType;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
@@ -11,7 +11,7 @@ import io.payonce.idempotency.AnswerMeter;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.WriteOperation;
-import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.RepeatDefence;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -46,7 +46,7 @@ public class AccountService {
                     if (!existing.currency().equals(currency)) {
                         throw new ApiException(ErrorCode.ACCOUNT_EXISTS, userId);
                     }
-                    return answer(existing).repeatCaughtBy(DuplicateLayer.UNIQUE_INDEX);
+                    return answer(existing).repeatCaughtBy(RepeatDefence.UNIQUE_INDEX);
                 }));
         return meter.counted(WriteOperation.OPEN_ACCOUNT, opened);
     }

@@ -14,8 +14,8 @@ import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.WriteOperation;
 import io.payonce.input.Identifiers;
-import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.PayonceMetrics;
+import io.payonce.metrics.RepeatDefence;
 import io.payonce.payment.Payments;
 import io.payonce.payment.refund.RefundRequest;
 import io.payonce.payment.refund.RefundService;
@@ -254,7 +254,7 @@ public class CommandConsumer {
     /** The key as HTTP reads it, a missing or malformed one refused alike; a repeat counts as caught by the message id. */
     private KeyedRequest keyed(WriteOperation operation, long orderId, String messageId, String instance) {
         try {
-            return guard.read(operation, orderId, messageId, instance).caughtAs(DuplicateLayer.MESSAGE_ID);
+            return guard.read(operation, orderId, messageId, instance).caughtAs(RepeatDefence.MESSAGE_ID);
         } catch (ApiException invalidKey) {
             throw new Unprocessable("message-id: " + invalidKey.detail());
         }

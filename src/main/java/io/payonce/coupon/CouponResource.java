@@ -18,7 +18,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
+import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
 
 /** HTTP for coupons: a user claims the coupon of an activity, once. */
 @Path("/coupons")

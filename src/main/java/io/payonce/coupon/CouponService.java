@@ -4,7 +4,7 @@ import io.payonce.db.UniqueKey;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.AnswerMeter;
 import io.payonce.idempotency.WriteOperation;
-import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.RepeatDefence;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -24,7 +24,7 @@ public class CouponService {
     public Uni<Answer> grant(String userId, String activityId) {
         Uni<Answer> granted = UniqueKey.insertOr(
                 grants.insert(userId, activityId).flatMap(inserted -> grantOf(userId, activityId)),
-                () -> grantOf(userId, activityId).map(answer -> answer.repeatCaughtBy(DuplicateLayer.UNIQUE_INDEX)));
+                () -> grantOf(userId, activityId).map(answer -> answer.repeatCaughtBy(RepeatDefence.UNIQUE_INDEX)));
         return meter.counted(WriteOperation.GRANT_COUPON, granted);
     }
 

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.Problem;
-import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.RepeatDefence;
 
 /**
  * The answer to a write: status, body and, for a created resource, its Location. Every repeat of a
@@ -15,7 +15,7 @@ import io.payonce.metrics.DuplicateLayer;
  *
  * @param body the view to send, or, for an answer stored under a key, its JSON text exactly as stored
  */
-public record Answer(int status, Object body, String location, DuplicateLayer caughtBy) {
+public record Answer(int status, Object body, String location, RepeatDefence caughtBy) {
 
     /** The header, or AMQP reply header, that marks a repeat's answer; absent or false on a first answer. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
@@ -46,9 +46,9 @@ public record Answer(int status, Object body, String location, DuplicateLayer ca
         return new Answer(refused.code().status(), Problem.of(refused, instance), null, null);
     }
 
-    /** This answer, given to a request that {@code layer} recognised as a repeat of an earlier one. */
-    public Answer repeatCaughtBy(DuplicateLayer layer) {
-        return new Answer(status, body, location, layer);
+    /** This answer, given to a request that {@code defence} recognised as a repeat of an earlier one. */
+    public Answer repeatCaughtBy(RepeatDefence defence) {
+        return new Answer(status, body, location, defence);
     }
 
     public Answer withJson(String json) {

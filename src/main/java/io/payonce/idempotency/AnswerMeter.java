@@ -1,9 +1,9 @@
 package io.payonce.idempotency;
 
 import io.payonce.errors.ApiException;
-import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.Outcome;
 import io.payonce.metrics.PayonceMetrics;
+import io.payonce.metrics.RepeatDefence;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -42,8 +42,8 @@ public class AnswerMeter {
     /** A twin in flight (on its key or on the pay lock) is a repeat that was caught; a reused key is a mismatch. */
     private void countRefusal(WriteOperation operation, ApiException refused) {
         switch (refused.code()) {
-            case IDEMPOTENCY_KEY_IN_USE -> metrics.answered(operation.tag(), Outcome.CONFLICT, DuplicateLayer.IDEMPOTENCY_KEY);
-            case PAYMENT_IN_PROGRESS -> metrics.answered(operation.tag(), Outcome.CONFLICT, DuplicateLayer.LOCK);
+            case IDEMPOTENCY_KEY_IN_USE -> metrics.answered(operation.tag(), Outcome.CONFLICT, RepeatDefence.IDEMPOTENCY_KEY);
+            case PAYMENT_IN_PROGRESS -> metrics.answered(operation.tag(), Outcome.CONFLICT, RepeatDefence.PAY_LOCK);
             case IDEMPOTENCY_KEY_REUSED -> metrics.answered(operation.tag(), Outcome.MISMATCH, null);
             default -> {
             }

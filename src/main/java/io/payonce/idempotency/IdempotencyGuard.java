@@ -6,8 +6,8 @@ import io.payonce.db.Transactions;
 import io.payonce.db.UniqueKey;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
-import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.PayonceMetrics;
+import io.payonce.metrics.RepeatDefence;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -55,7 +55,7 @@ public class IdempotencyGuard {
     public KeyedRequest read(WriteOperation operation, Object targetId, String keyHeader, String instance) {
         try {
             return new KeyedRequest(operation, operation.target(targetId), IdempotencyKey.required(keyHeader), instance,
-                    DuplicateLayer.IDEMPOTENCY_KEY).tagged();
+                    RepeatDefence.IDEMPOTENCY_KEY).tagged();
         } catch (ApiException invalidKey) {
             meter.rejected(operation);
             throw invalidKey;
@@ -66,7 +66,7 @@ public class IdempotencyGuard {
      * Runs {@code work} once per key, and answers every repeat with the first answer. It runs to the
      * end of its transaction even if the client goes away, so the answer is always stored and logged.
      */
-    public Uni<Answer> run(IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
+    public Uni<Answer> run(KeyedWrite command, Function<SqlConnection, Uni<Answer>> work) {
         Uni<Answer> answered = transactions.inTransaction(tx -> claimOrReplay(tx, command, work))
                 .onFailure(Refused.class).recoverWithUni(refused -> recordRefusal(command, ((Refused) refused).problem()));
         return detached.toTheEnd(meter.counted(command.operation(),
@@ -80,7 +80,7 @@ public class IdempotencyGuard {
      * read, before it takes a lock or opens a transaction. A refusal of {@code read}'s own (an order
      * the caller may not pay) comes before anything the key holds is looked at.
      */
-    public <T> Uni<Answer> storedAnswerOr(IdempotentCommand command, Uni<WithRecord<T>> read, Function<T, Uni<Answer>> whenNone) {
+    public <T> Uni<Answer> storedAnswerOr(KeyedWrite command, Uni<WithRecord<T>> read, Function<T, Uni<Answer>> whenNone) {
         WriteOperation operation = command.operation();
         return metrics.timedIfAnswered(operation.tag(), read.map(found -> Replay.of(found, command)), Replay::answered)
                 .flatMap(found -> found.answered() ? meter.counted(operation, found.reply()) : whenNone.apply(found.row()));
@@ -91,17 +91,17 @@ public class IdempotencyGuard {
      * a repeat that cannot run now (its twin holds the pay lock, Redis cannot vouch for its token)
      * still get its answer from the database.
      */
-    public Uni<Answer> replay(IdempotentCommand command, Supplier<Throwable> whenNone) {
+    public Uni<Answer> replay(KeyedWrite command, Supplier<Throwable> whenNone) {
         return meter.counted(command.operation(), finished(command).onItem().ifNull().failWith(whenNone));
     }
 
     /** The command's stored answer, replayed, or null while it has none; uncounted, for a caller that counts its own answer. */
-    public Uni<Answer> finished(IdempotentCommand command) {
+    public Uni<Answer> finished(KeyedWrite command) {
         return records.find(pool, command).map(record -> finishedAnswer(record, command));
     }
 
     /** The answer {@code record} holds for {@code command}, or null while it holds none. */
-    private static Answer finishedAnswer(IdempotencyRecord record, IdempotentCommand command) {
+    private static Answer finishedAnswer(IdempotencyRecord record, KeyedWrite command) {
         if (record == null || !record.done()) {
             return null;
         }
@@ -110,7 +110,7 @@ public class IdempotencyGuard {
         return answer;
     }
 
-    private Uni<Answer> claimOrReplay(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
+    private Uni<Answer> claimOrReplay(SqlConnection tx, KeyedWrite command, Function<SqlConnection, Uni<Answer>> work) {
         return claimed(records.claim(tx, command))
                 .flatMap(claimed -> claimed ? execute(tx, command, work) : replayInTransaction(tx, command));
     }
@@ -132,7 +132,7 @@ public class IdempotencyGuard {
      * transaction as {@link Refused}, so that the work's writes roll back with the claim and no
      * savepoint is needed on the way that succeeds.
      */
-    private Uni<Answer> execute(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Answer>> work) {
+    private Uni<Answer> execute(SqlConnection tx, KeyedWrite command, Function<SqlConnection, Uni<Answer>> work) {
         return refusalsRecorded(tx, work).flatMap(answer -> store(tx, command, answer));
     }
 
@@ -149,7 +149,7 @@ public class IdempotencyGuard {
      * instance learns the outcome. A key that an earlier request claimed that way, for the same
      * request, comes back {@link Begun.Open}: the caller resumes the write instead of starting it again.
      */
-    public <T> Uni<Begun<T>> begin(IdempotentCommand command, Function<SqlConnection, Uni<Begun<T>>> work) {
+    public <T> Uni<Begun<T>> begin(KeyedWrite command, Function<SqlConnection, Uni<Begun<T>>> work) {
         Uni<Begun<T>> begun = transactions.<Begun<T>>inTransaction(tx -> claimed(records.claim(tx, command)).flatMap(claimed -> claimed
                         ? startClaimed(tx, command, work)
                         : records.find(tx, command).map(record -> IdempotencyGuard.<T>openOrReplayed(record, command))))
@@ -158,13 +158,13 @@ public class IdempotencyGuard {
     }
 
     /** Runs the work of a key just claimed; an answer it ends with is stored, a write it starts leaves the claim open. */
-    private <T> Uni<Begun<T>> startClaimed(SqlConnection tx, IdempotentCommand command, Function<SqlConnection, Uni<Begun<T>>> work) {
+    private <T> Uni<Begun<T>> startClaimed(SqlConnection tx, KeyedWrite command, Function<SqlConnection, Uni<Begun<T>>> work) {
         return refusalsRecorded(tx, work).flatMap(started -> started instanceof Begun.Answered<T> answered
                 ? store(tx, command, answered.answer()).map(Begun::<T>answered)
                 : Uni.createFrom().item(started));
     }
 
-    private static <T> Begun<T> openOrReplayed(IdempotencyRecord record, IdempotentCommand command) {
+    private static <T> Begun<T> openOrReplayed(IdempotencyRecord record, KeyedWrite command) {
         if (record == null) {
             throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
         }
@@ -202,14 +202,14 @@ public class IdempotencyGuard {
      * already answered. A twin that claimed the key in the moment between the two transactions has
      * the key's answer, and this request replays it: whichever is stored first is the answer of all.
      */
-    private Uni<Answer> recordRefusal(IdempotentCommand command, ApiException refusal) {
+    private Uni<Answer> recordRefusal(KeyedWrite command, ApiException refusal) {
         Answer answer = Answer.problem(refusal, command.instance());
         String body = answer.bodyJson(json);
         return transactions.inTransaction(tx -> claimed(records.claimAnswered(tx, command, answer.status(), body))
                 .flatMap(claimed -> claimed ? Uni.createFrom().item(answer.withJson(body)) : replayInTransaction(tx, command)));
     }
 
-    private Uni<Answer> store(SqlClient tx, IdempotentCommand command, Answer answer) {
+    private Uni<Answer> store(SqlClient tx, KeyedWrite command, Answer answer) {
         return settle(tx, command.scope(), command.key(), answer);
     }
 
@@ -220,7 +220,7 @@ public class IdempotencyGuard {
     }
 
     /** A key held by another request is a 422 at once, even while that request is still open; the same request's answer replays. */
-    private Uni<Answer> replayInTransaction(SqlConnection tx, IdempotentCommand command) {
+    private Uni<Answer> replayInTransaction(SqlConnection tx, KeyedWrite command) {
         return records.find(tx, command).map(record -> {
             if (record == null) {
                 throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
@@ -233,19 +233,19 @@ public class IdempotencyGuard {
         });
     }
 
-    private static Answer replayOf(IdempotencyRecord record, IdempotentCommand command) {
+    private static Answer replayOf(IdempotencyRecord record, KeyedWrite command) {
         requireSameRequest(record, command);
-        return new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), command.request().keyLayer());
+        return new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), command.request().keyDefence());
     }
 
     /** A key reused for another request is a 422, whatever its record holds. */
-    private static void requireSameRequest(IdempotencyRecord record, IdempotentCommand command) {
+    private static void requireSameRequest(IdempotencyRecord record, KeyedWrite command) {
         if (!record.fingerprint().equals(command.fingerprint().sha256())) {
             throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_REUSED, String.join(", ", differences(record, command)));
         }
     }
 
-    private static List<String> differences(IdempotencyRecord record, IdempotentCommand command) {
+    private static List<String> differences(IdempotencyRecord record, KeyedWrite command) {
         Fingerprint now = command.fingerprint();
         List<String> fields = new ArrayList<>();
         if (!record.operation().equals(now.operation())) {
@@ -264,7 +264,7 @@ public class IdempotencyGuard {
      * the stored records and the metrics account for every answer, and a line per payment was a
      * measurable share of its CPU.
      */
-    private static void log(IdempotentCommand command, Answer answer) {
+    private static void log(KeyedWrite command, Answer answer) {
         Logger.Level level = answer.status() >= 400 ? Logger.Level.INFO : Logger.Level.DEBUG;
         if (LOG.isEnabled(level)) {
             LOG.logf(level, "%s %s key %s: %d%s", command.operation().tag(), command.fingerprint().target(), command.key().value(),
@@ -282,7 +282,7 @@ public class IdempotencyGuard {
      */
     private record Replay<T>(T row, Answer answer, ApiException refusal) {
 
-        static <T> Replay<T> of(WithRecord<T> found, IdempotentCommand command) {
+        static <T> Replay<T> of(WithRecord<T> found, KeyedWrite command) {
             try {
                 return new Replay<>(found.row(), finishedAnswer(found.record(), command), null);
             } catch (ApiException reused) {

@@ -58,24 +58,24 @@ class IdempotencyRepository {
         this.pool = pool;
     }
 
-    Uni<Void> claim(SqlClient tx, IdempotentCommand command) {
-        Fingerprint fingerprint = command.fingerprint();
+    Uni<Void> claim(SqlClient tx, KeyedWrite write) {
+        Fingerprint fingerprint = write.fingerprint();
         return tx.preparedQuery(CLAIM)
-                .execute(Tuple.of(command.scope(), command.key().value(), fingerprint.operation(), fingerprint.target(),
+                .execute(Tuple.of(write.scope(), write.key().value(), fingerprint.operation(), fingerprint.target(),
                         fingerprint.sha256(), fingerprint.canonicalRequest()))
                 .replaceWithVoid();
     }
 
-    Uni<Void> claimAnswered(SqlClient tx, IdempotentCommand command, int httpStatus, String responseBody) {
-        Fingerprint fingerprint = command.fingerprint();
+    Uni<Void> claimAnswered(SqlClient tx, KeyedWrite write, int httpStatus, String responseBody) {
+        Fingerprint fingerprint = write.fingerprint();
         return tx.preparedQuery(CLAIM_ANSWERED)
-                .execute(Tuple.of(command.scope(), command.key().value(), fingerprint.operation(), fingerprint.target(),
+                .execute(Tuple.of(write.scope(), write.key().value(), fingerprint.operation(), fingerprint.target(),
                         fingerprint.sha256(), fingerprint.canonicalRequest()).addInteger(httpStatus).addString(responseBody))
                 .replaceWithVoid();
     }
 
-    Uni<IdempotencyRecord> find(SqlClient tx, IdempotentCommand command) {
-        return find(tx, command.scope(), command.key());
+    Uni<IdempotencyRecord> find(SqlClient tx, KeyedWrite write) {
+        return find(tx, write.scope(), write.key());
     }
 
     Uni<IdempotencyRecord> find(SqlClient client, String scope, IdempotencyKey key) {

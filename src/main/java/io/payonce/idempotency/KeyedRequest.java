@@ -1,6 +1,6 @@
 package io.payonce.idempotency;
 
-import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.RepeatDefence;
 import io.payonce.tracing.RequestTags;
 
 /**
@@ -8,10 +8,10 @@ import io.payonce.tracing.RequestTags;
  * names as its instance. It is read once, at the edge ({@link IdempotencyGuard#read}); the service
  * that runs it adds who is asking and what was asked ({@link #by}).
  *
- * @param keyLayer the defence a repeat of this key counts as: the Idempotency-Key, or the submit
+ * @param keyDefence the defence a repeat of this key counts as: the Idempotency-Key, or the submit
  *                 token whose digest stands in for one
  */
-public record KeyedRequest(WriteOperation operation, String target, IdempotencyKey key, String instance, DuplicateLayer keyLayer) {
+public record KeyedRequest(WriteOperation operation, String target, IdempotencyKey key, String instance, RepeatDefence keyDefence) {
 
     /** Names this request on its span and in the log lines written while it is handled. */
     public KeyedRequest tagged() {
@@ -19,14 +19,14 @@ public record KeyedRequest(WriteOperation operation, String target, IdempotencyK
         return this;
     }
 
-    /** The command for this request: scope is the caller, {@code body} the parsed request, if any. */
-    public IdempotentCommand by(String scope, Object body) {
-        return new IdempotentCommand(scope, this, Fingerprint.of(operation.tag(), target, CanonicalJson.of(body)));
+    /** The keyed write this request asks for: scope is the caller, {@code body} the parsed request, if any. */
+    public KeyedWrite by(String scope, Object body) {
+        return new KeyedWrite(scope, this, Fingerprint.of(operation.tag(), target, CanonicalJson.of(body)));
     }
 
-    /** The same request, its key carried as a message id: a repeat counts as caught by {@code layer}. */
-    public KeyedRequest caughtAs(DuplicateLayer layer) {
-        return new KeyedRequest(operation, target, key, instance, layer);
+    /** The same request, its key carried as a message id: a repeat counts as caught by {@code defence}. */
+    public KeyedRequest caughtAs(RepeatDefence defence) {
+        return new KeyedRequest(operation, target, key, instance, defence);
     }
 
     /**
@@ -35,6 +35,6 @@ public record KeyedRequest(WriteOperation operation, String target, IdempotencyK
      */
     public static KeyedRequest ofSubmitToken(WriteOperation operation, Object targetId, String submitToken, String instance) {
         IdempotencyKey key = new IdempotencyKey(Fingerprint.of("submit-token", "", submitToken).sha256());
-        return new KeyedRequest(operation, operation.target(targetId), key, instance, DuplicateLayer.TOKEN);
+        return new KeyedRequest(operation, operation.target(targetId), key, instance, RepeatDefence.SUBMIT_TOKEN);
     }
 }

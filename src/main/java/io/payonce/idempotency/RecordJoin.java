@@ -4,7 +4,7 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 
 /**
- * A command's record read in the same statement as another row, so that a request that needs both
+ * A keyed write's record read in the same statement as another row, so that a request that needs both
  * makes one round trip instead of two. The statement selects {@link #COLUMNS} and ends its FROM
  * clause with {@link #JOIN}, whose two parameters come first ({@link #parameters}); the record's
  * columns carry a prefix of their own, so they never shadow the other row's.
@@ -23,8 +23,8 @@ public final class RecordJoin {
     }
 
     /** The JOIN's parameters, to which the statement adds its own. */
-    public static Tuple parameters(IdempotentCommand command) {
-        return Tuple.of(command.scope(), command.key().value());
+    public static Tuple parameters(KeyedWrite write) {
+        return Tuple.of(write.scope(), write.key().value());
     }
 
     /** The record on {@code row}, or null when the key has none. */

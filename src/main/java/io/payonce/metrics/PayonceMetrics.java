@@ -8,7 +8,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.function.Predicate;
 
-/** payonce's own meters: outcomes per operation, the layer that caught each duplicate, and timings. */
+/** payonce's own meters: outcomes per operation, the defence that caught each duplicate (its tag is the layer), and timings. */
 @ApplicationScoped
 public class PayonceMetrics {
 
@@ -26,7 +26,7 @@ public class PayonceMetrics {
      * One answered write: its outcome, when it has one, and the defence that recognised it as a
      * repeat, when it was one.
      */
-    public void answered(String operation, Outcome outcome, DuplicateLayer caughtBy) {
+    public void answered(String operation, Outcome outcome, RepeatDefence caughtBy) {
         if (outcome != null) {
             Counter.builder("payonce.requests")
                     .description("Write requests, by operation and outcome")

@@ -1,9 +1,9 @@
 package io.payonce.order;
 
+import io.payonce.auth.Caller;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
-import io.payonce.auth.Caller;
-import io.payonce.idempotency.IdempotentCommand;
+import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.WithRecord;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -35,12 +35,12 @@ public class OrderAccess {
     }
 
     /**
-     * The caller's own order, read with {@code command}'s record in one statement. Paying spends the
+     * The caller's own order, read with {@code write}'s record in one statement. Paying spends the
      * owner's balance, so it is the owner's act alone, whatever other roles the caller holds; anyone
      * else finds no such order.
      */
-    public Uni<WithRecord<Order>> findOwnWithRecord(SqlClient client, Caller caller, long id, IdempotentCommand command) {
-        return orders.findWithRecord(client, id, command).map(found -> found.map(order -> {
+    public Uni<WithRecord<Order>> findOwnWithRecord(SqlClient client, Caller caller, long id, KeyedWrite write) {
+        return orders.findWithRecord(client, id, write).map(found -> found.map(order -> {
             if (order == null || !order.userId().equals(caller.userId())) {
                 throw new ApiException(ErrorCode.ORDER_NOT_FOUND, id);
             }

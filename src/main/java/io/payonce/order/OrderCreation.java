@@ -1,16 +1,16 @@
 package io.payonce.order;
 
 import io.payonce.account.AccountRepository;
+import io.payonce.db.DependencyFailure;
+import io.payonce.db.UniqueKey;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
-import io.payonce.db.UniqueKey;
-import io.payonce.db.DependencyFailure;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
-import io.payonce.idempotency.IdempotentCommand;
 import io.payonce.idempotency.KeyedRequest;
+import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.WriteOperation;
-import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.RepeatDefence;
 import io.payonce.token.Consumption;
 import io.payonce.token.SubmitTokens;
 import io.smallrye.mutiny.Uni;
@@ -52,7 +52,7 @@ public class OrderCreation {
      * for byte, or completes the submission if nothing was written: exactly one order either way.
      */
     public Uni<Answer> withToken(String userId, String submitToken, NewOrderRequest order, String instance) {
-        IdempotentCommand command = KeyedRequest.ofSubmitToken(WriteOperation.CREATE_ORDER, null, submitToken, instance).tagged()
+        KeyedWrite command = KeyedRequest.ofSubmitToken(WriteOperation.CREATE_ORDER, null, submitToken, instance).tagged()
                 .by(userId, order);
         return tokens.consume(submitToken, userId).onItemOrFailure().transformToUni((consumption, failure) -> {
             if (failure != null) {
@@ -93,7 +93,7 @@ public class OrderCreation {
             if (existing == null || !existing.sameContentAs(order)) {
                 throw new ApiException(ErrorCode.ORDER_SN_CONFLICT, order.orderSn());
             }
-            return answer(existing).repeatCaughtBy(DuplicateLayer.UNIQUE_INDEX);
+            return answer(existing).repeatCaughtBy(RepeatDefence.UNIQUE_INDEX);
         }));
     }
 

@@ -2,7 +2,7 @@ package io.payonce.order;
 
 import io.payonce.db.Rows;
 import io.payonce.db.UtcTimes;
-import io.payonce.idempotency.IdempotentCommand;
+import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
 import io.smallrye.mutiny.Uni;
@@ -31,7 +31,7 @@ public class OrderRepository {
 
     private static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM orders o WHERE o.id = ?";
 
-    /** The order and, in the same statement, a command's record: the one read of a pay before its lock. */
+    /** The order and, in the same statement, a keyed write's record: the one read of a pay before its lock. */
     private static final String SELECT_BY_ID_WITH_RECORD =
             "SELECT " + COLUMNS + ", " + RecordJoin.COLUMNS + " FROM orders o " + RecordJoin.JOIN + " WHERE o.id = ?";
 
@@ -83,9 +83,9 @@ public class OrderRepository {
         return client.preparedQuery(SELECT_BY_ID).execute(Tuple.of(id)).map(OrderRepository::single);
     }
 
-    /** The order, or null, beside the command's record. */
-    public Uni<WithRecord<Order>> findWithRecord(SqlClient client, long id, IdempotentCommand command) {
-        return client.preparedQuery(SELECT_BY_ID_WITH_RECORD).execute(RecordJoin.parameters(command).addLong(id)).map(rows -> {
+    /** The order, or null, beside the write's record. */
+    public Uni<WithRecord<Order>> findWithRecord(SqlClient client, long id, KeyedWrite write) {
+        return client.preparedQuery(SELECT_BY_ID_WITH_RECORD).execute(RecordJoin.parameters(write).addLong(id)).map(rows -> {
             Row row = Rows.first(rows);
             return row == null ? new WithRecord<>(null, null) : new WithRecord<>(from(row), RecordJoin.record(row));
         });

@@ -36,9 +36,9 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestResponse;
 
-import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
-import static io.payonce.api.RepeatProtection.Mechanism.SUBMIT_TOKEN;
-import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
+import static io.payonce.metrics.RepeatDefence.IDEMPOTENCY_KEY;
+import static io.payonce.metrics.RepeatDefence.SUBMIT_TOKEN;
+import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
 
 /** HTTP for orders: submit tokens, creation and reading. Ship, complete and cancel are {@link TransitionResource}'s. */
 @Path("/orders")

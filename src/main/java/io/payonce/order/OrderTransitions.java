@@ -5,7 +5,7 @@ import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.AnswerMeter;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
-import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.RepeatDefence;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -51,7 +51,7 @@ public class OrderTransitions {
     private Uni<Answer> moveTo(SqlClient client, Order order, Transition transition, int attemptsLeft) {
         OrderStatus target = transition.target();
         if (order.status() == target) {
-            return Uni.createFrom().item(Answer.ok(order).repeatCaughtBy(DuplicateLayer.STATE_CAS));
+            return Uni.createFrom().item(Answer.ok(order).repeatCaughtBy(RepeatDefence.STATE_CAS));
         }
         if (!order.status().canBecome(target) || attemptsLeft == 0) {
             return Uni.createFrom().failure(order.illegalTransitionTo(target));

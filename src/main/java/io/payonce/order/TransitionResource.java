@@ -23,8 +23,8 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
-import static io.payonce.api.RepeatProtection.Mechanism.STATE_CAS;
+import static io.payonce.metrics.RepeatDefence.IDEMPOTENCY_KEY;
+import static io.payonce.metrics.RepeatDefence.STATE_CAS;
 
 /**
  * HTTP for the status changes a client asks for by name: ship, complete and cancel. Each is its own

@@ -3,7 +3,7 @@ package io.payonce.payment;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.Answer;
-import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.RepeatDefence;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
 import io.smallrye.mutiny.Uni;
@@ -37,7 +37,7 @@ public class PaidOrders {
      * between the two reads would show no payment and a PAID order: a refusal stored under a key
      * whose pay was a repeat (model/statements.pml, -DPAYMENT_BEFORE_ORDER).
      */
-    public Uni<Answer> existingPayment(SqlClient tx, long orderId, DuplicateLayer caughtBy) {
+    public Uni<Answer> existingPayment(SqlClient tx, long orderId, RepeatDefence caughtBy) {
         return orders.findById(tx, orderId).flatMap(order -> payments.findPayment(tx, orderId).map(payment -> {
             if (payment == null) {
                 if (order.status() == OrderStatus.UNPAID) {

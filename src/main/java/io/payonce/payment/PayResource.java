@@ -41,10 +41,10 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import java.io.IOException;
 import java.util.Set;
 
-import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
-import static io.payonce.api.RepeatProtection.Mechanism.REDIS_LOCK;
-import static io.payonce.api.RepeatProtection.Mechanism.STATE_CAS;
-import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
+import static io.payonce.metrics.RepeatDefence.IDEMPOTENCY_KEY;
+import static io.payonce.metrics.RepeatDefence.PAY_LOCK;
+import static io.payonce.metrics.RepeatDefence.STATE_CAS;
+import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
 
 /** HTTP for paying an order: the pay door, {@link Payments}, behind an Idempotency-Key. */
 @Path("/orders")
@@ -73,7 +73,7 @@ public class PayResource {
     @POST
     @Path("/{id}/pay")
     @RolesAllowed(Caller.USER)
-    @RepeatProtection({IDEMPOTENCY_KEY, REDIS_LOCK, STATE_CAS, UNIQUE_INDEX})
+    @RepeatProtection({IDEMPOTENCY_KEY, PAY_LOCK, STATE_CAS, UNIQUE_INDEX})
     @Operation(operationId = "payOrder", summary = "Pay an order, from the owner's balance or by card, once (the owner only)",
             description = "Charges the order's amount: from the owner's balance (no body, or method balance) or on a card through the "
                     + "processor (method card with the processor's cardToken). Only the order's owner may pay it, whatever other roles the "

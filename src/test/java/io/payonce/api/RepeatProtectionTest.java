@@ -1,12 +1,13 @@
 package io.payonce.api;
 
+import io.payonce.metrics.RepeatDefence;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.PATCH;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
-import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -95,7 +96,7 @@ class RepeatProtectionTest {
 
         @POST
         @Path("/safe")
-        @RepeatProtection(RepeatProtection.Mechanism.IDEMPOTENCY_KEY)
+        @RepeatProtection(RepeatDefence.IDEMPOTENCY_KEY)
         @Operation(hidden = true)
         public void safeTransfer() {
         }

@@ -11,10 +11,10 @@ import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.Detached;
 import io.payonce.idempotency.IdempotencyGuard;
-import io.payonce.idempotency.IdempotentCommand;
 import io.payonce.idempotency.KeyedRequest;
+import io.payonce.idempotency.KeyedWrite;
 import io.payonce.lock.PayLock;
-import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.RepeatDefence;
 import io.payonce.order.Order;
 import io.payonce.order.OrderAccess;
 import io.payonce.order.OrderRepository;
@@ -72,7 +72,7 @@ public class BalancePayments {
      * it, without lock or transaction.
      */
     public Uni<Answer> pay(Caller caller, long orderId, KeyedRequest request) {
-        IdempotentCommand command = request.by(caller.userId(), null);
+        KeyedWrite command = request.by(caller.userId(), null);
         return guard.storedAnswerOr(command, access.findOwnWithRecord(pool, caller, orderId, command), order -> lockAndPay(order, command));
     }
 
@@ -80,7 +80,7 @@ public class BalancePayments {
      * Once the lock is taken, the pipeline runs to its end even if the client disconnects: the lock
      * is released only after the transaction has committed or rolled back.
      */
-    private Uni<Answer> lockAndPay(Order order, IdempotentCommand command) {
+    private Uni<Answer> lockAndPay(Order order, KeyedWrite command) {
         return detached.toTheEnd(lock.acquire(order.id()).flatMap(handle -> handle.heldByAnother()
                 ? answerWhileTwinPays(command)
                 : claimAndPay(command, order).eventually(() -> lock.release(handle))));
@@ -91,19 +91,19 @@ public class BalancePayments {
      * stores. The order as read before the lock is all this needs: its owner, amount and currency
      * never change, and whether it may still be paid is the compare-and-set's to decide.
      */
-    private Uni<Answer> claimAndPay(IdempotentCommand command, Order order) {
+    private Uni<Answer> claimAndPay(KeyedWrite command, Order order) {
         return guard.run(command, tx -> compareAndSetPaid(tx, order, command));
     }
 
-    private Uni<Answer> compareAndSetPaid(SqlConnection tx, Order order, IdempotentCommand command) {
+    private Uni<Answer> compareAndSetPaid(SqlConnection tx, Order order, KeyedWrite command) {
         return orders.compareAndSetStatus(tx, order.id(), OrderStatus.UNPAID, OrderStatus.PAID)
-                .flatMap(moved -> moved ? recordPayment(tx, order, command) : paidOrders.existingPayment(tx, order.id(), DuplicateLayer.STATE_CAS));
+                .flatMap(moved -> moved ? recordPayment(tx, order, command) : paidOrders.existingPayment(tx, order.id(), RepeatDefence.STATE_CAS));
     }
 
-    private Uni<Answer> recordPayment(SqlConnection tx, Order order, IdempotentCommand command) {
+    private Uni<Answer> recordPayment(SqlConnection tx, Order order, KeyedWrite command) {
         return UniqueKey.insertOr(payments.insertPayment(tx, order, command.key()), () -> Uni.createFrom().nullItem())
                 .flatMap(paymentId -> paymentId == null
-                        ? paidOrders.existingPayment(tx, order.id(), DuplicateLayer.UNIQUE_INDEX)
+                        ? paidOrders.existingPayment(tx, order.id(), RepeatDefence.UNIQUE_INDEX)
                         : deduct(tx, order, paymentId, command));
     }
 
@@ -111,7 +111,7 @@ public class BalancePayments {
      * The debit, its ledger line and the payment's event. Insufficient funds fails here; the guard
      * then rolls the transaction back, the event with the rest, and records the 402.
      */
-    private Uni<Answer> deduct(SqlConnection tx, Order order, long paymentId, IdempotentCommand command) {
+    private Uni<Answer> deduct(SqlConnection tx, Order order, long paymentId, KeyedWrite command) {
         String reference = EntryType.referenceOf(paymentId);
         return ledger.debit(tx, order.userId(), order.currency(), order.amount(), EntryType.PAYMENT, reference)
                 .flatMap(debited -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, order.userId(), order.id(), reference, order.amount(),
@@ -125,7 +125,7 @@ public class BalancePayments {
     }
 
     /** A twin holds the lock: a key that already has its answer replays it, any other request is told to retry. */
-    private Uni<Answer> answerWhileTwinPays(IdempotentCommand command) {
+    private Uni<Answer> answerWhileTwinPays(KeyedWrite command) {
         return guard.replay(command, () -> new ApiException(ErrorCode.PAYMENT_IN_PROGRESS));
     }
 }

@@ -8,11 +8,11 @@ import io.payonce.idempotency.AnswerMeter;
 import io.payonce.idempotency.Begun;
 import io.payonce.idempotency.Detached;
 import io.payonce.idempotency.IdempotencyGuard;
-import io.payonce.idempotency.IdempotentCommand;
 import io.payonce.idempotency.KeyedRequest;
+import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.WriteOperation;
-import io.payonce.metrics.DuplicateLayer;
 import io.payonce.metrics.PayonceMetrics;
+import io.payonce.metrics.RepeatDefence;
 import io.payonce.order.Order;
 import io.payonce.order.OrderAccess;
 import io.payonce.order.OrderRepository;
@@ -68,22 +68,22 @@ public class CardPay {
      * payment runs to its outcome even if the client goes away.
      */
     public Uni<Answer> pay(Caller caller, long orderId, KeyedRequest keyed, PayRequest request) {
-        IdempotentCommand command = keyed.by(caller.userId(), request.fingerprinted());
+        KeyedWrite command = keyed.by(caller.userId(), request.fingerprinted());
         return guard.storedAnswerOr(command, access.findOwnWithRecord(pool, caller, orderId, command),
                 order -> meter.counted(WriteOperation.PAY, metrics.timed(WriteOperation.PAY.tag(), detached.toTheEnd(
                         guard.<CardPayment>begin(command, tx -> start(tx, order, command, request.cardToken()))
                                 .flatMap(begun -> proceed(begun, order, command))))));
     }
 
-    private Uni<Begun<CardPayment>> start(SqlConnection tx, Order order, IdempotentCommand command, String cardToken) {
+    private Uni<Begun<CardPayment>> start(SqlConnection tx, Order order, KeyedWrite command, String cardToken) {
         return orders.compareAndSetStatus(tx, order.id(), OrderStatus.UNPAID, OrderStatus.PAYING).flatMap(moved -> moved
                 ? cards.insertStarted(tx, order, command.key(), cardToken, charges.lease())
                         .call(payment -> cards.recordPhase(tx, payment.id(), PaymentPhase.STARTED, null))
                         .map(Begun::started)
-                : paidOrders.existingPayment(tx, order.id(), DuplicateLayer.STATE_CAS).map(Begun::answered));
+                : paidOrders.existingPayment(tx, order.id(), RepeatDefence.STATE_CAS).map(Begun::answered));
     }
 
-    private Uni<Answer> proceed(Begun<CardPayment> begun, Order order, IdempotentCommand command) {
+    private Uni<Answer> proceed(Begun<CardPayment> begun, Order order, KeyedWrite command) {
         if (begun instanceof Begun.Answered<CardPayment> answered) {
             return Uni.createFrom().item(answered.answer());
         }
@@ -98,7 +98,7 @@ public class CardPay {
      * crashed, stalled or gave up on a lost answer), the retry takes it over from its last phase;
      * otherwise it is answered what is known so far: the 202 if there is one, else 409 to come back.
      */
-    private Uni<Answer> resume(Order order, IdempotentCommand command, Answer soFar) {
+    private Uni<Answer> resume(Order order, KeyedWrite command, Answer soFar) {
         return cards.findByOrderAndKey(pool, order.id(), command.key()).flatMap(payment -> {
             if (payment == null || payment.phase().definite()) {
                 return guard.finished(command).onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE));

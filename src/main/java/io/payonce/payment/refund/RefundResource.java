@@ -31,9 +31,9 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import static io.payonce.api.RepeatProtection.Mechanism.IDEMPOTENCY_KEY;
-import static io.payonce.api.RepeatProtection.Mechanism.STATE_CAS;
-import static io.payonce.api.RepeatProtection.Mechanism.UNIQUE_INDEX;
+import static io.payonce.metrics.RepeatDefence.IDEMPOTENCY_KEY;
+import static io.payonce.metrics.RepeatDefence.STATE_CAS;
+import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
 
 /** HTTP for refunding a paid order, behind an Idempotency-Key. */
 @Path("/orders")

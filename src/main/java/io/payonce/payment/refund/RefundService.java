@@ -2,16 +2,16 @@ package io.payonce.payment.refund;
 
 import io.payonce.account.EntryType;
 import io.payonce.account.Ledger;
-import io.payonce.errors.ApiException;
-import io.payonce.errors.ErrorCode;
 import io.payonce.auth.Caller;
 import io.payonce.db.UniqueKey;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.events.EventType;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
-import io.payonce.metrics.DuplicateLayer;
+import io.payonce.metrics.RepeatDefence;
 import io.payonce.order.Order;
 import io.payonce.order.OrderAccess;
 import io.payonce.order.OrderRepository;
@@ -75,7 +75,7 @@ public class RefundService {
             if (refund.amount() != request.amount()) {
                 throw new ApiException(ErrorCode.REFUND_NO_CONFLICT, request.refundNo());
             }
-            return Answer.created(RefundView.of(refund, order)).repeatCaughtBy(DuplicateLayer.UNIQUE_INDEX);
+            return Answer.created(RefundView.of(refund, order)).repeatCaughtBy(RepeatDefence.UNIQUE_INDEX);
         });
     }
 
