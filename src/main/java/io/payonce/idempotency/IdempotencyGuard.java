@@ -18,14 +18,17 @@ import org.jboss.logging.Logger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * Runs a write under its key, in one transaction with the money it moves: claim the key, do the
  * work, store the answer, commit. A repeat finds the claim and replays the stored answer; a crash
  * before COMMIT rolls back the claim with the work, so no half-done write and no stuck claim can
- * survive. Its doors: {@link #read} a request's key at the edge, {@link #run} a command, and
- * {@link #storedAnswerOr} or {@link #replay} a finished one.
+ * survive. Two lifecycles: a write done in one transaction ({@link #run}), and one that goes on
+ * after its first ({@link #begin}, completed by {@link #settle} or answered for now by
+ * {@link #answerForNow} on whichever instance learns its outcome). Either counts, times and logs
+ * its answer once and runs to its end even if the client goes away. Around them: {@link #read} a
+ * request's key at the edge, {@link #firstRead} a finished key's answer before any lock or
+ * transaction, and {@link #storedAnswer}, what a key answers now.
  */
 @ApplicationScoped
 public class IdempotencyGuard {
@@ -63,56 +66,97 @@ public class IdempotencyGuard {
     }
 
     /**
-     * Runs {@code work} once per key, and answers every repeat with the first answer. It runs to the
-     * end of its transaction even if the client goes away, so the answer is always stored and logged.
+     * The stored-answer-first step. {@code read} brings the row the write needs and, in the same
+     * statement, the key's record ({@link RecordJoin}), so that a repeat of a finished write is
+     * answered from one read, counted and timed, before it takes a lock or opens a transaction; any
+     * other request gets the row back and goes on with the write. A refusal of {@code read}'s own (an
+     * order the caller may not pay) comes before anything the key holds is looked at.
      */
-    public Uni<Answer> run(KeyedWrite command, Function<SqlConnection, Uni<Answer>> work) {
-        Uni<Answer> answered = transactions.inTransaction(tx -> claimOrReplay(tx, command, work))
-                .onFailure(Refused.class).recoverWithUni(refused -> recordRefusal(command, ((Refused) refused).problem()));
-        return detached.toTheEnd(meter.counted(command.operation(),
-                metrics.timed(command.operation().tag(), answered).invoke(answer -> log(command, answer))));
+    public <T> Uni<FirstRead<T>> firstRead(KeyedWrite write, Uni<WithRecord<T>> read) {
+        WriteOperation operation = write.operation();
+        return metrics.timedIfAnswered(operation.tag(), read.map(found -> Looked.of(found, write)), Looked::answered)
+                .flatMap(looked -> looked.answered()
+                        ? meter.counted(operation, looked.reply().invoke(answer -> log(write, answer))).map(FirstRead::<T>answered)
+                        : Uni.createFrom().item(FirstRead.<T>unanswered(looked.row())));
+    }
+
+    /** Runs {@code work} once per key, in the transaction that claims the key, and answers every repeat with the first answer. */
+    public Uni<Answer> run(KeyedWrite write, Function<SqlConnection, Uni<Answer>> work) {
+        return answered(write, claimAndRun(write, work));
     }
 
     /**
-     * Answers with the stored answer when the command has completed, and goes on with
-     * {@code whenNone} while it has not. {@code read} brings the row the request needs and, in the
-     * same statement, the command's record ({@link RecordJoin}), so that a repeat is answered from one
-     * read, before it takes a lock or opens a transaction. A refusal of {@code read}'s own (an order
-     * the caller may not pay) comes before anything the key holds is looked at.
+     * Like {@link #run}, once {@code turn} lets the write run now: the turn is taken before the claim
+     * and given back only after the transaction has ended. A write refused its turn (a twin holds the
+     * pay lock; Redis does not know, or cannot vouch for, a submit token) is a repeat that cannot run
+     * now: its key's stored answer answers it, or, while there is none, the turn's refusal.
      */
-    public <T> Uni<Answer> storedAnswerOr(KeyedWrite command, Uni<WithRecord<T>> read, Function<T, Uni<Answer>> whenNone) {
-        WriteOperation operation = command.operation();
-        return metrics.timedIfAnswered(operation.tag(), read.map(found -> Replay.of(found, command)), Replay::answered)
-                .flatMap(found -> found.answered() ? meter.counted(operation, found.reply()) : whenNone.apply(found.row()));
+    public Uni<Answer> run(KeyedWrite write, Uni<Turn> turn, Function<SqlConnection, Uni<Answer>> work) {
+        return answered(write, turn.flatMap(now -> now.isTaken()
+                ? claimAndRun(write, work).eventually(now::giveBack)
+                : records.find(pool, write).map(record -> finishedAnswer(record, write)).onItem().ifNull().failWith(now.refusal())));
     }
 
     /**
-     * The stored answer of a command that has completed; while none is stored, {@code whenNone}. Lets
-     * a repeat that cannot run now (its twin holds the pay lock, Redis cannot vouch for its token)
-     * still get its answer from the database.
+     * Begins a write that goes on after its first transaction, such as a card payment that waits
+     * for its processor: claims the key and runs {@code start} in one transaction. A start that ends
+     * there (a repeat it finds, a recorded refusal) has its answer stored as {@link #run} stores it; a
+     * start that goes on leaves the claim open (PROCESSING) for {@link #settle} to complete, on
+     * whichever instance learns the outcome. A key that an earlier request claimed that way, for the
+     * same request, comes back {@link Begun.Open}: the caller resumes the write instead of starting it
+     * again. {@code proceed} takes the write on from what began, after the transaction.
      */
-    public Uni<Answer> replay(KeyedWrite command, Supplier<Throwable> whenNone) {
-        return meter.counted(command.operation(), finished(command).onItem().ifNull().failWith(whenNone));
+    public <T> Uni<Answer> begin(KeyedWrite write, Function<SqlConnection, Uni<Begun<T>>> start, Function<Begun<T>, Uni<Answer>> proceed) {
+        Uni<Begun<T>> begun = transactions.<Begun<T>>inTransaction(tx -> claimed(records.claim(tx, write)).flatMap(claimed -> claimed
+                        ? startClaimed(tx, write, start)
+                        : records.find(tx, write).map(record -> IdempotencyGuard.<T>openOrReplayed(record, write))))
+                .onFailure(Refused.class).recoverWithUni(refused -> recordRefusal(write, ((Refused) refused).problem()).map(Begun::<T>answered));
+        return answered(write, begun.flatMap(proceed::apply));
     }
 
-    /** The command's stored answer, replayed, or null while it has none; uncounted, for a caller that counts its own answer. */
-    public Uni<Answer> finished(KeyedWrite command) {
-        return records.find(pool, command).map(record -> finishedAnswer(record, command));
+    /**
+     * Completes a begun write with its final answer, in the caller's transaction, from whichever
+     * instance settles it; the key replays this answer from then on.
+     */
+    public Uni<Answer> settle(SqlClient tx, String scope, IdempotencyKey key, Answer answer) {
+        return written(answer, body -> records.complete(tx, scope, key, answer.status(), body, answer.location()));
     }
 
-    /** The answer {@code record} holds for {@code command}, or null while it holds none. */
-    private static Answer finishedAnswer(IdempotencyRecord record, KeyedWrite command) {
-        if (record == null || !record.done()) {
-            return null;
-        }
-        Answer answer = replayOf(record, command);
-        log(command, answer);
-        return answer;
+    /**
+     * Stores the answer a begun write has for now (its outcome is not known yet), leaving the claim
+     * open: a retry with the key resumes the write, and is answered this while it cannot settle it.
+     */
+    public Uni<Answer> answerForNow(SqlClient tx, String scope, IdempotencyKey key, Answer answer) {
+        return written(answer, body -> records.answerForNow(tx, scope, key, answer.status(), body, answer.location()));
     }
 
-    private Uni<Answer> claimOrReplay(SqlConnection tx, KeyedWrite command, Function<SqlConnection, Uni<Answer>> work) {
-        return claimed(records.claim(tx, command))
-                .flatMap(claimed -> claimed ? execute(tx, command, work) : replayInTransaction(tx, command));
+    /**
+     * What a key answers now: the final answer stored under it, or the answer a begun write has for
+     * now, as stored; null while it has none. Read through {@code client}, so that in a transaction it
+     * sees what that transaction sees.
+     */
+    public Uni<Answer> storedAnswer(SqlClient client, String scope, IdempotencyKey key) {
+        return records.find(client, scope, key).map(record -> answerOf(record, null));
+    }
+
+    /**
+     * The answer of a keyed write, counted, timed and logged once, when it is final. Subscribed to
+     * once, so that it runs to its end even if the client goes away: whatever follows a transaction
+     * that may still commit (storing the answer, giving back a turn) waits for that end.
+     */
+    private Uni<Answer> answered(KeyedWrite write, Uni<Answer> answer) {
+        WriteOperation operation = write.operation();
+        return detached.toTheEnd(meter.counted(operation, metrics.timed(operation.tag(), answer).invoke(given -> log(write, given))));
+    }
+
+    private Uni<Answer> claimAndRun(KeyedWrite write, Function<SqlConnection, Uni<Answer>> work) {
+        return transactions.inTransaction(tx -> claimOrReplay(tx, write, work))
+                .onFailure(Refused.class).recoverWithUni(refused -> recordRefusal(write, ((Refused) refused).problem()));
+    }
+
+    private Uni<Answer> claimOrReplay(SqlConnection tx, KeyedWrite write, Function<SqlConnection, Uni<Answer>> work) {
+        return claimed(records.claim(tx, write))
+                .flatMap(claimed -> claimed ? execute(tx, write, work) : replayInTransaction(tx, write));
     }
 
     /**
@@ -132,8 +176,8 @@ public class IdempotencyGuard {
      * transaction as {@link Refused}, so that the work's writes roll back with the claim and no
      * savepoint is needed on the way that succeeds.
      */
-    private Uni<Answer> execute(SqlConnection tx, KeyedWrite command, Function<SqlConnection, Uni<Answer>> work) {
-        return refusalsRecorded(tx, work).flatMap(answer -> store(tx, command, answer));
+    private Uni<Answer> execute(SqlConnection tx, KeyedWrite write, Function<SqlConnection, Uni<Answer>> work) {
+        return refusalsRecorded(tx, work).flatMap(answer -> store(tx, write, answer));
     }
 
     private static <T> Uni<T> refusalsRecorded(SqlConnection tx, Function<SqlConnection, Uni<T>> work) {
@@ -141,60 +185,21 @@ public class IdempotencyGuard {
                 .onFailure(IdempotencyGuard::isRecorded).transform(failure -> new Refused((ApiException) failure));
     }
 
-    /**
-     * Begins a write that goes on after its first transaction, such as a card payment that waits
-     * for its processor: claims the key and runs {@code work} in one transaction. Work that ends
-     * there (a repeat, a recorded refusal) has its answer stored as {@link #run} stores it; work that
-     * goes on leaves the claim open (PROCESSING) for {@link #settle} to complete, on whichever
-     * instance learns the outcome. A key that an earlier request claimed that way, for the same
-     * request, comes back {@link Begun.Open}: the caller resumes the write instead of starting it again.
-     */
-    public <T> Uni<Begun<T>> begin(KeyedWrite command, Function<SqlConnection, Uni<Begun<T>>> work) {
-        Uni<Begun<T>> begun = transactions.<Begun<T>>inTransaction(tx -> claimed(records.claim(tx, command)).flatMap(claimed -> claimed
-                        ? startClaimed(tx, command, work)
-                        : records.find(tx, command).map(record -> IdempotencyGuard.<T>openOrReplayed(record, command))))
-                .onFailure(Refused.class).recoverWithUni(refused -> recordRefusal(command, ((Refused) refused).problem()).map(Begun::<T>answered));
-        return detached.toTheEnd(begun);
-    }
-
-    /** Runs the work of a key just claimed; an answer it ends with is stored, a write it starts leaves the claim open. */
-    private <T> Uni<Begun<T>> startClaimed(SqlConnection tx, KeyedWrite command, Function<SqlConnection, Uni<Begun<T>>> work) {
-        return refusalsRecorded(tx, work).flatMap(started -> started instanceof Begun.Answered<T> answered
-                ? store(tx, command, answered.answer()).map(Begun::<T>answered)
+    /** Runs the start of a key just claimed; an answer it ends with is stored, a write it starts leaves the claim open. */
+    private <T> Uni<Begun<T>> startClaimed(SqlConnection tx, KeyedWrite write, Function<SqlConnection, Uni<Begun<T>>> start) {
+        return refusalsRecorded(tx, start).flatMap(started -> started instanceof Begun.Answered<T> answered
+                ? store(tx, write, answered.answer()).map(Begun::<T>answered)
                 : Uni.createFrom().item(started));
     }
 
-    private static <T> Begun<T> openOrReplayed(IdempotencyRecord record, KeyedWrite command) {
+    /** A finished key replays; an open one, for the same request, is the begun write to resume, with its answer so far. */
+    private static <T> Begun<T> openOrReplayed(IdempotencyRecord record, KeyedWrite write) {
         if (record == null) {
             throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
         }
-        if (record.done()) {
-            return Begun.answered(replayOf(record, command));
-        }
-        requireSameRequest(record, command);
-        return new Begun.Open<>(record.httpStatus() == null ? null : replayOf(record, command));
-    }
-
-    /**
-     * Completes a begun write with its final answer, in the caller's transaction, from whichever
-     * instance settles it; the key replays this answer from then on.
-     */
-    public Uni<Answer> settle(SqlClient tx, String scope, IdempotencyKey key, Answer answer) {
-        return written(answer, body -> records.complete(tx, scope, key, answer.status(), body, answer.location()));
-    }
-
-    /**
-     * Stores the answer a begun write has for now (its outcome is not known yet), leaving the claim
-     * open: a retry with the key resumes the write, and is answered this while it cannot settle it.
-     */
-    public Uni<Answer> answerForNow(SqlClient tx, String scope, IdempotencyKey key, Answer answer) {
-        return written(answer, body -> records.answerForNow(tx, scope, key, answer.status(), body, answer.location()));
-    }
-
-    /** The answer stored under a key, final or for now, or null when there is none. */
-    public Uni<Answer> storedAnswer(SqlClient client, String scope, IdempotencyKey key) {
-        return records.find(client, scope, key).map(record -> record == null || record.httpStatus() == null ? null
-                : new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), null));
+        requireSameRequest(record, write);
+        Answer stored = answerOf(record, write.request().keyDefence());
+        return record.done() ? Begun.answered(stored) : new Begun.Open<>(stored);
     }
 
     /**
@@ -202,15 +207,15 @@ public class IdempotencyGuard {
      * already answered. A twin that claimed the key in the moment between the two transactions has
      * the key's answer, and this request replays it: whichever is stored first is the answer of all.
      */
-    private Uni<Answer> recordRefusal(KeyedWrite command, ApiException refusal) {
-        Answer answer = Answer.problem(refusal, command.instance());
+    private Uni<Answer> recordRefusal(KeyedWrite write, ApiException refusal) {
+        Answer answer = Answer.problem(refusal, write.instance());
         String body = answer.bodyJson(json);
-        return transactions.inTransaction(tx -> claimed(records.claimAnswered(tx, command, answer.status(), body))
-                .flatMap(claimed -> claimed ? Uni.createFrom().item(answer.withJson(body)) : replayInTransaction(tx, command)));
+        return transactions.inTransaction(tx -> claimed(records.claimAnswered(tx, write, answer.status(), body))
+                .flatMap(claimed -> claimed ? Uni.createFrom().item(answer.withJson(body)) : replayInTransaction(tx, write)));
     }
 
-    private Uni<Answer> store(SqlClient tx, KeyedWrite command, Answer answer) {
-        return settle(tx, command.scope(), command.key(), answer);
+    private Uni<Answer> store(SqlClient tx, KeyedWrite write, Answer answer) {
+        return settle(tx, write.scope(), write.key(), answer);
     }
 
     /** Stores the answer as JSON text and answers with that very text, so that the first answer and every replay are one. */
@@ -220,33 +225,48 @@ public class IdempotencyGuard {
     }
 
     /** A key held by another request is a 422 at once, even while that request is still open; the same request's answer replays. */
-    private Uni<Answer> replayInTransaction(SqlConnection tx, KeyedWrite command) {
-        return records.find(tx, command).map(record -> {
+    private Uni<Answer> replayInTransaction(SqlConnection tx, KeyedWrite write) {
+        return records.find(tx, write).map(record -> {
             if (record == null) {
                 throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
             }
-            requireSameRequest(record, command);
+            requireSameRequest(record, write);
             if (!record.done()) {
                 throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
             }
-            return replayOf(record, command);
+            return answerOf(record, write.request().keyDefence());
         });
     }
 
-    private static Answer replayOf(IdempotencyRecord record, KeyedWrite command) {
-        requireSameRequest(record, command);
-        return new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), command.request().keyDefence());
+    /** The answer a finished write's record replays to a repeat of it; null while the write has not finished. */
+    private static Answer finishedAnswer(IdempotencyRecord record, KeyedWrite write) {
+        if (record == null || !record.done()) {
+            return null;
+        }
+        requireSameRequest(record, write);
+        return answerOf(record, write.request().keyDefence());
+    }
+
+    /**
+     * The one way a record becomes an answer: the status, body and Location stored in it, given to a
+     * repeat that {@code caughtBy} recognised (null: given as stored); null while it stores none.
+     */
+    private static Answer answerOf(IdempotencyRecord record, RepeatDefence caughtBy) {
+        if (record == null || record.httpStatus() == null) {
+            return null;
+        }
+        return new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), caughtBy);
     }
 
     /** A key reused for another request is a 422, whatever its record holds. */
-    private static void requireSameRequest(IdempotencyRecord record, KeyedWrite command) {
-        if (!record.fingerprint().equals(command.fingerprint().sha256())) {
-            throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_REUSED, String.join(", ", differences(record, command)));
+    private static void requireSameRequest(IdempotencyRecord record, KeyedWrite write) {
+        if (!record.fingerprint().equals(write.fingerprint().sha256())) {
+            throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_REUSED, String.join(", ", differences(record, write)));
         }
     }
 
-    private static List<String> differences(IdempotencyRecord record, KeyedWrite command) {
-        Fingerprint now = command.fingerprint();
+    private static List<String> differences(IdempotencyRecord record, KeyedWrite write) {
+        Fingerprint now = write.fingerprint();
         List<String> fields = new ArrayList<>();
         if (!record.operation().equals(now.operation())) {
             fields.add("operation");
@@ -264,10 +284,10 @@ public class IdempotencyGuard {
      * the stored records and the metrics account for every answer, and a line per payment was a
      * measurable share of its CPU.
      */
-    private static void log(KeyedWrite command, Answer answer) {
+    private static void log(KeyedWrite write, Answer answer) {
         Logger.Level level = answer.status() >= 400 ? Logger.Level.INFO : Logger.Level.DEBUG;
         if (LOG.isEnabled(level)) {
-            LOG.logf(level, "%s %s key %s: %d%s", command.operation().tag(), command.fingerprint().target(), command.key().value(),
+            LOG.logf(level, "%s %s key %s: %d%s", write.operation().tag(), write.fingerprint().target(), write.key().value(),
                     answer.status(), answer.repeat() ? " (repeat)" : "");
         }
     }
@@ -277,16 +297,17 @@ public class IdempotencyGuard {
     }
 
     /**
-     * A row read beside its command's record, with what that record answers: its stored answer, or
-     * the refusal of a key reused for another request; neither while the command has not completed.
+     * A row read beside its write's record, with what that record answers: its finished answer, or
+     * the refusal of a key reused for another request; neither while the write has not finished.
+     * Either is an answer, timed as one; a refusal of the read's own is none.
      */
-    private record Replay<T>(T row, Answer answer, ApiException refusal) {
+    private record Looked<T>(T row, Answer answer, ApiException refusal) {
 
-        static <T> Replay<T> of(WithRecord<T> found, KeyedWrite command) {
+        static <T> Looked<T> of(WithRecord<T> found, KeyedWrite write) {
             try {
-                return new Replay<>(found.row(), finishedAnswer(found.record(), command), null);
+                return new Looked<>(found.row(), finishedAnswer(found.record(), write), null);
             } catch (ApiException reused) {
-                return new Replay<>(found.row(), null, reused);
+                return new Looked<>(found.row(), null, reused);
             }
         }
 

@@ -9,7 +9,7 @@ import io.payonce.tracing.RequestTags;
  * that runs it adds who is asking and what was asked ({@link #by}).
  *
  * @param keyDefence the defence a repeat of this key counts as: the Idempotency-Key, or the submit
- *                 token whose digest stands in for one
+ *                   token whose digest stands in for one
  */
 public record KeyedRequest(WriteOperation operation, String target, IdempotencyKey key, String instance, RepeatDefence keyDefence) {
 

@@ -9,6 +9,7 @@ import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.KeyedWrite;
+import io.payonce.idempotency.Turn;
 import io.payonce.idempotency.WriteOperation;
 import io.payonce.metrics.RepeatDefence;
 import io.payonce.token.Consumption;
@@ -52,18 +53,24 @@ public class OrderCreation {
      * for byte, or completes the submission if nothing was written: exactly one order either way.
      */
     public Uni<Answer> withToken(String userId, String submitToken, NewOrderRequest order, String instance) {
-        KeyedWrite command = KeyedRequest.ofSubmitToken(WriteOperation.CREATE_ORDER, null, submitToken, instance).tagged()
+        KeyedWrite write = KeyedRequest.ofSubmitToken(WriteOperation.CREATE_ORDER, null, submitToken, instance).tagged()
                 .by(userId, order);
-        return tokens.consume(submitToken, userId).onItemOrFailure().transformToUni((consumption, failure) -> {
-            if (failure != null) {
-                // Without Redis the token cannot be checked, but a stored answer still proves the submission.
-                return DependencyFailure.isTransient(failure) ? guard.replay(command, () -> failure) : Uni.createFrom().failure(failure);
-            }
-            if (consumption == Consumption.UNKNOWN) {
-                return guard.replay(command, () -> new ApiException(ErrorCode.SUBMIT_TOKEN_INVALID));
-            }
-            return guard.run(command, tx -> insert(tx, order.forUser(userId), submitToken));
-        }).onFailure(ApiException.class).transform(OrderCreation::inTokenTerms);
+        return guard.run(write, consumed(submitToken, userId), tx -> insert(tx, order.forUser(userId), submitToken))
+                .onFailure(ApiException.class).transform(OrderCreation::inTokenTerms);
+    }
+
+    /**
+     * The token consumed in Redis, by this request or by an earlier one of this caller, as the
+     * submission's turn to run. A token Redis does not know is refused; without Redis the token
+     * cannot be checked, and Redis's failure stands. Either way a stored answer under the token still
+     * proves the submission, and answers it.
+     */
+    private Uni<Turn> consumed(String submitToken, String userId) {
+        return tokens.consume(submitToken, userId)
+                .map(consumption -> consumption == Consumption.UNKNOWN
+                        ? Turn.refused(() -> new ApiException(ErrorCode.SUBMIT_TOKEN_INVALID))
+                        : Turn.TAKEN)
+                .onFailure(DependencyFailure::isTransient).recoverWithItem(failure -> Turn.refused(() -> failure));
     }
 
     /**

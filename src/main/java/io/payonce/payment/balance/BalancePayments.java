@@ -9,10 +9,10 @@ import io.payonce.errors.ErrorCode;
 import io.payonce.events.EventType;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
-import io.payonce.idempotency.Detached;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.KeyedWrite;
+import io.payonce.idempotency.Turn;
 import io.payonce.lock.PayLock;
 import io.payonce.metrics.RepeatDefence;
 import io.payonce.order.Order;
@@ -48,10 +48,9 @@ public class BalancePayments {
     private final Ledger ledger;
     private final Outbox outbox;
     private final PaidOrders paidOrders;
-    private final Detached detached;
 
     BalancePayments(Pool pool, PayLock lock, IdempotencyGuard guard, OrderAccess access, OrderRepository orders,
-                   PaymentRepository payments, Ledger ledger, Outbox outbox, PaidOrders paidOrders, Detached detached) {
+                   PaymentRepository payments, Ledger ledger, Outbox outbox, PaidOrders paidOrders) {
         this.pool = pool;
         this.lock = lock;
         this.guard = guard;
@@ -61,7 +60,6 @@ public class BalancePayments {
         this.ledger = ledger;
         this.outbox = outbox;
         this.paidOrders = paidOrders;
-        this.detached = detached;
     }
 
     /**
@@ -72,60 +70,58 @@ public class BalancePayments {
      * it, without lock or transaction.
      */
     public Uni<Answer> pay(Caller caller, long orderId, KeyedRequest request) {
-        KeyedWrite command = request.by(caller.userId(), null);
-        return guard.storedAnswerOr(command, access.findOwnWithRecord(pool, caller, orderId, command), order -> lockAndPay(order, command));
+        KeyedWrite write = request.by(caller.userId(), null);
+        return guard.firstRead(write, access.findOwnWithRecord(pool, caller, orderId, write))
+                .flatMap(first -> first.answered() ? Uni.createFrom().item(first.stored()) : lockAndPay(first.row(), write));
     }
 
     /**
-     * Once the lock is taken, the pipeline runs to its end even if the client disconnects: the lock
-     * is released only after the transaction has committed or rolled back.
+     * Under the order's pay lock, claim, compare-and-set, record, deduct and store in one
+     * transaction; the guard claims and stores, and gives the lock back only once the transaction has
+     * committed or rolled back, even if the client has disconnected. The order as read before the
+     * lock is all this needs: its owner, amount and currency never change, and whether it may still
+     * be paid is the compare-and-set's to decide.
      */
-    private Uni<Answer> lockAndPay(Order order, KeyedWrite command) {
-        return detached.toTheEnd(lock.acquire(order.id()).flatMap(handle -> handle.heldByAnother()
-                ? answerWhileTwinPays(command)
-                : claimAndPay(command, order).eventually(() -> lock.release(handle))));
+    private Uni<Answer> lockAndPay(Order order, KeyedWrite write) {
+        return guard.run(write, payLock(order), tx -> compareAndSetPaid(tx, order, write));
     }
 
     /**
-     * Claim, compare-and-set, record, deduct and store, in one transaction; the guard claims and
-     * stores. The order as read before the lock is all this needs: its owner, amount and currency
-     * never change, and whether it may still be paid is the compare-and-set's to decide.
+     * The order's pay lock as the write's turn: while a twin holds it, a key that already has its
+     * answer replays it, and any other request is told to retry.
      */
-    private Uni<Answer> claimAndPay(KeyedWrite command, Order order) {
-        return guard.run(command, tx -> compareAndSetPaid(tx, order, command));
+    private Uni<Turn> payLock(Order order) {
+        return lock.acquire(order.id()).map(handle -> handle.heldByAnother()
+                ? Turn.refused(() -> new ApiException(ErrorCode.PAYMENT_IN_PROGRESS))
+                : Turn.taken(() -> lock.release(handle)));
     }
 
-    private Uni<Answer> compareAndSetPaid(SqlConnection tx, Order order, KeyedWrite command) {
+    private Uni<Answer> compareAndSetPaid(SqlConnection tx, Order order, KeyedWrite write) {
         return orders.compareAndSetStatus(tx, order.id(), OrderStatus.UNPAID, OrderStatus.PAID)
-                .flatMap(moved -> moved ? recordPayment(tx, order, command) : paidOrders.existingPayment(tx, order.id(), RepeatDefence.STATE_CAS));
+                .flatMap(moved -> moved ? recordPayment(tx, order, write) : paidOrders.existingPayment(tx, order.id(), RepeatDefence.STATE_CAS));
     }
 
-    private Uni<Answer> recordPayment(SqlConnection tx, Order order, KeyedWrite command) {
-        return UniqueKey.insertOr(payments.insertPayment(tx, order, command.key()), () -> Uni.createFrom().nullItem())
+    private Uni<Answer> recordPayment(SqlConnection tx, Order order, KeyedWrite write) {
+        return UniqueKey.insertOr(payments.insertPayment(tx, order, write.key()), () -> Uni.createFrom().nullItem())
                 .flatMap(paymentId -> paymentId == null
                         ? paidOrders.existingPayment(tx, order.id(), RepeatDefence.UNIQUE_INDEX)
-                        : deduct(tx, order, paymentId, command));
+                        : deduct(tx, order, paymentId, write));
     }
 
     /**
      * The debit, its ledger line and the payment's event. Insufficient funds fails here; the guard
      * then rolls the transaction back, the event with the rest, and records the 402.
      */
-    private Uni<Answer> deduct(SqlConnection tx, Order order, long paymentId, KeyedWrite command) {
+    private Uni<Answer> deduct(SqlConnection tx, Order order, long paymentId, KeyedWrite write) {
         String reference = EntryType.referenceOf(paymentId);
         return ledger.debit(tx, order.userId(), order.currency(), order.amount(), EntryType.PAYMENT, reference)
                 .flatMap(debited -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, order.userId(), order.id(), reference, order.amount(),
-                        order.currency(), command.key().value()))
+                        order.currency(), write.key().value()))
                 .replaceWith(Answer.created(paidView(paymentId, order)));
     }
 
     /** A balance payment is SUCCEEDED from its first commit: there is no phase to wait for. */
     private static PaymentView paidView(long paymentId, Order order) {
         return new PaymentView(paymentId, order.id(), order.amount(), order.currency(), PaymentMethod.BALANCE, PaymentPhase.SUCCEEDED);
-    }
-
-    /** A twin holds the lock: a key that already has its answer replays it, any other request is told to retry. */
-    private Uni<Answer> answerWhileTwinPays(KeyedWrite command) {
-        return guard.replay(command, () -> new ApiException(ErrorCode.PAYMENT_IN_PROGRESS));
     }
 }

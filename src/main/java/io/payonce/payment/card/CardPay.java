@@ -4,14 +4,10 @@ import io.payonce.auth.Caller;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.Answer;
-import io.payonce.idempotency.AnswerMeter;
 import io.payonce.idempotency.Begun;
-import io.payonce.idempotency.Detached;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.KeyedWrite;
-import io.payonce.idempotency.WriteOperation;
-import io.payonce.metrics.PayonceMetrics;
 import io.payonce.metrics.RepeatDefence;
 import io.payonce.order.Order;
 import io.payonce.order.OrderAccess;
@@ -39,27 +35,21 @@ public class CardPay {
 
     private final Pool pool;
     private final IdempotencyGuard guard;
-    private final AnswerMeter meter;
-    private final PayonceMetrics metrics;
     private final OrderAccess access;
     private final OrderRepository orders;
     private final CardPaymentRepository cards;
     private final CardCharges charges;
     private final PaidOrders paidOrders;
-    private final Detached detached;
 
-    CardPay(Pool pool, IdempotencyGuard guard, AnswerMeter meter, PayonceMetrics metrics, OrderAccess access, OrderRepository orders,
-                 CardPaymentRepository cards, CardCharges charges, PaidOrders paidOrders, Detached detached) {
+    CardPay(Pool pool, IdempotencyGuard guard, OrderAccess access, OrderRepository orders, CardPaymentRepository cards,
+            CardCharges charges, PaidOrders paidOrders) {
         this.pool = pool;
         this.guard = guard;
-        this.meter = meter;
-        this.metrics = metrics;
         this.access = access;
         this.orders = orders;
         this.cards = cards;
         this.charges = charges;
         this.paidOrders = paidOrders;
-        this.detached = detached;
     }
 
     /**
@@ -68,40 +58,48 @@ public class CardPay {
      * payment runs to its outcome even if the client goes away.
      */
     public Uni<Answer> pay(Caller caller, long orderId, KeyedRequest keyed, PayRequest request) {
-        KeyedWrite command = keyed.by(caller.userId(), request.fingerprinted());
-        return guard.storedAnswerOr(command, access.findOwnWithRecord(pool, caller, orderId, command),
-                order -> meter.counted(WriteOperation.PAY, metrics.timed(WriteOperation.PAY.tag(), detached.toTheEnd(
-                        guard.<CardPayment>begin(command, tx -> start(tx, order, command, request.cardToken()))
-                                .flatMap(begun -> proceed(begun, order, command))))));
+        KeyedWrite write = keyed.by(caller.userId(), request.fingerprinted());
+        return guard.firstRead(write, access.findOwnWithRecord(pool, caller, orderId, write))
+                .flatMap(first -> first.answered()
+                        ? Uni.createFrom().item(first.stored())
+                        : begin(first.row(), write, request.cardToken()));
     }
 
-    private Uni<Begun<CardPayment>> start(SqlConnection tx, Order order, KeyedWrite command, String cardToken) {
+    /** The first transaction, then the charge: sent now, resumed for a retry, or the answer the transaction found. */
+    private Uni<Answer> begin(Order order, KeyedWrite write, String cardToken) {
+        return guard.<CardPayment>begin(write, tx -> start(tx, order, write, cardToken), begun -> proceed(begun, order, write));
+    }
+
+    private Uni<Begun<CardPayment>> start(SqlConnection tx, Order order, KeyedWrite write, String cardToken) {
         return orders.compareAndSetStatus(tx, order.id(), OrderStatus.UNPAID, OrderStatus.PAYING).flatMap(moved -> moved
-                ? cards.insertStarted(tx, order, command.key(), cardToken, charges.lease())
+                ? cards.insertStarted(tx, order, write.key(), cardToken, charges.lease())
                         .call(payment -> cards.recordPhase(tx, payment.id(), PaymentPhase.STARTED, null))
                         .map(Begun::started)
                 : paidOrders.existingPayment(tx, order.id(), RepeatDefence.STATE_CAS).map(Begun::answered));
     }
 
-    private Uni<Answer> proceed(Begun<CardPayment> begun, Order order, KeyedWrite command) {
+    private Uni<Answer> proceed(Begun<CardPayment> begun, Order order, KeyedWrite write) {
         if (begun instanceof Begun.Answered<CardPayment> answered) {
             return Uni.createFrom().item(answered.answer());
         }
         if (begun instanceof Begun.Started<CardPayment> started) {
             return charges.sendFirst(started.work());
         }
-        return resume(order, command, ((Begun.Open<CardPayment>) begun).soFar());
+        return resume(order, write, ((Begun.Open<CardPayment>) begun).soFar());
     }
 
     /**
      * A retry of a card pay still in flight. If nobody is working on the payment (its first request
      * crashed, stalled or gave up on a lost answer), the retry takes it over from its last phase;
      * otherwise it is answered what is known so far: the 202 if there is one, else 409 to come back.
+     * A payment settled since the claim was read has its final answer under the key, a repeat's.
      */
-    private Uni<Answer> resume(Order order, KeyedWrite command, Answer soFar) {
-        return cards.findByOrderAndKey(pool, order.id(), command.key()).flatMap(payment -> {
+    private Uni<Answer> resume(Order order, KeyedWrite write, Answer soFar) {
+        return cards.findByOrderAndKey(pool, order.id(), write.key()).flatMap(payment -> {
             if (payment == null || payment.phase().definite()) {
-                return guard.finished(command).onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE));
+                return guard.storedAnswer(pool, write.scope(), write.key())
+                        .onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE))
+                        .map(settled -> settled.repeatCaughtBy(write.request().keyDefence()));
             }
             return cards.takeLease(pool, payment.id(), charges.lease()).flatMap(taken -> {
                 if (taken) {

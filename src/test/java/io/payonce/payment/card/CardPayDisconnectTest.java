@@ -1,0 +1,106 @@
+package io.payonce.payment.card;
+
+import io.payonce.processor.ProcessorSimulator.Fault;
+import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.Api;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Meters;
+import io.payonce.support.Tokens;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A card pay whose client hangs up while the processor is still answering goes on to its outcome,
+ * and its answer is counted as every keyed write's is: once, when final, whether or not anyone is
+ * left to read it.
+ */
+@QuarkusTest
+@WithTestResource(value = ProcessorSimulatorResource.class, scope = TestResourceScope.GLOBAL)
+@ExtendWith(LedgerInvariants.class)
+class CardPayDisconnectTest {
+
+    private static final String REQUESTS = "payonce.requests";
+    private static final String BODY = "{\"method\":\"card\",\"cardToken\":\"tok_visa\"}";
+
+    private final Database db = Database.forTests();
+
+    @Inject
+    Meters meters;
+
+    @TestHTTPResource("/")
+    URL service;
+
+    @AfterEach
+    void heal() {
+        ProcessorSimulatorResource.simulator().heal();
+    }
+
+    @Test
+    void aCardPayWhoseClientHungUpIsChargedSettledAndCountedOnce() throws Exception {
+        String user = Tokens.newUserId();
+        Api.fundedAccount(user, 0);
+        String bearer = Tokens.user(user);
+        long order = Api.newOrder(bearer, 700);
+        String key = Api.newKey();
+        double executedBefore = executed();
+        ProcessorSimulatorResource.simulator().failNext(Fault.SLOW);
+
+        sendPayAndHangUp(bearer, order, key, 100);
+        awaitPaid(order);
+        awaitCount(executedBefore + 1);
+
+        assertEquals(executedBefore + 1, executed(), "the abandoned card pay's answer was counted once");
+        Response retry = Api.as(bearer).header("Idempotency-Key", key).contentType("application/json").body(Map.of("method", "card",
+                "cardToken", "tok_visa")).post("/orders/" + order + "/pay");
+        assertEquals(201, retry.statusCode(), retry.asString());
+        assertEquals("true", retry.header("Idempotent-Replayed"));
+    }
+
+    private double executed() {
+        return meters.count(REQUESTS, "operation", "pay", "outcome", "executed");
+    }
+
+    /** A raw HTTP/1.1 card pay whose client closes the connection after {@code millis}, without reading the answer. */
+    private void sendPayAndHangUp(String bearer, long order, String key, long millis) throws Exception {
+        byte[] body = BODY.getBytes(StandardCharsets.US_ASCII);
+        try (Socket socket = new Socket(service.getHost(), service.getPort())) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /orders/" + order + "/pay HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + bearer
+                    + "\r\nIdempotency-Key: " + key + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            Thread.sleep(millis);
+        }
+    }
+
+    /** Within the processor's recovery bound: a charge whose answer the cold client missed is settled by the recovery job. */
+    private void awaitPaid(long order) throws InterruptedException {
+        for (int i = 0; i < 200 && !"PAID".equals(db.orderStatus(order)); i++) {
+            Thread.sleep(100);
+        }
+        assertEquals("PAID", db.orderStatus(order), "the abandoned card pay went on to its outcome");
+    }
+
+    private void awaitCount(double expected) throws InterruptedException {
+        for (int i = 0; i < 50 && executed() < expected; i++) {
+            Thread.sleep(20);
+        }
+    }
+}
