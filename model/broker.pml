@@ -56,7 +56,7 @@ inline keyOfThisDelivery(key) {
 }
 
 /*
- * IdempotencyGuard.run through PaymentService.pay: claim the key, move the order, deduct with the
+ * IdempotencyGuard.run through BalancePayments.pay: claim the key, move the order, deduct with the
  * conditional debit, store the answer, in one transaction. A key already answered replays its
  * answer. A decline rolls the transaction back, claim and all, and leaves answer DECLINED for
  * recordRefusal to store.

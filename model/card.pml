@@ -114,7 +114,7 @@ active proctype Request() {
 }
 
 /*
- * CardCharges.resume, from a retry of the client (CardPayments.resume) or from the recovery job
+ * CardCharges.resume, from a retry of the client (CardPay.resume) or from the recovery job
  * (CardRecoveryJob.recover) on either instance: look the charge up under the key
  * (Processor.chargeUnder); settle if found, else send the same charge again under the same key.
  */

@@ -119,7 +119,7 @@ end_idle:
     :: requests ? key ->
         answer = NO_ANSWER;
         held = false;
-        /* IdempotencyGuard.storedAnswerOr: the order and the key's record in one read */
+        /* IdempotencyGuard.firstRead: the order and the key's record in one read */
         if
         :: stored[key] != NO_ANSWER -> answer = stored[key]; goto reply
         :: else -> skip
@@ -133,7 +133,7 @@ end_idle:
         }
         if
         :: !held && lockOwner != NONE ->
-            /* PaymentService.answerWhileTwinPays: replay a stored answer, else 409 */
+            /* IdempotencyGuard.run, its Turn refused (BalancePayments.payLock): replay a stored answer, else 409 */
             answer = (stored[key] != NO_ANSWER -> stored[key] : RETRY); goto reply
         :: else -> skip
         fi;

@@ -328,7 +328,7 @@ end_idle:
         card = (key == C);
         answer = NO_ANSWER;
         waited = false;
-        /* IdempotencyGuard.storedAnswerOr: the key's committed answer, read with the order */
+        /* IdempotencyGuard.firstRead: the key's committed answer, read with the order */
         if
         :: claimAnswer[key] != NO_ANSWER -> answer = claimAnswer[key]; goto reply
         :: else -> skip
