@@ -63,7 +63,7 @@ inline payWork(key, answer) {
     /* OrderRepository.compareAndSetStatus(UNPAID -> PAID) */
     :: orderStatus == UNPAID ->
         orderStatus = PAID;
-        /* PaymentRepository.insertPayment: UNIQUE(live_order_id) */
+        /* BalancePaymentRepository.insertPayment: UNIQUE(live_order_id) */
         if
         :: payments == 0 -> payments++; debits++           /* Ledger.debit */
         :: else -> skip

@@ -344,7 +344,7 @@ end_idle:
         if
         :: waited -> rollback(me); answer = RETRY; goto reply     /* 1205: re-run, then 503 */
         :: !waited && moved && !card ->
-            orderStatusTx[o] = PAID; paymentTx[o] = BY_BALANCE     /* PaymentRepository.insertPayment */
+            orderStatusTx[o] = PAID; paymentTx[o] = BY_BALANCE     /* BalancePaymentRepository.insertPayment */
         :: !waited && moved && card ->
             orderStatusTx[o] = PAYING; paymentTx[o] = CARD_OPEN    /* CardPaymentRepository.insertStarted */
         :: !waited && !moved -> existingPayment(o, answer)

@@ -22,7 +22,6 @@ import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaidOrders;
 import io.payonce.payment.PaymentMethod;
 import io.payonce.payment.PaymentPhase;
-import io.payonce.payment.PaymentRepository;
 import io.payonce.payment.PaymentView;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -44,13 +43,13 @@ public class BalancePayments {
     private final IdempotencyGuard guard;
     private final OrderAccess access;
     private final OrderRepository orders;
-    private final PaymentRepository payments;
+    private final BalancePaymentRepository payments;
     private final Ledger ledger;
     private final Outbox outbox;
     private final PaidOrders paidOrders;
 
     BalancePayments(Pool pool, PayLock lock, IdempotencyGuard guard, OrderAccess access, OrderRepository orders,
-                   PaymentRepository payments, Ledger ledger, Outbox outbox, PaidOrders paidOrders) {
+                   BalancePaymentRepository payments, Ledger ledger, Outbox outbox, PaidOrders paidOrders) {
         this.pool = pool;
         this.lock = lock;
         this.guard = guard;
