@@ -28,10 +28,10 @@ import java.util.stream.Collectors;
  */
 @Startup
 @ApplicationScoped
-public class CardRecoveryJob {
+class CardRecoveryJob {
 
     /** The job's identity in the scheduler. */
-    public static final String IDENTITY = "card-recovery";
+    static final String IDENTITY = "card-recovery";
 
     /** A card payment unsettled this long after it began is overdue: the gauge operators alert on. */
     private static final Duration OVERDUE = Duration.ofMinutes(1);
