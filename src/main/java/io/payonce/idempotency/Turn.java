@@ -2,6 +2,7 @@ package io.payonce.idempotency;
 
 import io.smallrye.mutiny.Uni;
 
+import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
@@ -26,12 +27,12 @@ public final class Turn {
 
     /** The write may run; {@code giveBack} releases what it holds, once its transaction has ended. */
     public static Turn taken(Supplier<Uni<Void>> giveBack) {
-        return new Turn(giveBack, null);
+        return new Turn(Objects.requireNonNull(giveBack), null);
     }
 
     /** The write may not run now; {@code refusal} is its answer while its key has none stored. */
     public static Turn refused(Supplier<? extends Throwable> refusal) {
-        return new Turn(null, refusal);
+        return new Turn(null, Objects.requireNonNull(refusal));
     }
 
     boolean isTaken() {
