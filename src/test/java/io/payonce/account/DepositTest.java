@@ -1,6 +1,7 @@
 package io.payonce.account;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
@@ -29,8 +30,7 @@ class DepositTest {
 
     @Test
     void aDepositRetriedWithItsKeyCreditsOnce() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 0);
+        String user = Buyer.withBalance(0).userId();
         String key = Api.newKey();
 
         List<Response> answers = Concurrently.run(10, () -> Api.deposit(ops, user, key, 2500));
@@ -47,8 +47,7 @@ class DepositTest {
 
     @Test
     void reusingADepositKeyForAnotherAmountNamesTheField() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 0);
+        String user = Buyer.withBalance(0).userId();
         String key = Api.newKey();
         assertEquals(201, Api.deposit(ops, user, key, 100).statusCode());
 
@@ -61,8 +60,7 @@ class DepositTest {
 
     @Test
     void aDepositNeedsAKeyAndAnInvalidOneClaimsNothing() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 0);
+        String user = Buyer.withBalance(0).userId();
         String key = Api.newKey();
 
         Response missing = Api.as(ops).contentType("application/json").body("{\"amount\":100,\"currency\":\"EUR\",\"reference\":\"d-1\"}")
@@ -80,13 +78,12 @@ class DepositTest {
 
     @Test
     void depositsAreForOpsOnly() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 0);
+        Buyer buyer = Buyer.withBalance(0);
 
-        Response response = Api.deposit(Tokens.user(user), user, Api.newKey(), 100);
+        Response response = Api.deposit(buyer.bearer(), buyer.userId(), Api.newKey(), 100);
 
         assertEquals(403, response.statusCode());
-        assertEquals(0, db.balance(user));
+        assertEquals(0, db.balance(buyer.userId()));
     }
 
     @Test
@@ -104,8 +101,7 @@ class DepositTest {
 
     @Test
     void aDepositInAnotherCurrencyIsRefused() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 0);
+        String user = Buyer.withBalance(0).userId();
 
         Response response = Api.as(ops).header("Idempotency-Key", Api.newKey()).contentType("application/json")
                 .body("{\"amount\":100,\"currency\":\"USD\",\"reference\":\"d-1\"}").post("/accounts/" + user + "/deposits");
@@ -117,8 +113,7 @@ class DepositTest {
 
     @Test
     void oneSettlementSentByTwoOpsIdentitiesIsCreditedOnce() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 0);
+        String user = Buyer.withBalance(0).userId();
         String reference = newReference();
         String firstSender = Tokens.ops();
         String secondSender = Tokens.ops();
@@ -141,8 +136,7 @@ class DepositTest {
 
     @Test
     void tenOpsIdentitiesRacingOneSettlementCreditItOnce() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 0);
+        String user = Buyer.withBalance(0).userId();
         String reference = newReference();
         List<Callable<Response>> senders = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -165,10 +159,8 @@ class DepositTest {
 
     @Test
     void theSameReferenceOnAnotherAccountIsAnotherDeposit() {
-        String alice = Tokens.newUserId();
-        String bob = Tokens.newUserId();
-        Api.fundedAccount(alice, 0);
-        Api.fundedAccount(bob, 0);
+        String alice = Buyer.withBalance(0).userId();
+        String bob = Buyer.withBalance(0).userId();
         String reference = newReference();
 
         Response toAlice = Api.deposit(ops, alice, Api.newKey(), 300, reference);

@@ -2,6 +2,7 @@ package io.payonce.api;
 
 import io.payonce.errors.Problem;
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Tokens;
@@ -198,13 +199,11 @@ class HostileInputTest {
     }
 
     private static Scene newScene() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 2_000);
-        String bearer = Tokens.user(user);
-        long unpaid = Api.newOrder(bearer, 400);
-        long paid = Api.newOrder(bearer, 1_000);
-        assertEquals(201, Api.pay(bearer, paid, Api.newKey()).statusCode());
-        return new Scene(user, bearer, Tokens.ops(), unpaid, paid, Tokens.newUserId());
+        Buyer buyer = Buyer.withBalance(2_000);
+        long unpaid = buyer.newOrder(400);
+        long paid = buyer.newOrder(1_000);
+        assertEquals(201, Api.pay(buyer.bearer(), paid, Api.newKey()).statusCode());
+        return new Scene(buyer.userId(), buyer.bearer(), Tokens.ops(), unpaid, paid, Tokens.newUserId());
     }
 
     private long businessRows(Scene scene) {

@@ -2,6 +2,7 @@ package io.payonce.api;
 
 import io.payonce.input.Identifiers;
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Tokens;
@@ -85,25 +86,22 @@ class MaximumLengthTest {
 
     @Test
     void theLongestUserPaysUnderTheLongestKey() {
-        String user = longestUserId();
-        Api.fundedAccount(user, 5_000);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 1_200);
+        Buyer buyer = Buyer.named(longestUserId(), 5_000);
+        long order = buyer.newOrder(1_200);
         String key = longestKey();
 
-        Response paid = answersThenReplays(201, key, header -> Api.pay(bearer, order, header));
+        Response paid = answersThenReplays(201, key, header -> Api.pay(buyer.bearer(), order, header));
 
         assertEquals(order, paid.jsonPath().getLong("orderId"));
         assertEquals(key, db.string("SELECT idem_key FROM pay_record WHERE order_id = ?", order), "the payment records the key unquoted");
         assertEquals("PAID", db.orderStatus(order));
-        assertEquals(3_800, db.balance(user));
+        assertEquals(3_800, db.balance(buyer.userId()));
     }
 
     @Test
     void theLongestUsersOrderIsRefundedUnderTheLongestRefundNumberAndKey() {
-        String user = longestUserId();
-        Api.fundedAccount(user, 2_000);
-        long order = paidOrder(user, 800);
+        Buyer buyer = Buyer.named(longestUserId(), 2_000);
+        long order = buyer.paidOrder(800);
         String ops = Tokens.ops();
         String refundNo = longestNumber("r-");
 
@@ -111,17 +109,16 @@ class MaximumLengthTest {
 
         assertEquals(refundNo, refunded.jsonPath().getString("refundNo"));
         assertEquals(1, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ? AND refund_no = ? AND user_id = ?",
-                order, refundNo, user));
+                order, refundNo, buyer.userId()));
         assertEquals("REFUNDED", db.orderStatus(order));
-        assertEquals(2_000, db.balance(user));
+        assertEquals(2_000, db.balance(buyer.userId()));
     }
 
     @Test
     void theLongestUsersOrdersAreShippedCompletedAndCancelledUnderTheLongestKeys() {
-        String user = longestUserId();
-        Api.fundedAccount(user, 2_000);
-        long delivered = paidOrder(user, 700);
-        long abandoned = Api.newOrder(Tokens.user(user), 300);
+        Buyer buyer = Buyer.named(longestUserId(), 2_000);
+        long delivered = buyer.paidOrder(700);
+        long abandoned = buyer.newOrder(300);
         String ops = Tokens.ops();
 
         Response shipped = answersThenReplays(200, longestKey(), key -> transition(ops, delivered, "ship", key));
@@ -172,14 +169,6 @@ class MaximumLengthTest {
         assertEquals(status, repeat.statusCode(), repeat.asString());
         assertEquals("true", repeat.header("Idempotent-Replayed"));
         assertEquals(first.asString(), repeat.asString());
-    }
-
-    private static long paidOrder(String user, long amount) {
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, amount);
-        Response paid = Api.pay(bearer, order, Api.newKey());
-        assertEquals(201, paid.statusCode(), paid.asString());
-        return order;
     }
 
     private static Response createWithKey(String bearer, String key, String orderSn) {

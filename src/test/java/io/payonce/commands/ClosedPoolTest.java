@@ -2,7 +2,8 @@ package io.payonce.commands;
 
 import io.payonce.support.Api;
 import io.payonce.support.Broker;
-import io.payonce.support.Payer;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -32,7 +33,7 @@ class ClosedPoolTest {
 
     @Test
     void aPayOnAClosedPoolIsRetriedLaterNeverDeadLettered() throws Exception {
-        Payer payer = Payer.withOrder(5000, 1200);
+        Checkout payer = Buyer.withBalance(5000).checkout(1200);
         pool.closeAndAwait();
 
         String key = "msg-" + UUID.randomUUID();

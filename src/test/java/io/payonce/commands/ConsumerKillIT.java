@@ -3,9 +3,10 @@ package io.payonce.commands;
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
 import io.payonce.support.Broker;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.PackagedInstance;
-import io.payonce.support.Payer;
 import io.payonce.support.PrivateRabbitMq;
 import io.payonce.support.RowHolder;
 import io.restassured.RestAssured;
@@ -64,7 +65,7 @@ class ConsumerKillIT {
     @Test
     void aConsumerKilledAfterCommitBeforeAckGetsItsCommandRedeliveredAndReplayedWithoutASecondDebit() throws Exception {
         PackagedInstance first = start(true);
-        Payer payer = Payer.withOrder(5000, 1200);
+        Checkout payer = Buyer.withBalance(5000).checkout(1200);
         String key = "msg-" + UUID.randomUUID();
         try (Broker broker = Broker.connect(rabbitMq.port())) {
             String replies = broker.replyQueue();

@@ -1,12 +1,11 @@
 package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
-import io.payonce.support.Api;
 import io.payonce.support.Broker;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.GatedStores;
 import io.payonce.support.LedgerInvariants;
-import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import org.junit.jupiter.api.Test;
@@ -37,12 +36,10 @@ class DatabaseOutageTest {
 
     @Test
     void commandsWaitForTheDatabaseAndAreProcessedOnceWhenItReturns() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 10_000);
-        String bearer = Tokens.user(user);
+        Buyer buyer = Buyer.withBalance(10_000);
         List<Long> orders = new ArrayList<>();
         for (int i = 0; i < COMMANDS; i++) {
-            orders.add(Api.newOrder(bearer, 1000));
+            orders.add(buyer.newOrder(1000));
         }
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
@@ -53,8 +50,9 @@ class DatabaseOutageTest {
             for (long order : orders) {
                 String key = "msg-" + UUID.randomUUID();
                 keys.add(key);
-                broker.sendPay(key, replies, correlation, user, order);
+                broker.sendPay(key, replies, correlation, buyer.userId(), order);
             }
+            // Time passes on purpose: the consumer meets the dead database, and is to reply nothing and dead-letter nothing.
             Thread.sleep(4000);
             long repliedWhileDown = broker.messageCount(replies);
             GatedStores.mariaDb().open();
@@ -67,7 +65,7 @@ class DatabaseOutageTest {
             for (long order : orders) {
                 assertEquals(1, db.payments(order), "order " + order + " paid once");
             }
-            assertEquals(10_000 - COMMANDS * 1000, db.balance(user));
+            assertEquals(10_000 - COMMANDS * 1000, db.balance(buyer.userId()));
             assertEquals(0, broker.deadLetters(keys), "nothing that would succeed was dead-lettered");
         }
     }

@@ -3,10 +3,11 @@ package io.payonce.commands;
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
 import io.payonce.support.Broker;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.GatedStores;
 import io.payonce.support.LedgerInvariants;
-import io.payonce.support.Payer;
 import io.payonce.support.RowHolder;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -36,18 +37,19 @@ class RedeliveryTest {
 
     @Test
     void aCommandWhoseAckWasLostIsRedeliveredAndRepliedWithoutASecondDebit() throws Exception {
-        Payer payer = Payer.withOrder(5000, 1200);
+        Checkout payer = Buyer.withBalance(5000).checkout(1200);
         String key = "msg-" + UUID.randomUUID();
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
             CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(payer.userId(), 1500);
 
             broker.sendPay(key, replies, key, payer.userId(), payer.order());
-            // The consumer takes the command within milliseconds; its debit then waits on the held row.
-            Thread.sleep(500);
+            // The consumer takes the command; its debit then waits on the held row.
+            db.awaitRunning("UPDATE account SET balance = balance - ");
             GatedStores.rabbitMq().shut();
             rowReleased.get(10, TimeUnit.SECONDS);
             db.awaitPayment(payer.order());
+            // The broker stays away on purpose past the consumer's reconnect attempts, so that the first run's reply and ack are lost.
             Thread.sleep(2500);
             GatedStores.rabbitMq().open();
             // The first run's reply failed with the connection and is never sent later; the redelivery's is marked.

@@ -2,11 +2,12 @@ package io.payonce.events;
 
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
+import io.payonce.support.Await;
 import io.payonce.support.Broker;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.PackagedInstance;
 import io.payonce.support.PrivateRabbitMq;
-import io.payonce.support.Tokens;
 import io.restassured.RestAssured;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -70,28 +71,26 @@ class BrokerCrashIT {
 
     @Test
     void noEventIsLostWhenTheBrokerIsKilledAndTheConsumerComesBack() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 100_000);
-        String bearer = Tokens.user(user);
-        payTimes(bearer);
+        Buyer buyer = Buyer.withBalance(100_000);
+        payTimes(buyer.bearer());
         awaitAllSent();
 
         rabbitMq.blockPublishers();
-        payTimes(bearer);
+        payTimes(buyer.bearer());
         // The relay publishes them and waits for confirms that the alarm holds back; then the broker dies.
         Thread.sleep(3000);
         long unconfirmedAtTheCrash = unsent();
         rabbitMq.kill();
-        payTimes(bearer);
+        payTimes(buyer.bearer());
         long waitingWhileDown = unsent();
         rabbitMq.restart();
-        payTimes(bearer);
+        payTimes(buyer.bearer());
 
         try (Broker broker = Broker.connect(rabbitMq.port())) {
-            long order = Api.newOrder(bearer, 100);
+            long order = buyer.newOrder(100);
             String replies = broker.replyQueue();
             String key = "msg-" + UUID.randomUUID();
-            broker.sendPay(key, replies, key, user, order);
+            broker.sendPay(key, replies, key, buyer.userId(), order);
             GetResponse reply = broker.await(replies, m -> key.equals(m.getProps().getCorrelationId()), WITHIN);
             assertEquals(201, ((Number) reply.getProps().getHeaders().get("x-payonce-status")).intValue(), Broker.text(reply));
             awaitAllSent();
@@ -124,11 +123,7 @@ class BrokerCrashIT {
         return db.count("SELECT COUNT(*) FROM outbox_event WHERE sent_at IS NULL");
     }
 
-    private void awaitAllSent() throws InterruptedException {
-        long deadline = System.nanoTime() + WITHIN.toNanos();
-        while (unsent() > 0) {
-            assertTrue(System.nanoTime() < deadline, "events still unsent after " + WITHIN);
-            Thread.sleep(100);
-        }
+    private void awaitAllSent() {
+        Await.until(() -> unsent() == 0, WITHIN, "every event sent");
     }
 }

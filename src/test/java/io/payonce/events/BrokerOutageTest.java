@@ -2,10 +2,10 @@ package io.payonce.events;
 
 import io.payonce.support.Api;
 import io.payonce.support.Broker;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.GatedStores;
 import io.payonce.support.LedgerInvariants;
-import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import org.junit.jupiter.api.Test;
@@ -34,26 +34,25 @@ class BrokerOutageTest {
 
     @Test
     void eventsWaitForTheBrokerAndAreAllDeliveredWhenItReturns() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 10_000);
-        String bearer = Tokens.user(user);
+        Buyer buyer = Buyer.withBalance(10_000);
         try (Broker broker = Broker.connect()) {
             String queue = broker.temporaryQueueOn(Broker.EVENTS, "payment.succeeded");
 
             GatedStores.rabbitMq().shut();
             for (int i = 0; i < PAYMENTS; i++) {
-                assertEquals(201, Api.pay(bearer, Api.newOrder(bearer, 1000), Api.newKey()).statusCode(), "paying needs no broker");
+                assertEquals(201, Api.pay(buyer.bearer(), buyer.newOrder(1000), Api.newKey()).statusCode(), "paying needs no broker");
             }
+            // Three of the relay's one-second runs pass on purpose, each finding no broker.
             Thread.sleep(3000);
             long unsentWhileAway = db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded' "
-                    + "AND sent_at IS NULL", user);
+                    + "AND sent_at IS NULL", buyer.userId());
             Set<String> written = new HashSet<>(db.strings(
-                    "SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", user));
+                    "SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", buyer.userId()));
             GatedStores.rabbitMq().open();
             Set<String> delivered = new HashSet<>();
             long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
             // Other tests' payments publish on this exchange too: this user's events only.
-            String mine = "\"userId\":\"" + user + "\"";
+            String mine = "\"userId\":\"" + buyer.userId() + "\"";
             while (!delivered.containsAll(written) && System.nanoTime() < deadline) {
                 delivered.add(broker.await(queue, m -> Broker.text(m).contains(mine), Duration.ofSeconds(40)).getProps().getMessageId());
             }

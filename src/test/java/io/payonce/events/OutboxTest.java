@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
+import io.payonce.support.Await;
 import io.payonce.support.Broker;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
-import io.payonce.support.Payer;
 import io.payonce.support.Replays;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
@@ -38,7 +40,7 @@ class OutboxTest {
 
     @Test
     void aPaymentARefundAndADepositEachWriteOneEventCarryingTheirKey() throws Exception {
-        Payer payer = Payer.withOrder(5000, 1200);
+        Checkout payer = Buyer.withBalance(5000).checkout(1200);
         String payKey = Api.newKey();
         Response paid = Api.pay(payer.bearer(), payer.order(), payKey);
         Replays.assertReplayOf(paid, Api.pay(payer.bearer(), payer.order(), payKey));
@@ -63,7 +65,7 @@ class OutboxTest {
 
     @Test
     void aRefusedPaymentWritesNoEvent() {
-        Payer payer = Payer.withOrder(100, 1200);
+        Checkout payer = Buyer.withBalance(100).checkout(1200);
 
         Response refused = Api.pay(payer.bearer(), payer.order(), Api.newKey());
 
@@ -76,12 +78,10 @@ class OutboxTest {
     void theRelayPublishesEachEventUnderItsIdOnceTheBrokerConfirmedIt() throws Exception {
         try (Broker broker = Broker.connect()) {
             String queue = broker.temporaryQueueOn(EXCHANGE, "payment.succeeded");
-            String user = Tokens.newUserId();
-            Api.fundedAccount(user, 5000);
-            String bearer = Tokens.user(user);
+            Buyer buyer = Buyer.withBalance(5000);
             String key = Api.newKey();
-            assertEquals(201, Api.pay(bearer, Api.newOrder(bearer, 700), key).statusCode());
-            String eventId = db.string("SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", user);
+            assertEquals(201, Api.pay(buyer.bearer(), buyer.newOrder(700), key).statusCode());
+            String eventId = db.string("SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", buyer.userId());
 
             GetResponse delivered = broker.await(queue, m -> eventId.equals(m.getProps().getMessageId()), Duration.ofSeconds(10));
 
@@ -110,13 +110,8 @@ class OutboxTest {
         return events;
     }
 
-    private long awaitSent(String eventId) throws InterruptedException {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        long sent = 0;
-        while (System.nanoTime() < deadline && sent == 0) {
-            sent = db.count("SELECT COUNT(*) FROM outbox_event WHERE event_id = ? AND sent_at IS NOT NULL", eventId);
-            Thread.sleep(50);
-        }
-        return sent;
+    private long awaitSent(String eventId) {
+        return Await.until(() -> db.count("SELECT COUNT(*) FROM outbox_event WHERE event_id = ? AND sent_at IS NOT NULL", eventId),
+                sent -> sent > 0, Duration.ofSeconds(5), "event " + eventId + " marked sent");
     }
 }

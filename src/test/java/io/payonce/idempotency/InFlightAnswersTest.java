@@ -1,6 +1,7 @@
 package io.payonce.idempotency;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.RedisCli;
@@ -34,30 +35,28 @@ class InFlightAnswersTest {
 
     @Test
     void aPayWhileAnotherHoldsTheOrdersLockIsPaymentInProgressAndNotRecorded() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 1000);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 300);
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = buyer.newOrder(300);
         String key = Api.newKey();
         String lock = RedisCli.payLockKey(order);
         assertEquals("OK", RedisCli.run("SET", lock, "someone-else", "PX", "5000"));
 
-        Response inFlight = Api.pay(bearer, order, key);
+        Response inFlight = Api.pay(buyer.bearer(), order, key);
 
         assertInFlightAnswer(inFlight, "PAYMENT_IN_PROGRESS");
         assertEquals("someone-else", RedisCli.run("GET", lock), "the lock is left to its holder");
-        assertEquals(0, records(user, key), "nothing is stored under the key");
+        assertEquals(0, records(buyer.userId(), key), "nothing is stored under the key");
         assertEquals(0, db.payments(order));
-        assertEquals(1000, db.balance(user));
+        assertEquals(1000, db.balance(buyer.userId()));
 
         assertEquals("1", RedisCli.run("DEL", lock));
-        Response afresh = Api.pay(bearer, order, key);
+        Response afresh = Api.pay(buyer.bearer(), order, key);
 
         assertExecuted(afresh);
         assertNull(afresh.header("Idempotent-Replayed"));
         assertEquals(1, db.payments(order));
-        assertEquals(700, db.balance(user));
-        assertEquals(1, doneRecords(user, key));
+        assertEquals(700, db.balance(buyer.userId()));
+        assertEquals(1, doneRecords(buyer.userId(), key));
     }
 
     @Test

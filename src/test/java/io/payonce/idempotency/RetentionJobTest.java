@@ -1,6 +1,7 @@
 package io.payonce.idempotency;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
@@ -32,8 +33,7 @@ class RetentionJobTest {
     @Test
     void deletesRecordsOlderThanTheRetentionInBatchesAndKeepsTheRest() {
         String ops = Tokens.ops();
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 0);
+        String user = Buyer.withBalance(0).userId();
         String run = UUID.randomUUID().toString();
         for (int i = 0; i < 7; i++) {
             assertEquals(201, Api.deposit(ops, user, "old-" + i + "-" + run, 10).statusCode());
@@ -55,8 +55,7 @@ class RetentionJobTest {
     @Test
     void anExpiredKeyCannotChargeTwiceForTheSameDeposit() {
         String ops = Tokens.ops();
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 0);
+        String user = Buyer.withBalance(0).userId();
         String key = "expiring-deposit-" + UUID.randomUUID();
         assertEquals(201, Api.deposit(ops, user, key, 100).statusCode());
         expire(key);
@@ -70,19 +69,17 @@ class RetentionJobTest {
 
     @Test
     void anExpiredKeyCannotPayAnOrderTwice() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 1000);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 400);
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = buyer.newOrder(400);
         String key = "expiring-pay-" + UUID.randomUUID();
-        var first = Api.pay(bearer, order, key);
+        var first = Api.pay(buyer.bearer(), order, key);
         assertEquals(201, first.statusCode(), first.asString());
         expire(key);
 
-        var late = Api.pay(bearer, order, key);
+        var late = Api.pay(buyer.bearer(), order, key);
 
         Replays.assertReplayOf(first, late);
-        assertEquals(600, db.balance(user), "the order's status and UNIQUE(order_id) refused a second charge");
+        assertEquals(600, db.balance(buyer.userId()), "the order's status and UNIQUE(order_id) refused a second charge");
         assertEquals(1, db.payments(order));
     }
 

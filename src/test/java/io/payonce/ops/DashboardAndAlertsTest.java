@@ -3,9 +3,9 @@ package io.payonce.ops;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.payonce.support.Api;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
 import io.payonce.support.Management;
-import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;
 
@@ -301,12 +301,8 @@ class DashboardAndAlertsTest {
     }
 
     private static void payAndReplay() {
-        String userId = "dash-" + UUID.randomUUID();
-        Api.fundedAccount(userId, 1000);
-        String bearer = Tokens.user(userId);
-        long order = Api.newOrder(bearer, 100);
-        String key = Api.newKey();
-        assertEquals(201, Api.pay(bearer, order, key).statusCode());
-        assertEquals("true", Api.pay(bearer, order, key).header("Idempotent-Replayed"));
+        Checkout checkout = Buyer.named("dash-" + UUID.randomUUID(), 1000).checkout(100);
+        assertEquals(201, checkout.pay().statusCode());
+        assertEquals("true", checkout.pay().header("Idempotent-Replayed"));
     }
 }

@@ -1,9 +1,9 @@
 package io.payonce.ops;
 
 import io.payonce.support.Api;
+import io.payonce.support.Await;
 import io.payonce.support.GatedStores;
 import io.payonce.support.Management;
-import io.payonce.support.Pause;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -70,15 +70,9 @@ class DatabaseDownHealthTest {
         assertEquals(1.0, gaugeOnceItReads(1.0), "with MariaDB back");
     }
 
-    /** The gauge as exposed (NaN while it is not), once it shows {@code expected} or the probe wait is over. */
+    /** The gauge as exposed (NaN while it is not), once it shows {@code expected}; fails after the probe wait. */
     private static double gaugeOnceItReads(double expected) {
-        long deadline = System.nanoTime() + PROBE_WAIT.toNanos();
-        double value = exposedGauge();
-        while (value != expected && System.nanoTime() < deadline) {
-            Pause.briefly();
-            value = exposedGauge();
-        }
-        return value;
+        return Await.until(DatabaseDownHealthTest::exposedGauge, value -> value == expected, PROBE_WAIT, REACHABLE + " " + expected);
     }
 
     private static double exposedGauge() {

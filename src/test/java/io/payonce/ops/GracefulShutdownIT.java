@@ -1,7 +1,8 @@
 package io.payonce.ops;
 
-import io.payonce.idempotency.Answer;
 import com.rabbitmq.client.GetResponse;
+import io.payonce.idempotency.Answer;
+import io.payonce.support.Await;
 import io.payonce.support.Broker;
 import io.payonce.support.Database;
 import io.payonce.support.FreePorts;
@@ -189,9 +190,7 @@ class GracefulShutdownIT {
             pays.add(pay(ownConnection(), port, latePayers.get(sent.size() - 1)));
             Thread.sleep(LATE_PAY_EVERY.toMillis());
         }
-        while (watch.listenerClosedMillis() < 0 && millisSince(sigterm) < TimeUnit.SECONDS.toMillis(45)) {
-            Thread.sleep(20);
-        }
+        Await.until(() -> watch.listenerClosedMillis() >= 0, Duration.ofSeconds(45).minusMillis(millisSince(sigterm)), "the HTTP listener closed");
         sent.add(millisSince(sigterm));
         pays.add(pay(ownConnection(), port, latePayers.get(sent.size() - 1)));
         return sent;
@@ -209,22 +208,18 @@ class GracefulShutdownIT {
      * Returns once the command's claim is written, in its still open transaction: the command has
      * begun on the instance, whatever the load of the machine.
      */
-    private void awaitClaim(String key) throws SQLException, InterruptedException {
+    private void awaitClaim(String key) throws SQLException {
         try (Connection connection = db.connect();
              var uncommitted = connection.createStatement();
              var claim = connection.prepareStatement("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = ?")) {
             uncommitted.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
             claim.setString(1, key);
-            for (int i = 0; i < 300; i++) {
+            Await.until(() -> {
                 try (var rows = claim.executeQuery()) {
-                    if (rows.next() && rows.getLong(1) > 0) {
-                        return;
-                    }
+                    return rows.next() && rows.getLong(1) > 0;
                 }
-                Thread.sleep(20);
-            }
+            }, Duration.ofSeconds(6), "the claim of command " + key);
         }
-        throw new IllegalStateException("command " + key + " was never claimed within 6 s");
     }
 
     private long sigterm() throws IOException, InterruptedException {
@@ -251,13 +246,7 @@ class GracefulShutdownIT {
         builder.environment().put("PAYONCE_TEST_DB_NAME", DATABASE);
         builder.environment().put("PAYONCE_COMMANDS_QUEUE", COMMANDS);
         instance = builder.start();
-        for (int i = 0; i < 300; i++) {
-            if (readiness(managementPort) == 200) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("the instance never became ready");
+        Await.until(() -> readiness(managementPort) == 200, Duration.ofSeconds(30), "the instance ready");
     }
 
     /** A cold instance could still be compiling its pay path; a few pays at full speed make it fast. */

@@ -1,6 +1,7 @@
 package io.payonce.ops;
 
 import io.payonce.support.Api;
+import io.payonce.support.Await;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.PrivateRedis;
@@ -12,6 +13,7 @@ import io.restassured.response.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -61,7 +63,7 @@ class RedisUnderStressTest {
     }
 
     @Test
-    void aPausedRedisIsA503OnTheOrderForm() throws InterruptedException {
+    void aPausedRedisIsA503OnTheOrderForm() {
         String bearer = Tokens.user(Tokens.newUserId());
         String token = tokenOnceRedisAnswers(bearer);
         PrivateRedis.run("CLIENT", "PAUSE", "3000", "ALL");
@@ -74,7 +76,7 @@ class RedisUnderStressTest {
     }
 
     @Test
-    void aStoredSubmissionIsReplayedFromTheDatabaseWhileRedisIsPaused() throws InterruptedException {
+    void aStoredSubmissionIsReplayedFromTheDatabaseWhileRedisIsPaused() {
         String user = Tokens.newUserId();
         String bearer = Tokens.user(user);
         String token = tokenOnceRedisAnswers(bearer);
@@ -95,16 +97,11 @@ class RedisUnderStressTest {
      * A form token once the breaker in front of Redis has closed again: an earlier test that
      * overloaded the one-connection pool may have left it open for its delay.
      */
-    private static String tokenOnceRedisAnswers(String bearer) throws InterruptedException {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            Response response = Api.as(bearer).get("/orders/token");
-            if (response.statusCode() == 200) {
-                return response.jsonPath().getString("token");
-            }
-            assertTrue(isUnavailable(response), response.asString());
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("Redis never answered again");
+    private static String tokenOnceRedisAnswers(String bearer) {
+        return Await.until(() -> Api.as(bearer).get("/orders/token"), response -> {
+            assertTrue(response.statusCode() == 200 || isUnavailable(response), response.asString());
+            return response.statusCode() == 200;
+        }, Duration.ofSeconds(10), "a submit token once Redis answers again").jsonPath().getString("token");
     }
 
     private static boolean isUnavailable(Response response) {

@@ -1,8 +1,9 @@
 package io.payonce.ops;
 
 import io.payonce.events.OutboxRelay;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
-import io.payonce.support.Payer;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -36,8 +37,9 @@ class StoppingInstanceTest {
     @Test
     void onceStoppingTheRelayStartsNoBatch() throws InterruptedException {
         shutdownDelay.fire(new ShutdownDelayInitiatedEvent());
-        Payer payer = Payer.withOrder(5000, 1200);
+        Checkout payer = Buyer.withBalance(5000).checkout(1200);
 
+        // Two of the relay's one-second runs pass on purpose: a stopping instance must start neither.
         Thread.sleep(2500);
         assertEquals(1, unsentEvents(payer.userId()), "the deposit's event, left by two scheduled runs");
         assertEquals(0, relay.relay().await().atMost(Duration.ofSeconds(10)), "a run publishes no batch");

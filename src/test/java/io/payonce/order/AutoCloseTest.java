@@ -1,10 +1,11 @@
 package io.payonce.order;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
-import io.payonce.support.Tokens;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -68,19 +69,17 @@ class AutoCloseTest {
      */
     @Test
     void aPaymentInTheSameInstantAsTheAutoCloseIsNeverClosed() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 1_000_000);
-        String bearer = Tokens.user(user);
+        Buyer buyer = Buyer.withBalance(1_000_000);
         long spent = 0;
         boolean mixed = false;
         for (int round = 0; round < 10 && !mixed; round++) {
-            RaceOutcome outcome = race(bearer, 30);
+            RaceOutcome outcome = race(buyer.bearer(), 30);
             spent += 100L * outcome.paid();
             mixed = outcome.paid() > 0 && outcome.closed() > 0;
             System.out.printf("auto-close race, round %d: %d of 30 orders paid, %d closed%n", round, outcome.paid(), outcome.closed());
         }
         assertTrue(mixed, "at least one round had both paid and closed orders");
-        assertEquals(1_000_000 - spent, db.balance(user));
+        assertEquals(1_000_000 - spent, db.balance(buyer.userId()));
     }
 
     record RaceOutcome(int paid, int closed) {

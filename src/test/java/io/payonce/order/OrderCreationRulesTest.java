@@ -1,6 +1,7 @@
 package io.payonce.order;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
@@ -64,15 +65,13 @@ class OrderCreationRulesTest {
 
     @Test
     void anOrderInACurrencyTheAccountDoesNotHoldIsRefusedAtCreation() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 1_000);
-        String bearer = Tokens.user(user);
+        Buyer buyer = Buyer.withBalance(1_000);
         String key = Api.newKey();
         String keySn = newSn();
 
-        Response withToken = createWithToken(bearer, Api.submitToken(bearer), newSn(), 500, "USD");
-        Response withKey = createWithKey(bearer, key, keySn, 500, "USD");
-        Response withKeyAgain = createWithKey(bearer, key, keySn, 500, "USD");
+        Response withToken = createWithToken(buyer.bearer(), Api.submitToken(buyer.bearer()), newSn(), 500, "USD");
+        Response withKey = createWithKey(buyer.bearer(), key, keySn, 500, "USD");
+        Response withKeyAgain = createWithKey(buyer.bearer(), key, keySn, 500, "USD");
 
         assertRefused(withToken, "CURRENCY_MISMATCH");
         assertRefused(withKey, "CURRENCY_MISMATCH");
@@ -80,7 +79,7 @@ class OrderCreationRulesTest {
         assertEquals(409, withKeyAgain.statusCode(), withKeyAgain.asString());
         assertEquals("true", withKeyAgain.header("Idempotent-Replayed"), "the refusal is recorded under its key");
         assertEquals(withKey.asString(), withKeyAgain.asString());
-        assertEquals(0, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", user));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", buyer.userId()));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.payonce.order;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
@@ -144,9 +145,8 @@ class OrderTransitionTest {
     }
 
     private void markPaid(long id) {
-        String owner = db.string("SELECT user_id FROM orders WHERE id = ?", id);
-        Api.fundedAccount(owner, 10_000);
-        assertEquals(201, Api.pay(Tokens.user(owner), id, Api.newKey()).statusCode());
+        Buyer owner = Buyer.named(db.string("SELECT user_id FROM orders WHERE id = ?", id), 10_000);
+        assertEquals(201, Api.pay(owner.bearer(), id, Api.newKey()).statusCode());
     }
 
     private static void assertMoved(Response response, String status, boolean moved) {

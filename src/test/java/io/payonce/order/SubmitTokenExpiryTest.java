@@ -1,6 +1,7 @@
 package io.payonce.order;
 
 import io.payonce.support.Api;
+import io.payonce.support.Await;
 import io.payonce.support.Database;
 import io.payonce.support.RedisCli;
 import io.payonce.support.Tokens;
@@ -8,6 +9,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,7 +24,7 @@ class SubmitTokenExpiryTest {
     private final Database db = Database.forTests();
 
     @Test
-    void aTokenIsIssuedWithItsTtlAndAnExpiredOneAsksForAReload() throws InterruptedException {
+    void aTokenIsIssuedWithItsTtlAndAnExpiredOneAsksForAReload() {
         String user = Tokens.newUserId();
         String bearer = Tokens.user(user);
         String token = Api.submitToken(bearer);
@@ -31,7 +33,7 @@ class SubmitTokenExpiryTest {
         assertTrue(ttl > TTL_MILLIS - 60_000 && ttl <= TTL_MILLIS, "PTTL " + ttl);
 
         assertEquals("1", RedisCli.run("PEXPIRE", key, "1"));
-        Thread.sleep(20);
+        Await.until(() -> "0".equals(RedisCli.run("EXISTS", key)), Duration.ofSeconds(5), "the token expired");
         Response late = Api.createOrder(bearer, token, "sn-" + UUID.randomUUID(), 500);
 
         assertEquals(409, late.statusCode(), late.asString());

@@ -1,6 +1,7 @@
 package io.payonce.order;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.RedisCli;
@@ -163,15 +164,13 @@ class SubmitTokenTest {
 
     @Test
     void aRepeatAfterPaymentReplaysTheStoredAnswerByteForByte() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 1000);
-        String bearer = Tokens.user(user);
-        String token = Api.submitToken(bearer);
+        Buyer buyer = Buyer.withBalance(1000);
+        String token = Api.submitToken(buyer.bearer());
         String sn = "sn-" + UUID.randomUUID();
-        Response first = Api.createOrder(bearer, token, sn, 600);
-        assertEquals(201, Api.pay(bearer, first.jsonPath().getLong("id"), Api.newKey()).statusCode());
+        Response first = Api.createOrder(buyer.bearer(), token, sn, 600);
+        assertEquals(201, Api.pay(buyer.bearer(), first.jsonPath().getLong("id"), Api.newKey()).statusCode());
 
-        Response repeat = Api.createOrder(bearer, token, sn, 600);
+        Response repeat = Api.createOrder(buyer.bearer(), token, sn, 600);
 
         Replays.assertReplayOf(first, repeat);
         assertEquals("UNPAID", repeat.jsonPath().getString("status"));

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -39,8 +40,7 @@ class DrainingTest {
         draining.track(Uni.createFrom().completionStage(commit)).subscribe().with(ignored -> { }, ignored -> { });
 
         CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> draining.shutdown(new ShutdownEvent()));
-        Thread.sleep(500);
-        assertFalse(stopped.isDone(), "the stop returned with tracked work still running");
+        assertThrows(TimeoutException.class, () -> stopped.get(500, TimeUnit.MILLISECONDS), "the stop returned with tracked work still running");
         commit.complete("committed");
         stopped.get(2, TimeUnit.SECONDS);
     }

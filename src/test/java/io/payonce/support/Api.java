@@ -60,6 +60,12 @@ public final class Api {
         return as(bearer).header("Idempotency-Key", key).post("/orders/" + orderId + "/pay");
     }
 
+    /** A card pay: the body names the method and the card's token, as a checkout page sends it. */
+    public static Response payByCard(String bearer, long orderId, String key, String cardToken) {
+        return as(bearer).header("Idempotency-Key", key).contentType(ContentType.JSON)
+                .body(Map.of("method", "card", "cardToken", cardToken)).post("/orders/" + orderId + "/pay");
+    }
+
     /** A client paying as clients should: the same request, with the same key, again while the answer says "retry later". */
     public static Response payUntilSettled(String bearer, long orderId, String key) {
         return untilSettled(() -> pay(bearer, orderId, key));
@@ -97,17 +103,6 @@ public final class Api {
         return as(opsBearer).header("Idempotency-Key", key).contentType(ContentType.JSON)
                 .body(Map.of("amount", amount, "currency", "EUR", "reference", reference))
                 .post("/accounts/" + userId + "/deposits");
-    }
-
-    /** Opens a EUR account for the user and deposits {@code balance} into it. */
-    public static void fundedAccount(String userId, long balance) {
-        String ops = Tokens.ops();
-        Response opened = as(ops).contentType(ContentType.JSON).body(Map.of("userId", userId, "currency", "EUR")).post("/accounts");
-        assertEquals(201, opened.statusCode(), opened.asString());
-        if (balance > 0) {
-            Response deposited = deposit(ops, userId, "fund-" + UUID.randomUUID(), balance);
-            assertEquals(201, deposited.statusCode(), deposited.asString());
-        }
     }
 
     public static String newKey() {

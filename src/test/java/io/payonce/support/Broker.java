@@ -1,18 +1,19 @@
 package io.payonce.support;
 
-import io.payonce.idempotency.Answer;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import com.rabbitmq.client.ShutdownSignalException;
+import io.payonce.idempotency.Answer;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
@@ -110,36 +111,34 @@ public final class Broker implements AutoCloseable {
     }
 
     /** The first message on {@code queue} that {@code wanted} accepts, skipping others; fails after {@code within}. */
-    public GetResponse await(String queue, Predicate<GetResponse> wanted, Duration within) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (System.nanoTime() < deadline) {
-            GetResponse message = channel.basicGet(queue, true);
-            if (message == null) {
-                Thread.sleep(20);
-            } else if (wanted.test(message)) {
-                return message;
-            }
-        }
-        throw new AssertionError("no wanted message on " + queue + " within " + within);
+    public GetResponse await(String queue, Predicate<GetResponse> wanted, Duration within) {
+        return Await.until(() -> nextWanted(queue, wanted), Objects::nonNull, within, "a wanted message on " + queue);
     }
 
     /** Every message {@code wanted} accepts that arrives on {@code queue} until {@code count} have come; fails after {@code within}. */
-    public List<GetResponse> awaitAll(String queue, int count, Predicate<GetResponse> wanted, Duration within)
-            throws IOException, InterruptedException {
+    public List<GetResponse> awaitAll(String queue, int count, Predicate<GetResponse> wanted, Duration within) {
         List<GetResponse> messages = new ArrayList<>();
-        long deadline = System.nanoTime() + within.toNanos();
-        while (messages.size() < count && System.nanoTime() < deadline) {
-            GetResponse message = channel.basicGet(queue, true);
-            if (message == null) {
-                Thread.sleep(20);
-            } else if (wanted.test(message)) {
+        Await.until(() -> {
+            while (messages.size() < count) {
+                GetResponse message = nextWanted(queue, wanted);
+                if (message == null) {
+                    break;
+                }
                 messages.add(message);
             }
-        }
-        if (messages.size() < count) {
-            throw new AssertionError(messages.size() + " of " + count + " messages on " + queue + " within " + within);
-        }
+            return messages.size();
+        }, received -> received == count, within, count + " wanted messages on " + queue);
         return messages;
+    }
+
+    /** The next message on {@code queue} that {@code wanted} accepts, the others before it consumed; null if none is there now. */
+    private GetResponse nextWanted(String queue, Predicate<GetResponse> wanted) throws IOException {
+        for (GetResponse message = channel.basicGet(queue, true); message != null; message = channel.basicGet(queue, true)) {
+            if (wanted.test(message)) {
+                return message;
+            }
+        }
+        return null;
     }
 
     /** How many messages with these ids lie in this build's dead-letter queue; it is emptied on the way. */
@@ -152,20 +151,18 @@ public final class Broker implements AutoCloseable {
     }
 
     /** Returns once {@code queue} exists and someone consumes it (payonce's consumer is up); fails after {@code within}. */
-    public void awaitConsumer(String queue, Duration within) throws IOException, InterruptedException, TimeoutException {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (System.nanoTime() < deadline) {
-            // A passive declare of a missing queue closes its channel: a channel of its own each time.
-            try (Channel probe = connection.createChannel()) {
-                if (probe.consumerCount(queue) > 0) {
-                    return;
-                }
-            } catch (IOException | ShutdownSignalException notDeclaredYet) {
-                // the consumer has not declared its queue yet
-            }
-            Thread.sleep(100);
+    public void awaitConsumer(String queue, Duration within) {
+        Await.until(() -> consumers(queue) > 0, within, "a consumer of " + queue);
+    }
+
+    /** How many consume {@code queue}; 0 while it does not exist yet. */
+    private long consumers(String queue) throws IOException, TimeoutException {
+        // A passive declare of a missing queue closes its channel: a channel of its own each time.
+        try (Channel probe = connection.createChannel()) {
+            return probe.consumerCount(queue);
+        } catch (IOException | ShutdownSignalException notDeclaredYet) {
+            return 0;
         }
-        throw new AssertionError("nobody consumed " + queue + " within " + within);
     }
 
     /** The next message on {@code queue}, acked, or null if there is none now. */

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,14 +38,9 @@ public final class Database {
     }
 
     /** Returns once a session on this database runs a statement that begins with {@code prefix}, such as a debit waiting for a held row. */
-    public void awaitRunning(String prefix) throws InterruptedException {
-        for (int i = 0; i < 600; i++) {
-            if (count("SELECT COUNT(*) FROM information_schema.processlist WHERE db = ? AND info LIKE CONCAT(?, '%')", name, prefix) > 0) {
-                return;
-            }
-            Thread.sleep(10);
-        }
-        throw new IllegalStateException("no session on " + name + " ran " + prefix + "… within 6 s");
+    public void awaitRunning(String prefix) {
+        Await.until(() -> count("SELECT COUNT(*) FROM information_schema.processlist WHERE db = ? AND info LIKE CONCAT(?, '%')", name, prefix) > 0,
+                Duration.ofSeconds(6), "a session on " + name + " running " + prefix + "…");
     }
 
     /** Logs in as PAYONCE_DB_USER with PAYONCE_DB_PASSWORD, the variables the service reads; root without a password here by default. */
@@ -112,14 +108,8 @@ public final class Database {
     }
 
     /** Returns once the order's payment is committed; fails after 10 s. */
-    public void awaitPayment(long orderId) throws InterruptedException {
-        for (int i = 0; i < 2000; i++) {
-            if (payments(orderId) > 0) {
-                return;
-            }
-            Thread.sleep(5);
-        }
-        throw new IllegalStateException("order " + orderId + " was not paid within 10 s");
+    public void awaitPayment(long orderId) {
+        Await.until(() -> payments(orderId) > 0, Duration.ofSeconds(10), "order " + orderId + " paid");
     }
 
     public String orderStatus(long orderId) {

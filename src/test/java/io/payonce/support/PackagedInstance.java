@@ -5,6 +5,7 @@ import io.restassured.RestAssured;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +45,7 @@ public final class PackagedInstance implements AutoCloseable {
         PackagedInstance instance = new PackagedInstance(builder.start(), port);
         try {
             awaitReady(managementPort);
-        } catch (IllegalStateException | InterruptedException neverReady) {
+        } catch (RuntimeException | AssertionError neverReady) {
             instance.close();
             throw neverReady;
         }
@@ -79,19 +80,19 @@ public final class PackagedInstance implements AutoCloseable {
         assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor());
     }
 
-    private static void awaitReady(int managementPort) throws InterruptedException {
-        for (int i = 0; i < 300; i++) {
-            try {
-                if (RestAssured.given().port(managementPort).get("/q/health/ready").statusCode() == 200) {
-                    return;
-                }
-            } catch (Exception notListeningYet) {
-                // the instance is still starting
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("instance with management port " + managementPort + " never became ready");
+    private static void awaitReady(int managementPort) {
+        Await.until(() -> readiness(managementPort) == 200, Duration.ofSeconds(30), "the instance with management port " + managementPort + " ready");
     }
+
+    /** The readiness check's status; 0 while the instance does not listen yet. */
+    private static int readiness(int managementPort) {
+        try {
+            return RestAssured.given().port(managementPort).get("/q/health/ready").statusCode();
+        } catch (Exception notListeningYet) {
+            return 0;
+        }
+    }
+
 
     @Override
     public void close() throws InterruptedException {

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipal;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.UUID;
@@ -114,28 +115,29 @@ public final class PrivateRabbitMq implements AutoCloseable {
         launcher = builder.start();
         try {
             awaitConnectable();
-        } catch (RuntimeException | InterruptedException failedToBoot) {
+        } catch (RuntimeException | AssertionError failedToBoot) {
             kill();
             throw failedToBoot;
         }
     }
 
-    private void awaitConnectable() throws InterruptedException {
+    private void awaitConnectable() {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost("127.0.0.1");
         factory.setPort(port);
-        for (int i = 0; i < 600; i++) {
-            try {
-                factory.newConnection().close();
-                return;
-            } catch (Exception notYet) {
-                if (!launcher.isAlive()) {
-                    throw new IllegalStateException("RabbitMQ node " + node + " ended while starting; see " + base.resolve("server.out"));
-                }
-                Thread.sleep(100);
+        Await.until(() -> connects(factory), Duration.ofSeconds(60), "RabbitMQ node " + node + " accepting connections");
+    }
+
+    private boolean connects(ConnectionFactory factory) {
+        try {
+            factory.newConnection().close();
+            return true;
+        } catch (Exception notYet) {
+            if (!launcher.isAlive()) {
+                throw new IllegalStateException("RabbitMQ node " + node + " ended while starting; see " + base.resolve("server.out"));
             }
+            return false;
         }
-        throw new IllegalStateException("RabbitMQ node " + node + " did not accept connections within 60 s");
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -58,7 +59,7 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
             started.forEach(RedisCli::awaitPong);
             create(started);
             awaitClusterOk(started);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | AssertionError e) {
             stop();
             throw new IllegalStateException("the Redis Cluster did not start", e);
         }
@@ -98,13 +99,8 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
     }
 
     private static void awaitClusterOk(List<Integer> nodes) {
-        for (int i = 0; i < 200; i++) {
-            if (nodes.stream().allMatch(port -> RedisCli.runOn(port, "CLUSTER", "INFO").contains("cluster_state:ok"))) {
-                return;
-            }
-            Pause.briefly();
-        }
-        throw new IllegalStateException("the Redis Cluster did not reach cluster_state:ok");
+        Await.until(() -> nodes.stream().allMatch(port -> RedisCli.runOn(port, "CLUSTER", "INFO").contains("cluster_state:ok")),
+                Duration.ofSeconds(10), "the Redis Cluster at cluster_state:ok");
     }
 
     private static int waitFor(Process process) {

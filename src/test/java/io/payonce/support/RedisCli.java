@@ -2,6 +2,7 @@ package io.payonce.support;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,17 +40,16 @@ public final class RedisCli {
 
     /** Waits until the Redis a test started on {@code port} answers PING, for at most 5 s. */
     public static void awaitPong(int port) {
-        for (int i = 0; i < 100; i++) {
-            try {
-                if ("PONG".equals(runOn(port, "PING"))) {
-                    return;
-                }
-            } catch (IllegalStateException notYet) {
-                // the server is still starting
-            }
-            Pause.briefly();
+        Await.until(() -> pongs(port), Duration.ofSeconds(5), "Redis on port " + port + " answering PING");
+    }
+
+    private static boolean pongs(int port) {
+        try {
+            return "PONG".equals(runOn(port, "PING"));
+        } catch (IllegalStateException notYet) {
+            // the server is still starting
+            return false;
         }
-        throw new IllegalStateException("Redis on port " + port + " did not start");
     }
 
     private static String send(String host, String port, String... command) {

@@ -1,8 +1,8 @@
 package io.payonce.tracing;
 
 import com.sun.net.httpserver.HttpServer;
+import io.payonce.support.Await;
 import io.payonce.support.PackagedInstance;
-import io.payonce.support.Pause;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
@@ -11,9 +11,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -98,15 +100,8 @@ class OtlpExportIT {
         }
 
         Export awaitExportHolding(byte[] traceId) {
-            for (int i = 0; i < 200; i++) {
-                for (Export export : exports) {
-                    if (export.holds(traceId)) {
-                        return export;
-                    }
-                }
-                Pause.briefly();
-            }
-            throw new AssertionError("no export of the trace reached the collector; exports received: " + exports.size());
+            return Await.until(() -> exports.stream().filter(export -> export.holds(traceId)).findFirst(), Optional::isPresent,
+                    Duration.ofSeconds(10), "an export of the trace at the collector, among " + exports.size()).orElseThrow();
         }
 
         @Override

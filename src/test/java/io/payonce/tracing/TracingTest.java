@@ -7,7 +7,9 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.payonce.support.Api;
-import io.payonce.support.Pause;
+import io.payonce.support.Await;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
 import io.payonce.support.RecentSpans;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
@@ -28,7 +30,6 @@ import java.util.function.Predicate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 @QuarkusTest
 class TracingTest {
@@ -43,14 +44,14 @@ class TracingTest {
 
     @Test
     void aPayContinuesTheGatewaysTraceWithItsStatementsAndRedisCommandsAndNamesItsKey() {
-        Pay pay = Pay.prepared(5000, 1200);
+        Checkout pay = aPay(5000, 1200);
         String userId = pay.userId();
         String bearer = pay.bearer();
         long order = pay.order();
         String key = pay.key();
         Traceparent gateway = Traceparent.random();
 
-        Response paid = pay.sendWithin(gateway);
+        Response paid = sendWithin(pay, gateway);
 
         assertEquals(201, paid.statusCode(), paid.asString());
         List<SpanData> spans = spansOf(gateway.traceId(), all -> all.stream().anyMatch(TracingTest::isDatabase)
@@ -69,9 +70,7 @@ class TracingTest {
 
     @Test
     void noSpanOfAnOrderSubmittedWithATokenHoldsTheTokenOrTheBearer() {
-        String userId = "trace-" + UUID.randomUUID();
-        Api.fundedAccount(userId, 1000);
-        String bearer = Tokens.user(userId);
+        String bearer = Buyer.named("trace-" + UUID.randomUUID(), 1000).bearer();
         String token = Api.submitToken(bearer);
         Traceparent gateway = Traceparent.random();
 
@@ -98,13 +97,13 @@ class TracingTest {
 
     @Test
     void aRetryOnAnotherTraceIsFoundByItsKey() {
-        Pay pay = Pay.prepared(5000, 700);
+        Checkout pay = aPay(5000, 700);
         String key = pay.key();
         Traceparent first = Traceparent.random();
         Traceparent retry = Traceparent.random();
 
-        pay.sendWithin(first);
-        Response replayed = pay.sendWithin(retry);
+        sendWithin(pay, first);
+        Response replayed = sendWithin(pay, retry);
 
         assertEquals("true", replayed.header("Idempotent-Replayed"));
         for (Traceparent attempt : List.of(first, retry)) {
@@ -130,11 +129,11 @@ class TracingTest {
 
     @Test
     void everyLineWrittenForAKeyedRequestNamesItsOperationKeyTargetCallerAndTrace() throws Exception {
-        Pay pay = Pay.prepared(100, 1200);
+        Checkout pay = aPay(100, 1200);
         Traceparent gateway = Traceparent.random();
         Captured lines = Captured.from("io.payonce");
         try {
-            Response refused = pay.sendWithin(gateway);
+            Response refused = sendWithin(pay, gateway);
             assertEquals(402, refused.statusCode(), refused.asString());
         } finally {
             lines.close();
@@ -154,16 +153,7 @@ class TracingTest {
     }
 
     private List<SpanData> spansOf(String traceId, Predicate<List<SpanData>> complete) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        List<SpanData> spans = exported.ofTrace(traceId);
-        while (!complete.test(spans)) {
-            if (System.nanoTime() > deadline) {
-                fail("the trace " + traceId + " is incomplete: " + names(spans));
-            }
-            Pause.briefly();
-            spans = exported.ofTrace(traceId);
-        }
-        return spans;
+        return Await.until(() -> exported.ofTrace(traceId), complete, Duration.ofSeconds(10), "the whole trace " + traceId);
     }
 
     private static boolean isDatabase(SpanData span) {
@@ -180,19 +170,14 @@ class TracingTest {
     }
 
     /** A pay ready to send: a new user's funded account, an order of theirs and a key. */
-    private record Pay(String userId, String bearer, long order, String key) {
+    private static Checkout aPay(long balance, long amount) {
+        return Buyer.named("trace-" + UUID.randomUUID(), balance).checkout(amount);
+    }
 
-        static Pay prepared(long balance, long amount) {
-            String userId = "trace-" + UUID.randomUUID();
-            Api.fundedAccount(userId, balance);
-            String bearer = Tokens.user(userId);
-            return new Pay(userId, bearer, Api.newOrder(bearer, amount), Api.newKey());
-        }
-
-        /** Sends the pay as part of the gateway's trace. */
-        Response sendWithin(Traceparent gateway) {
-            return Api.as(bearer).header("traceparent", gateway.header()).header("Idempotency-Key", key).post("/orders/" + order + "/pay");
-        }
+    /** Sends the pay as part of the gateway's trace. */
+    private static Response sendWithin(Checkout pay, Traceparent gateway) {
+        return Api.as(pay.bearer()).header("traceparent", gateway.header()).header("Idempotency-Key", pay.key())
+                .post("/orders/" + pay.order() + "/pay");
     }
 
     /** The log records written under a logger while it is open, whatever the console's level. */

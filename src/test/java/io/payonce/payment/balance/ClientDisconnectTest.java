@@ -1,15 +1,16 @@
 package io.payonce.payment.balance;
 
 import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
 import io.payonce.support.RedisCli;
 import io.payonce.support.RowHolder;
-import io.payonce.support.Tokens;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import io.quarkus.test.common.http.TestHTTPResource;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -50,19 +52,18 @@ class ClientDisconnectTest {
 
     @Test
     void aClientThatDisconnectsLeavesTheLockHeldUntilItsPaymentHasCommitted() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 5000);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 1500);
+        Buyer buyer = Buyer.withBalance(5000);
+        long order = buyer.newOrder(1500);
         String key = Api.newKey();
         String lock = "payonce:lock:{order:" + order + "}";
         double executedBefore = meters.count(EXECUTED, "operation", "pay", "outcome", "executed");
 
-        CompletableFuture<Void> accountRowHeld = RowHolder.holdAccountRow(user, lockWaitSeconds * 800L);
-        sendPayAndHangUp(bearer, order, key, 300);
+        CompletableFuture<Void> accountRowHeld = RowHolder.holdAccountRow(buyer.userId(), lockWaitSeconds * 800L);
+        sendPayAndHangUp(buyer.bearer(), order, key, 300);
+        // Time for payonce to see the hang-up on purpose: a lock released on cancel would be gone by now.
         Thread.sleep(100);
         long ttlAfterHangUp = Long.parseLong(RedisCli.run("PTTL", lock));
-        Response twin = Api.pay(bearer, order, key);
+        Response twin = Api.pay(buyer.bearer(), order, key);
         accountRowHeld.get(10, TimeUnit.SECONDS);
         awaitPayment(order);
         awaitLockReleased(lock);
@@ -72,10 +73,10 @@ class ClientDisconnectTest {
         assertTrue(ttlAfterHangUp > 0, "the lock outlived the client: PTTL " + ttlAfterHangUp);
         assertEquals(409, twin.statusCode(), twin.asString());
         assertEquals("PAYMENT_IN_PROGRESS", twin.jsonPath().getString("code"));
-        assertEquals(3500, db.balance(user));
+        assertEquals(3500, db.balance(buyer.userId()));
         assertEquals(1, meters.count(EXECUTED, "operation", "pay", "outcome", "executed") - executedBefore,
                 "the abandoned pay's answer was still counted and logged");
-        Response retry = Api.pay(bearer, order, key);
+        Response retry = Api.pay(buyer.bearer(), order, key);
         assertEquals(201, retry.statusCode(), retry.asString());
         assertEquals("true", retry.header("Idempotent-Replayed"));
     }
@@ -91,17 +92,12 @@ class ClientDisconnectTest {
         }
     }
 
-    private void awaitPayment(long order) throws InterruptedException {
-        for (int i = 0; i < 100 && db.payments(order) == 0; i++) {
-            Thread.sleep(50);
-        }
-        assertEquals(1, db.payments(order), "the abandoned pay committed");
+    private void awaitPayment(long order) {
+        Await.until(() -> db.payments(order) > 0, Duration.ofSeconds(5), "the abandoned pay committed");
+        assertEquals(1, db.payments(order), "the abandoned pay committed once");
     }
 
-    private static void awaitLockReleased(String lock) throws InterruptedException {
-        for (int i = 0; i < 100 && !"-2".equals(RedisCli.run("PTTL", lock)); i++) {
-            Thread.sleep(20);
-        }
-        assertEquals("-2", RedisCli.run("PTTL", lock), "released once the transaction ended");
+    private static void awaitLockReleased(String lock) {
+        Await.until(() -> "-2".equals(RedisCli.run("PTTL", lock)), Duration.ofSeconds(3), "the lock released once the transaction ended");
     }
 }

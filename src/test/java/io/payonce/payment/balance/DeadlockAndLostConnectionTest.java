@@ -1,10 +1,11 @@
 package io.payonce.payment.balance;
 
-import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
-import io.payonce.support.Payer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -46,7 +48,7 @@ class DeadlockAndLostConnectionTest {
 
     @Test
     void aPayChosenAsADeadlockVictimIsRetriedAndChargesOnce() throws Exception {
-        Payer payer = Payer.withOrder(5000, 1500);
+        Checkout payer = Buyer.withBalance(5000).checkout(1500);
         double retriesBefore = meters.count(RETRIES, "method", TRANSACTIONS);
         long deadlocksBefore = status("INNODB_DEADLOCKS");
 
@@ -54,7 +56,7 @@ class DeadlockAndLostConnectionTest {
             other.setAutoCommit(false);
             writeRows(other, HEAVIER_BY_ROWS);
             lockAccountRow(other, payer.userId());
-            CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> Api.pay(payer.bearer(), payer.order(), payer.key()), client);
+            CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> payer.pay(), client);
             awaitPaysDebit();
             touchOrderRow(other, payer.order());
             other.rollback();
@@ -74,13 +76,13 @@ class DeadlockAndLostConnectionTest {
 
     @Test
     void aPayWhoseConnectionIsKilledMidTransactionIsRetriedAndChargesOnce() throws Exception {
-        Payer payer = Payer.withOrder(5000, 1500);
+        Checkout payer = Buyer.withBalance(5000).checkout(1500);
         double retriesBefore = meters.count(RETRIES, "method", TRANSACTIONS);
 
         try (Connection other = db.connect()) {
             other.setAutoCommit(false);
             lockAccountRow(other, payer.userId());
-            CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> Api.pay(payer.bearer(), payer.order(), payer.key()), client);
+            CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> payer.pay(), client);
             long payConnection = awaitPaysDebit();
             db.update("KILL CONNECTION " + payConnection);
             other.rollback();
@@ -97,17 +99,11 @@ class DeadlockAndLostConnectionTest {
     }
 
     /** The id of the connection whose debit waits for the account row; the pay has claimed its key and moved the order. */
-    private long awaitPaysDebit() throws InterruptedException {
-        for (int i = 0; i < 300; i++) {
-            String id = db.string("""
-                    SELECT COALESCE(MAX(id), 0) FROM information_schema.processlist
-                    WHERE info LIKE 'UPDATE account SET balance = balance - %'""");
-            if (!"0".equals(id)) {
-                return Long.parseLong(id);
-            }
-            Thread.sleep(5);
-        }
-        throw new IllegalStateException("the pay never reached its debit");
+    private long awaitPaysDebit() {
+        return Long.parseLong(Await.until(() -> db.string("""
+                SELECT COALESCE(MAX(id), 0) FROM information_schema.processlist
+                WHERE info LIKE 'UPDATE account SET balance = balance - %'"""), id -> !"0".equals(id), Duration.ofSeconds(3),
+                "the pay's debit waiting for the account row"));
     }
 
     private static void writeRows(Connection connection, int rows) throws SQLException {

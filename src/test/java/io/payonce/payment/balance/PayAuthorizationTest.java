@@ -1,6 +1,7 @@
 package io.payonce.payment.balance;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Tokens;
@@ -26,16 +27,15 @@ class PayAuthorizationTest {
 
     @Test
     void staffWhoAreAlsoUsersCannotPayACustomersOrder() {
-        String customer = Tokens.newUserId();
-        Api.fundedAccount(customer, 5000);
-        long order = Api.newOrder(Tokens.user(customer), 1200);
+        Buyer customer = Buyer.withBalance(5000);
+        long order = customer.newOrder(1200);
         String staff = Tokens.newUserId();
 
         Response response = Api.pay(Tokens.userAndOps(staff), order, Api.newKey());
 
         assertEquals(404, response.statusCode(), response.asString());
         assertEquals("ORDER_NOT_FOUND", response.jsonPath().getString("code"));
-        assertEquals(5000, db.balance(customer));
+        assertEquals(5000, db.balance(customer.userId()));
         assertEquals("UNPAID", db.orderStatus(order));
         assertEquals(0, db.payments(order));
         assertEquals(0, db.count("SELECT COUNT(*) FROM idempotency_record WHERE scope = ?", staff),
@@ -44,14 +44,13 @@ class PayAuthorizationTest {
 
     @Test
     void anOpsOnlyCallerCannotPayAtAll() {
-        String customer = Tokens.newUserId();
-        Api.fundedAccount(customer, 5000);
-        long order = Api.newOrder(Tokens.user(customer), 1200);
+        Buyer customer = Buyer.withBalance(5000);
+        long order = customer.newOrder(1200);
 
         Response response = Api.pay(Tokens.ops(), order, Api.newKey());
 
         assertEquals(403, response.statusCode(), response.asString());
-        assertEquals(5000, db.balance(customer));
+        assertEquals(5000, db.balance(customer.userId()));
     }
 
     /**
@@ -60,16 +59,14 @@ class PayAuthorizationTest {
      */
     @Test
     void aStrangerLoopingOnAnOrderNeitherBlocksTheOwnerNorStoresAnything() throws Exception {
-        String owner = Tokens.newUserId();
-        Api.fundedAccount(owner, 50_000);
-        String ownerBearer = Tokens.user(owner);
+        Buyer owner = Buyer.withBalance(50_000);
         String stranger = Tokens.newUserId();
         String strangerBearer = Tokens.userAndOps(stranger);
         AtomicBoolean looping = new AtomicBoolean(true);
         AtomicInteger strangerAnswers = new AtomicInteger();
 
         for (int round = 0; round < 10; round++) {
-            long order = Api.newOrder(ownerBearer, 100);
+            long order = owner.newOrder(100);
             looping.set(true);
             CompletableFuture<Void> loop = CompletableFuture.runAsync(() -> {
                 while (looping.get()) {
@@ -77,7 +74,7 @@ class PayAuthorizationTest {
                     strangerAnswers.incrementAndGet();
                 }
             });
-            Response paid = Api.pay(ownerBearer, order, Api.newKey());
+            Response paid = Api.pay(owner.bearer(), order, Api.newKey());
             looping.set(false);
             loop.get(30, TimeUnit.SECONDS);
 
@@ -86,6 +83,6 @@ class PayAuthorizationTest {
 
         assertTrue(strangerAnswers.get() >= 10, "the stranger really looped: " + strangerAnswers.get());
         assertEquals(0, db.count("SELECT COUNT(*) FROM idempotency_record WHERE scope = ?", stranger));
-        assertEquals(50_000 - 10 * 100, db.balance(owner));
+        assertEquals(50_000 - 10 * 100, db.balance(owner.userId()));
     }
 }

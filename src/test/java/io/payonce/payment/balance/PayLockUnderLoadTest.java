@@ -1,11 +1,12 @@
 package io.payonce.payment.balance;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
-import io.payonce.support.Payer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -45,18 +46,18 @@ class PayLockUnderLoadTest {
      */
     @BeforeEach
     void openTheConnectionsAsARunningInstanceHasThem() throws Exception {
-        List<Payer> warmUp = new ArrayList<>();
+        List<Checkout> warmUp = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            warmUp.add(Payer.withOrder(1000, 100));
+            warmUp.add(Buyer.withBalance(1000).checkout(100));
         }
         Concurrently.run(pays(warmUp)).forEach(pay -> assertEquals(201, pay.statusCode(), pay.asString()));
     }
 
     @Test
     void sixtyFourConcurrentPaysAndTheirReplaysAllTakeTheLock() throws Exception {
-        List<Payer> buyers = new ArrayList<>();
+        List<Checkout> buyers = new ArrayList<>();
         for (int i = 0; i < CLIENTS; i++) {
-            buyers.add(Payer.withOrder(1000, 300));
+            buyers.add(Buyer.withBalance(1000).checkout(300));
         }
         double degradedBefore = meters.count(DEGRADED);
 
@@ -68,17 +69,17 @@ class PayLockUnderLoadTest {
         pays.forEach(pay -> assertEquals(201, pay.statusCode(), pay.asString()));
         replays.forEach(replay -> assertEquals("true", replay.header("Idempotent-Replayed"), replay.asString()));
         assertEquals(0, degraded, "no pay went without the lock while Redis was healthy");
-        for (Payer buyer : buyers) {
+        for (Checkout buyer : buyers) {
             assertEquals(700, db.balance(buyer.userId()));
         }
     }
 
     @Test
     void aStormOnOneOrderBesideNewOrdersChargesOnceAndEveryPayTakesOrMeetsTheLock() throws Exception {
-        Payer clicker = Payer.withOrder(10_000, 2500);
-        List<Payer> others = new ArrayList<>();
+        Checkout clicker = Buyer.withBalance(10_000).checkout(2500);
+        List<Checkout> others = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            others.add(Payer.withOrder(1000, 300));
+            others.add(Buyer.withBalance(1000).checkout(300));
         }
         List<Callable<Response>> storm = new ArrayList<>(pays(others));
         for (int i = 0; i < 24; i++) {
@@ -98,7 +99,7 @@ class PayLockUnderLoadTest {
         others.forEach(other -> assertEquals(700, db.balance(other.userId())));
     }
 
-    private static List<Callable<Response>> pays(List<Payer> buyers) {
-        return buyers.stream().<Callable<Response>>map(buyer -> () -> Api.pay(buyer.bearer(), buyer.order(), buyer.key())).toList();
+    private static List<Callable<Response>> pays(List<Checkout> buyers) {
+        return buyers.stream().<Callable<Response>>map(buyer -> buyer::pay).toList();
     }
 }

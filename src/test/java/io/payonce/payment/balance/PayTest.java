@@ -1,6 +1,8 @@
 package io.payonce.payment.balance;
 
 import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
@@ -14,6 +16,7 @@ import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,17 +43,17 @@ class PayTest {
     @Test
     void paysOnceAndAnswersARetryWithTheFirstAnswer() {
         Buyer buyer = Buyer.withBalance(5000);
-        long order = Api.newOrder(buyer.bearer, 1200);
+        long order = buyer.newOrder(1200);
         String key = Api.newKey();
 
-        Response first = Api.pay(buyer.bearer, order, key);
-        Response retry = Api.pay(buyer.bearer, order, key);
+        Response first = Api.pay(buyer.bearer(), order, key);
+        Response retry = Api.pay(buyer.bearer(), order, key);
 
         assertEquals(201, first.statusCode(), first.asString());
         assertNull(first.header("Idempotent-Replayed"));
         assertEquals(1200, first.jsonPath().getLong("amount"));
         Replays.assertReplayOf(first, retry);
-        assertEquals(3800, db.balance(buyer.userId));
+        assertEquals(3800, db.balance(buyer.userId()));
         assertEquals("PAID", db.orderStatus(order));
         assertEquals(1, db.payments(order));
     }
@@ -62,18 +65,18 @@ class PayTest {
     @Test
     void theIncidentFromThePostMortemChargesOnceAndAnswersAlike() throws Exception {
         Buyer buyer = Buyer.withBalance(10_000);
-        long order = Api.newOrder(buyer.bearer, 2500);
+        long order = buyer.newOrder(2500);
         String key = Api.newKey();
         // 700 ms: long enough for the repeats to arrive, short enough that the debit's wait stays under the 1 s lock wait.
-        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(buyer.userId, 700);
+        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(buyer.userId(), 700);
         ExecutorService firstClicker = Executors.newSingleThreadExecutor();
         List<Response> answers = new ArrayList<>();
         try {
-            Future<Response> click = firstClicker.submit(() -> Api.pay(buyer.bearer, order, key));
+            Future<Response> click = firstClicker.submit(() -> Api.pay(buyer.bearer(), order, key));
             awaitPayLockTaken(order);
             List<Response> repeats = Concurrently.run(List.of(
-                    () -> Api.pay(buyer.bearer, order, key),   // the second click
-                    () -> Api.pay(buyer.bearer, order, key))); // the gateway's retry after its timeout
+                    () -> Api.pay(buyer.bearer(), order, key),   // the second click
+                    () -> Api.pay(buyer.bearer(), order, key))); // the gateway's retry after its timeout
             assertFalse(click.isDone(), "the repeats were answered while the first click was still in flight");
             answers.add(click.get(10, TimeUnit.SECONDS));
             answers.addAll(repeats);
@@ -92,18 +95,18 @@ class PayTest {
             }
         }
         assertEquals(1, db.payments(order));
-        assertEquals(1, db.count("SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'PAYMENT'", buyer.userId));
-        assertEquals(7500, db.balance(buyer.userId));
-        Replays.assertReplayOf(executed, Api.pay(buyer.bearer, order, key));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'PAYMENT'", buyer.userId()));
+        assertEquals(7500, db.balance(buyer.userId()));
+        Replays.assertReplayOf(executed, Api.pay(buyer.bearer(), order, key));
     }
 
     @Test
     void fiftyConcurrentIdenticalPaysDebitOnce() throws Exception {
         Buyer buyer = Buyer.withBalance(100_000);
-        long order = Api.newOrder(buyer.bearer, 4000);
+        long order = buyer.newOrder(4000);
         String key = Api.newKey();
 
-        List<Response> answers = Concurrently.run(50, () -> Api.pay(buyer.bearer, order, key));
+        List<Response> answers = Concurrently.run(50, () -> Api.pay(buyer.bearer(), order, key));
 
         Map<String, Integer> byKind = new TreeMap<>();
         Response executed = null;
@@ -125,19 +128,19 @@ class PayTest {
                 Replays.assertSameAnswer(executed, answer);
             }
         }
-        Replays.assertReplayOf(executed, Api.pay(buyer.bearer, order, key));
-        assertEquals(96_000, db.balance(buyer.userId));
+        Replays.assertReplayOf(executed, Api.pay(buyer.bearer(), order, key));
+        assertEquals(96_000, db.balance(buyer.userId()));
         assertEquals(1, db.payments(order));
     }
 
     @Test
     void twentyConcurrentPaysWithTwentyKeysDebitOnce() throws Exception {
         Buyer buyer = Buyer.withBalance(100_000);
-        long order = Api.newOrder(buyer.bearer, 3000);
+        long order = buyer.newOrder(3000);
         List<Callable<Response>> payers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             String key = Api.newKey();
-            payers.add(() -> Api.payUntilSettled(buyer.bearer, order, key));
+            payers.add(() -> Api.payUntilSettled(buyer.bearer(), order, key));
         }
 
         List<Response> answers = Concurrently.run(payers);
@@ -147,18 +150,18 @@ class PayTest {
         System.out.printf("20 keys, one order: repeats=%d debits=%d%n", repeats, db.payments(order));
         assertEquals(19, repeats, "one charge, and every other key told that it repeats it");
         answers.forEach(a -> Replays.assertSameAnswer(charged, a));
-        assertEquals(97_000, db.balance(buyer.userId));
+        assertEquals(97_000, db.balance(buyer.userId()));
     }
 
     @Test
     void reusingAKeyForAnotherOrderIsRefusedNamingTheTarget() {
         Buyer buyer = Buyer.withBalance(10_000);
-        long first = Api.newOrder(buyer.bearer, 100);
-        long second = Api.newOrder(buyer.bearer, 100);
+        long first = buyer.newOrder(100);
+        long second = buyer.newOrder(100);
         String key = Api.newKey();
-        assertEquals(201, Api.pay(buyer.bearer, first, key).statusCode());
+        assertEquals(201, Api.pay(buyer.bearer(), first, key).statusCode());
 
-        Response reused = Api.pay(buyer.bearer, second, key);
+        Response reused = Api.pay(buyer.bearer(), second, key);
 
         assertEquals(422, reused.statusCode(), reused.asString());
         assertEquals("IDEMPOTENCY_KEY_REUSED", reused.jsonPath().getString("code"));
@@ -171,74 +174,74 @@ class PayTest {
     void theSameKeyFromAnotherUserIsIndependent() {
         Buyer alice = Buyer.withBalance(1000);
         Buyer bob = Buyer.withBalance(1000);
-        long aliceOrder = Api.newOrder(alice.bearer, 300);
-        long bobOrder = Api.newOrder(bob.bearer, 400);
+        long aliceOrder = alice.newOrder(300);
+        long bobOrder = bob.newOrder(400);
         String sharedKey = "order-form-1";
 
-        Response aliceAnswer = Api.pay(alice.bearer, aliceOrder, sharedKey);
-        Response bobAnswer = Api.pay(bob.bearer, bobOrder, sharedKey);
+        Response aliceAnswer = Api.pay(alice.bearer(), aliceOrder, sharedKey);
+        Response bobAnswer = Api.pay(bob.bearer(), bobOrder, sharedKey);
 
         assertEquals(201, aliceAnswer.statusCode());
         assertEquals(201, bobAnswer.statusCode(), bobAnswer.asString());
         assertNull(bobAnswer.header("Idempotent-Replayed"));
         assertEquals(bobOrder, bobAnswer.jsonPath().getLong("orderId"));
-        assertEquals(700, db.balance(alice.userId));
-        assertEquals(600, db.balance(bob.userId));
+        assertEquals(700, db.balance(alice.userId()));
+        assertEquals(600, db.balance(bob.userId()));
     }
 
     @Test
     void insufficientFundsIsRecordedAndReplayedAndANewKeyPaysAfterADeposit() {
         Buyer buyer = Buyer.withBalance(500);
-        long order = Api.newOrder(buyer.bearer, 800);
+        long order = buyer.newOrder(800);
         String key = Api.newKey();
 
-        Response refused = Api.pay(buyer.bearer, order, key);
-        Response replayed = Api.pay(buyer.bearer, order, key);
+        Response refused = Api.pay(buyer.bearer(), order, key);
+        Response replayed = Api.pay(buyer.bearer(), order, key);
 
         assertEquals(402, refused.statusCode(), refused.asString());
         assertEquals("INSUFFICIENT_FUNDS", refused.jsonPath().getString("code"));
         assertEquals("application/problem+json", refused.contentType());
         Replays.assertReplayOf(refused, replayed);
-        assertEquals(500, db.balance(buyer.userId));
+        assertEquals(500, db.balance(buyer.userId()));
         assertEquals("UNPAID", db.orderStatus(order));
         assertEquals(0, db.payments(order));
 
-        assertEquals(201, Api.deposit(Tokens.ops(), buyer.userId, Api.newKey(), 1000).statusCode());
-        Response stillRecorded = Api.pay(buyer.bearer, order, key);
-        Response newKey = Api.pay(buyer.bearer, order, Api.newKey());
+        assertEquals(201, Api.deposit(Tokens.ops(), buyer.userId(), Api.newKey(), 1000).statusCode());
+        Response stillRecorded = Api.pay(buyer.bearer(), order, key);
+        Response newKey = Api.pay(buyer.bearer(), order, Api.newKey());
 
         assertEquals(402, stillRecorded.statusCode(), "the recorded answer stands for its key");
         assertEquals(201, newKey.statusCode(), newKey.asString());
-        assertEquals(700, db.balance(buyer.userId));
+        assertEquals(700, db.balance(buyer.userId()));
     }
 
 
     @Test
     void aClosedOrderCannotBePaid() {
         Buyer buyer = Buyer.withBalance(10_000);
-        long order = Api.newOrder(buyer.bearer, 100);
-        assertEquals(200, Api.transition(buyer.bearer, order, "cancel").statusCode());
+        long order = buyer.newOrder(100);
+        assertEquals(200, Api.transition(buyer.bearer(), order, "cancel").statusCode());
 
-        Response response = Api.pay(buyer.bearer, order, Api.newKey());
+        Response response = Api.pay(buyer.bearer(), order, Api.newKey());
 
         assertEquals(409, response.statusCode(), response.asString());
         assertEquals("ILLEGAL_TRANSITION", response.jsonPath().getString("code"));
         assertEquals("CLOSED", response.jsonPath().getString("currentStatus"));
-        assertEquals(10_000, db.balance(buyer.userId));
+        assertEquals(10_000, db.balance(buyer.userId()));
     }
 
     @Test
     void anotherUsersOrderIsNotFoundAndNotCharged() {
         Buyer owner = Buyer.withBalance(1000);
         Buyer stranger = Buyer.withBalance(1000);
-        long order = Api.newOrder(owner.bearer, 100);
+        long order = owner.newOrder(100);
 
-        Response response = Api.pay(stranger.bearer, order, Api.newKey());
+        Response response = Api.pay(stranger.bearer(), order, Api.newKey());
 
         assertEquals(404, response.statusCode());
         assertEquals("ORDER_NOT_FOUND", response.jsonPath().getString("code"));
-        assertEquals(1000, db.balance(stranger.userId));
-        assertEquals(1000, db.balance(owner.userId));
+        assertEquals(1000, db.balance(stranger.userId()));
+        assertEquals(1000, db.balance(owner.userId()));
         assertEquals("UNPAID", db.orderStatus(order));
     }
 
@@ -250,29 +253,29 @@ class PayTest {
     void aStrangersAnsweredKeyOnAnotherUsersOrderIsStillNotFound() {
         Buyer owner = Buyer.withBalance(1000);
         Buyer stranger = Buyer.withBalance(1000);
-        long order = Api.newOrder(owner.bearer, 100);
-        long strangersOrder = Api.newOrder(stranger.bearer, 200);
+        long order = owner.newOrder(100);
+        long strangersOrder = stranger.newOrder(200);
         String key = Api.newKey();
-        assertEquals(201, Api.pay(stranger.bearer, strangersOrder, key).statusCode());
+        assertEquals(201, Api.pay(stranger.bearer(), strangersOrder, key).statusCode());
 
-        Response response = Api.pay(stranger.bearer, order, key);
+        Response response = Api.pay(stranger.bearer(), order, key);
 
         assertEquals(404, response.statusCode(), response.asString());
         assertEquals("ORDER_NOT_FOUND", response.jsonPath().getString("code"));
         assertNull(response.header("Idempotent-Replayed"));
-        assertEquals(800, db.balance(stranger.userId));
-        assertEquals(1000, db.balance(owner.userId));
+        assertEquals(800, db.balance(stranger.userId()));
+        assertEquals(1000, db.balance(owner.userId()));
         assertEquals("UNPAID", db.orderStatus(order));
     }
 
     @Test
     void aQuotedKeyIsTheSameKeyAsItsBareForm() {
         Buyer buyer = Buyer.withBalance(1000);
-        long order = Api.newOrder(buyer.bearer, 100);
+        long order = buyer.newOrder(100);
         String key = Api.newKey();
 
-        Response bare = Api.pay(buyer.bearer, order, key);
-        Response quoted = Api.pay(buyer.bearer, order, "\"" + key + "\"");
+        Response bare = Api.pay(buyer.bearer(), order, key);
+        Response quoted = Api.pay(buyer.bearer(), order, "\"" + key + "\"");
 
         assertEquals(201, bare.statusCode());
         Replays.assertReplayOf(bare, quoted);
@@ -281,17 +284,17 @@ class PayTest {
     @Test
     void aMissingOrMalformedKeyIsRefusedAndChargesNothing() {
         Buyer buyer = Buyer.withBalance(1000);
-        long order = Api.newOrder(buyer.bearer, 100);
+        long order = buyer.newOrder(100);
 
-        Response missing = Api.as(buyer.bearer).post("/orders/" + order + "/pay");
+        Response missing = Api.as(buyer.bearer()).post("/orders/" + order + "/pay");
         assertEquals(400, missing.statusCode());
         assertEquals("IDEMPOTENCY_KEY_MISSING", missing.jsonPath().getString("code"));
         for (String bad : List.of("k".repeat(65), "with space", "\"unterminated", "ké", "\"\"", "back\\slash")) {
-            Response response = Api.pay(buyer.bearer, order, bad);
+            Response response = Api.pay(buyer.bearer(), order, bad);
             assertEquals(400, response.statusCode(), "key <" + bad + ">: " + response.asString());
             assertEquals("IDEMPOTENCY_KEY_INVALID", response.jsonPath().getString("code"), bad);
         }
-        assertEquals(1000, db.balance(buyer.userId));
+        assertEquals(1000, db.balance(buyer.userId()));
         assertEquals("UNPAID", db.orderStatus(order));
     }
 
@@ -303,14 +306,14 @@ class PayTest {
     void metricsNameTheLayerThatCaughtEachDuplicate() {
         Buyer buyer = Buyer.withBalance(1000);
         Buyer stranger = Buyer.withBalance(1000);
-        long order = Api.newOrder(buyer.bearer, 100);
+        long order = buyer.newOrder(100);
         String key = Api.newKey();
         String before = Management.metrics();
 
-        Response paid = Api.pay(buyer.bearer, order, key);
-        Response replay = Api.pay(buyer.bearer, order, key);
-        Response alreadyPaid = Api.pay(buyer.bearer, order, Api.newKey());
-        Response strangers = Api.pay(stranger.bearer, order, Api.newKey());
+        Response paid = Api.pay(buyer.bearer(), order, key);
+        Response replay = Api.pay(buyer.bearer(), order, key);
+        Response alreadyPaid = Api.pay(buyer.bearer(), order, Api.newKey());
+        Response strangers = Api.pay(stranger.bearer(), order, Api.newKey());
         String after = Management.metrics();
 
         assertEquals(404, strangers.statusCode(), strangers.asString());
@@ -332,12 +335,9 @@ class PayTest {
     }
 
     /** Waits until a request holds the order's pay lock in Redis: that request is then inside the pay pipeline. */
-    private static void awaitPayLockTaken(long order) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!"1".equals(RedisCli.run("EXISTS", RedisCli.payLockKey(order)))) {
-            assertTrue(System.nanoTime() < deadline, "no request took the pay lock of order " + order);
-            Thread.sleep(5); // paces the polling: each check starts a redis-cli process on a 2-core machine
-        }
+    private static void awaitPayLockTaken(long order) {
+        Await.until(() -> "1".equals(RedisCli.run("EXISTS", RedisCli.payLockKey(order))), Duration.ofSeconds(5),
+                "a request took the pay lock of order " + order);
     }
 
     /** A repeat of the executed pay: its stored answer replayed, or told that the twin is still in flight. */
@@ -353,15 +353,5 @@ class PayTest {
 
     private static String describe(List<Response> answers) {
         return answers.stream().map(a -> a.statusCode() + (a.header("Idempotent-Replayed") != null ? " replayed " : " ") + a.asString()).toList().toString();
-    }
-
-    /** A client's loop: retry with the same key while the answer says that a twin is in flight. */
-    /** A user with a funded EUR account and a bearer token. */
-    record Buyer(String userId, String bearer) {
-        static Buyer withBalance(long balance) {
-            String userId = Tokens.newUserId();
-            Api.fundedAccount(userId, balance);
-            return new Buyer(userId, Tokens.user(userId));
-        }
     }
 }

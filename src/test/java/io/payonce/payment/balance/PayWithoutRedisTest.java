@@ -1,6 +1,7 @@
 package io.payonce.payment.balance;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.GatedStores;
@@ -9,7 +10,6 @@ import io.payonce.support.Meters;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
@@ -19,7 +19,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 
@@ -49,12 +48,9 @@ class PayWithoutRedisTest {
 
     @Test
     void duplicatesAndRacingKeysStillChargeOnce() throws Exception {
-        String user = Tokens.newUserId();
-        String ops = Tokens.ops();
-        assertEquals(201, Api.as(ops).contentType(ContentType.JSON).body(Map.of("userId", user, "currency", "EUR"))
-                .post("/accounts").statusCode());
-        assertEquals(201, Api.deposit(ops, user, Api.newKey(), 10_000).statusCode());
-        String bearer = Tokens.user(user);
+        Buyer buyer = Buyer.withBalance(10_000);
+        String user = buyer.userId();
+        String bearer = buyer.bearer();
         long order = Api.newOrderWithKey(bearer, 2000);
         double degradedBefore = meters.count("payonce.lock.degraded");
         String sameKey = Api.newKey();

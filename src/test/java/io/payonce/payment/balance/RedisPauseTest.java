@@ -1,13 +1,14 @@
 package io.payonce.payment.balance;
 
 import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
 import io.payonce.support.PrivateRedis;
 import io.payonce.support.PrivateRedisProfile;
-import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
@@ -15,6 +16,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -43,12 +45,10 @@ class RedisPauseTest {
 
     @Test
     void aBurstOfDuplicatesDuringARedisPauseChargesEachOrderOnceAndLockingResumes() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 100_000);
-        String bearer = Tokens.user(user);
+        Buyer buyer = Buyer.withBalance(100_000);
         List<Long> orders = new ArrayList<>();
         for (int i = 0; i < ORDERS + 1; i++) {
-            orders.add(Api.newOrder(bearer, AMOUNT));
+            orders.add(buyer.newOrder(AMOUNT));
         }
         long afterTheOutage = orders.remove(ORDERS);
         double degradedBefore = meters.count("payonce.lock.degraded");
@@ -56,11 +56,11 @@ class RedisPauseTest {
         for (long order : orders) {
             String key = Api.newKey();
             for (int copy = 0; copy < 6; copy++) {
-                burst.add(() -> Api.payUntilSettled(bearer, order, key));
+                burst.add(() -> Api.payUntilSettled(buyer.bearer(), order, key));
             }
             for (int other = 0; other < 3; other++) {
                 String otherKey = Api.newKey();
-                burst.add(() -> Api.payUntilSettled(bearer, order, otherKey));
+                burst.add(() -> Api.payUntilSettled(buyer.bearer(), order, otherKey));
             }
         }
 
@@ -75,23 +75,19 @@ class RedisPauseTest {
         for (long order : orders) {
             assertEquals(1, db.payments(order), "order " + order + " charged once");
         }
-        assertEquals(100_000 - ORDERS * AMOUNT, db.balance(user));
+        assertEquals(100_000 - ORDERS * AMOUNT, db.balance(buyer.userId()));
         assertTrue(degraded > 0, "some pays went on without the lock");
 
-        assertTrue(payTakesTheLockAgain(bearer, afterTheOutage), "locking resumed once Redis answered again");
+        awaitPayTakingTheLock(buyer.bearer(), afterTheOutage);
     }
 
     /** After the pause and the circuit breaker's delay, a pay goes through the lock without degrading. */
-    private boolean payTakesTheLockAgain(String bearer, long order) throws InterruptedException {
+    private void awaitPayTakingTheLock(String bearer, long order) {
         String key = Api.newKey();
-        for (int attempt = 0; attempt < 40; attempt++) {
+        Await.until(() -> {
             double degradedBefore = meters.count("payonce.lock.degraded");
             Response response = Api.pay(bearer, order, key);
-            if (meters.count("payonce.lock.degraded") == degradedBefore && response.statusCode() / 100 == 2) {
-                return true;
-            }
-            Thread.sleep(250);
-        }
-        return false;
+            return meters.count("payonce.lock.degraded") == degradedBefore && response.statusCode() / 100 == 2;
+        }, Duration.ofSeconds(10), "a pay through the lock once Redis answered again");
     }
 }

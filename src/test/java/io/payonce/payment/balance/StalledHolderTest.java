@@ -2,11 +2,11 @@ package io.payonce.payment.balance;
 
 import io.payonce.idempotency.Fingerprint;
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Replays;
-import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -44,17 +44,15 @@ class StalledHolderTest {
 
     @Test
     void aHolderPausedInsideAPayTransactionIsCutOffAndBothKeysSettle() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 5000);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 1200);
+        Buyer buyer = Buyer.withBalance(5000);
+        long order = buyer.newOrder(1200);
         String key = Api.newKey();
-        SqlConnection paused = pauseInsidePayTransaction(user, order, key);
+        SqlConnection paused = pauseInsidePayTransaction(buyer.userId(), order, key);
         long start = System.nanoTime();
 
         List<Response> answers = Concurrently.run(List.of(
-                () -> Api.payUntilSettled(bearer, order, key),            // the gateway retrying the paused request
-                () -> Api.payUntilSettled(bearer, order, Api.newKey()))); // the user paying again with a new key
+                () -> Api.payUntilSettled(buyer.bearer(), order, key),            // the gateway retrying the paused request
+                () -> Api.payUntilSettled(buyer.bearer(), order, Api.newKey()))); // the user paying again with a new key
 
         Duration settled = Duration.ofNanos(System.nanoTime() - start);
         System.out.printf("holder paused inside a pay: both keys settled after %d ms (answers %d, %d), debits=%d%n",
@@ -64,7 +62,7 @@ class StalledHolderTest {
         assertEquals(1, answers.stream().filter(answer -> !Replays.isRepeat(answer)).count(),
                 "one key paid, the other was told it repeats that payment: " + answers.get(0).asString() + " / " + answers.get(1).asString());
         assertEquals(1, db.payments(order));
-        assertEquals(3800, db.balance(user));
+        assertEquals(3800, db.balance(buyer.userId()));
         assertThrows(Exception.class, () -> paused.query("SELECT 1").execute().await().atMost(Duration.ofSeconds(5)),
                 "the server closed the paused holder's connection");
         paused.close().await().atMost(Duration.ofSeconds(5));

@@ -1,11 +1,11 @@
 package io.payonce.payment.balance;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
 import io.payonce.support.RowHolder;
-import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -49,14 +49,12 @@ class TransientFailureRetryTest {
 
     @Test
     void aLockWaitTimeoutIsRetriedWithTheSameKeyAndChargesOnce() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 5000);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 1500);
+        Buyer buyer = Buyer.withBalance(5000);
+        long order = buyer.newOrder(1500);
         double retriesBefore = meters.count(RETRIES, "method", TRANSACTIONS);
 
-        CompletableFuture<Void> holder = RowHolder.holdAccountRow(user, lockWaitSeconds * 1600L);
-        Response response = Api.pay(bearer, order, Api.newKey());
+        CompletableFuture<Void> holder = RowHolder.holdAccountRow(buyer.userId(), lockWaitSeconds * 1600L);
+        Response response = Api.pay(buyer.bearer(), order, Api.newKey());
         holder.get(30, TimeUnit.SECONDS);
 
         double retries = meters.count(RETRIES, "method", TRANSACTIONS) - retriesBefore;
@@ -64,29 +62,27 @@ class TransientFailureRetryTest {
                 response.statusCode(), retries, db.payments(order));
         assertEquals(201, response.statusCode(), response.asString());
         assertTrue(retries >= 1, "the transaction was retried");
-        assertEquals(3500, db.balance(user));
+        assertEquals(3500, db.balance(buyer.userId()));
         assertEquals(1, db.payments(order));
     }
 
     @Test
     void whenRetriesRunOutTheAnswerIs503AndTheSameKeyPaysLater() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 5000);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 1500);
+        Buyer buyer = Buyer.withBalance(5000);
+        long order = buyer.newOrder(1500);
         String key = Api.newKey();
 
-        CompletableFuture<Void> holder = RowHolder.holdAccountRow(user, (MAX_RETRIES + 1) * lockWaitSeconds * 1000L + 3000);
-        Response exhausted = Api.pay(bearer, order, key);
+        CompletableFuture<Void> holder = RowHolder.holdAccountRow(buyer.userId(), (MAX_RETRIES + 1) * lockWaitSeconds * 1000L + 3000);
+        Response exhausted = Api.pay(buyer.bearer(), order, key);
         holder.get(30, TimeUnit.SECONDS);
-        Response later = Api.pay(bearer, order, key);
+        Response later = Api.pay(buyer.bearer(), order, key);
 
         assertEquals(503, exhausted.statusCode(), exhausted.asString());
         assertEquals("DEPENDENCY_UNAVAILABLE", exhausted.jsonPath().getString("code"));
         assertEquals("1", exhausted.header("Retry-After"));
         assertEquals(201, later.statusCode(), "the failed attempts left the key unclaimed: " + later.asString());
         assertEquals(null, later.header("Idempotent-Replayed"));
-        assertEquals(3500, db.balance(user));
+        assertEquals(3500, db.balance(buyer.userId()));
         assertEquals(1, db.payments(order));
     }
 

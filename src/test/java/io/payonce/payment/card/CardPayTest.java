@@ -1,9 +1,12 @@
 package io.payonce.payment.card;
 
-import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulator.Fault;
+import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
@@ -31,7 +34,6 @@ import java.util.concurrent.CompletableFuture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Card payments through the processor simulator, over real HTTP both ways: charged once whatever
@@ -55,10 +57,10 @@ class CardPayTest {
      * 1 s processor timeout on two busy cores, and a test meant to be charged would get a 202.
      */
     @BeforeEach
-    void warmTheProcessorClient() throws InterruptedException {
+    void warmTheProcessorClient() {
         if (!warm) {
-            CardBuyer buyer = CardBuyer.withOrder(100);
-            assertEquals(201, buyer.payUntilDefinite(buyer.key).statusCode());
+            Checkout buyer = Buyer.withBalance(0).checkout(100);
+            assertEquals(201, payUntilDefinite(buyer, buyer.key()).statusCode());
             warm = true;
         }
     }
@@ -71,11 +73,11 @@ class CardPayTest {
 
     @Test
     void aCardPayChargesTheCardOnceAndEveryRepeatGetsThePayment() {
-        CardBuyer buyer = CardBuyer.withOrder(1999);
+        Checkout buyer = Buyer.withBalance(0).checkout(1999);
 
-        Response first = buyer.pay(buyer.key, "tok_visa");
-        Response retry = buyer.pay(buyer.key, "tok_visa");
-        Response otherKey = buyer.pay(Api.newKey(), "tok_visa");
+        Response first = buyer.payByCard("tok_visa");
+        Response retry = buyer.payByCard("tok_visa");
+        Response otherKey = Api.payByCard(buyer.bearer(), buyer.order(), Api.newKey(), "tok_visa");
 
         assertEquals(201, first.statusCode(), first.asString());
         assertEquals("card", first.jsonPath().getString("method"));
@@ -84,62 +86,62 @@ class CardPayTest {
         assertEquals(201, otherKey.statusCode(), otherKey.asString());
         assertEquals("true", otherKey.header("Idempotent-Replayed"));
         long payment = first.jsonPath().getLong("paymentId");
-        String processorKey = buyer.processorKey(payment);
+        String processorKey = processorKey(buyer, payment);
         ProcessorSimulator.Charge charge = processor().chargeUnder(processorKey);
         assertNotNull(charge, "the charge carries the payment's own key");
         assertEquals(1999, charge.amount());
         assertEquals("EUR", charge.currency());
-        assertEquals("order-" + buyer.order, charge.reference());
+        assertEquals("order-" + buyer.order(), charge.reference());
         assertEquals(1, processor().chargeRequestsUnder(processorKey), "one request reached the processor");
-        assertEquals("PAID", db.orderStatus(buyer.order));
-        assertEquals(0, db.balance(buyer.userId), "a card pay leaves the balance alone");
-        assertEquals(List.of("STARTED", "CHARGE_SENT", "SUCCEEDED"), buyer.phases(payment));
+        assertEquals("PAID", db.orderStatus(buyer.order()));
+        assertEquals(0, db.balance(buyer.userId()), "a card pay leaves the balance alone");
+        assertEquals(List.of("STARTED", "CHARGE_SENT", "SUCCEEDED"), phases(buyer, payment));
         assertEquals(1, db.count("SELECT COUNT(*) FROM outbox_event WHERE event_type = 'payment.succeeded' AND ref_id = ?",
                 Long.toString(payment)), "the payment's event is written with it");
     }
 
     @Test
     void aDeclinedCardChargesNothingAndTheOrderCanBePaidAgain() {
-        CardBuyer buyer = CardBuyer.withOrder(500);
+        Checkout buyer = Buyer.withBalance(0).checkout(500);
 
-        Response declined = buyer.pay(buyer.key, "tok_decline_generic");
-        Response replay = buyer.pay(buyer.key, "tok_decline_generic");
-        Response paid = buyer.pay(Api.newKey(), "tok_visa");
+        Response declined = buyer.payByCard("tok_decline_generic");
+        Response replay = buyer.payByCard("tok_decline_generic");
+        Response paid = Api.payByCard(buyer.bearer(), buyer.order(), Api.newKey(), "tok_visa");
 
         assertEquals(402, declined.statusCode(), declined.asString());
         assertEquals("CARD_DECLINED", declined.jsonPath().getString("code"));
         assertEquals("card_declined", declined.jsonPath().getString("declineCode"));
         Replays.assertReplayOf(declined, replay);
         assertEquals(201, paid.statusCode(), paid.asString());
-        assertEquals("PAID", db.orderStatus(buyer.order));
+        assertEquals("PAID", db.orderStatus(buyer.order()));
         assertEquals("DECLINED", db.string("SELECT phase FROM pay_record WHERE id = ?", declined.jsonPath().getLong("paymentId")));
-        assertEquals(1, db.count("SELECT COUNT(*) FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'", buyer.order));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'", buyer.order()));
     }
 
     /** The processor charged the card and payonce never heard so: 202, then the recovery job finds the charge by its key. */
     @ParameterizedTest
     @EnumSource(value = Fault.class, names = {"TIMEOUT_AFTER_CHARGE", "ERROR_AFTER_CHARGE", "RESET_AFTER_CHARGE"})
     void aChargeWhoseAnswerWasLostIsFoundAndNotMadeAgain(Fault fault) throws Exception {
-        CardBuyer buyer = CardBuyer.withOrder(700);
+        Checkout buyer = Buyer.withBalance(0).checkout(700);
         processor().failNext(fault);
 
-        Response accepted = buyer.pay(buyer.key, "tok_visa");
+        Response accepted = buyer.payByCard("tok_visa");
 
         assertEquals(202, accepted.statusCode(), accepted.asString());
         assertEquals("UNKNOWN", accepted.jsonPath().getString("phase"));
         long payment = accepted.jsonPath().getLong("paymentId");
         assertEquals("/payments/" + payment, java.net.URI.create(accepted.header("Location")).getPath());
-        String processorKey = buyer.processorKey(payment);
+        String processorKey = processorKey(buyer, payment);
         assertNotNull(processor().chargeUnder(processorKey), "the processor had charged the card");
 
-        Response settled = buyer.awaitSettled(payment);
+        Response settled = awaitSettled(buyer, payment);
 
         assertEquals("SUCCEEDED", settled.jsonPath().getString("phase"), settled.asString());
         assertEquals(processor().chargeUnder(processorKey).id(), settled.jsonPath().getString("chargeId"));
         assertEquals(1, processor().chargeRequestsUnder(processorKey), "the recovery looked the charge up and sent nothing");
-        assertEquals("PAID", db.orderStatus(buyer.order));
-        assertEquals(List.of("STARTED", "CHARGE_SENT", "UNKNOWN", "SUCCEEDED"), buyer.phases(payment));
-        Response retry = buyer.pay(buyer.key, "tok_visa");
+        assertEquals("PAID", db.orderStatus(buyer.order()));
+        assertEquals(List.of("STARTED", "CHARGE_SENT", "UNKNOWN", "SUCCEEDED"), phases(buyer, payment));
+        Response retry = buyer.payByCard("tok_visa");
         assertEquals(201, retry.statusCode(), retry.asString());
         assertEquals("true", retry.header("Idempotent-Replayed"));
         assertEquals(payment, retry.jsonPath().getLong("paymentId"));
@@ -148,14 +150,14 @@ class CardPayTest {
     /** The processor declined the card and the answer was lost: the recovery job learns of the decline, and the order is payable again. */
     @Test
     void aDeclineWhoseAnswerWasLostIsFoundAndTheOrderFreed() throws Exception {
-        CardBuyer buyer = CardBuyer.withOrder(900);
+        Checkout buyer = Buyer.withBalance(0).checkout(900);
         processor().failNext(Fault.ERROR_AFTER_CHARGE);
 
-        Response accepted = buyer.pay(buyer.key, "tok_decline_lost");
+        Response accepted = buyer.payByCard("tok_decline_lost");
         long payment = accepted.jsonPath().getLong("paymentId");
-        Response settled = buyer.awaitSettled(payment);
-        Response retry = buyer.pay(buyer.key, "tok_decline_lost");
-        Response paidByAnotherCard = buyer.pay(Api.newKey(), "tok_visa");
+        Response settled = awaitSettled(buyer, payment);
+        Response retry = buyer.payByCard("tok_decline_lost");
+        Response paidByAnotherCard = Api.payByCard(buyer.bearer(), buyer.order(), Api.newKey(), "tok_visa");
 
         assertEquals(202, accepted.statusCode(), accepted.asString());
         assertEquals("DECLINED", settled.jsonPath().getString("phase"), settled.asString());
@@ -164,19 +166,19 @@ class CardPayTest {
         assertEquals("CARD_DECLINED", retry.jsonPath().getString("code"));
         assertEquals("true", retry.header("Idempotent-Replayed"));
         assertEquals(201, paidByAnotherCard.statusCode(), paidByAnotherCard.asString());
-        assertEquals("PAID", db.orderStatus(buyer.order));
+        assertEquals("PAID", db.orderStatus(buyer.order()));
     }
 
     /** No charge was made (the processor failed first, or was down): the recovery job sends the same charge again, under the same key. */
     @Test
     void aChargeThatWasNeverMadeIsSentAgainUnderTheSameKeyOnceTheProcessorIsBack() throws Exception {
-        CardBuyer failedFirst = CardBuyer.withOrder(300);
-        CardBuyer whileDown = CardBuyer.withOrder(400);
+        Checkout failedFirst = Buyer.withBalance(0).checkout(300);
+        Checkout whileDown = Buyer.withBalance(0).checkout(400);
         processor().failNext(Fault.ERROR_BEFORE_CHARGE);
 
-        Response failed = failedFirst.pay(failedFirst.key, "tok_visa");
+        Response failed = failedFirst.payByCard("tok_visa");
         processor().down();
-        Response refused = whileDown.pay(whileDown.key, "tok_visa");
+        Response refused = whileDown.payByCard("tok_visa");
         processor().up();
 
         assertEquals(202, failed.statusCode(), failed.asString());
@@ -186,10 +188,10 @@ class CardPayTest {
     }
 
     /** Settled by the recovery job, with {@code requests} charge requests under the payment's key in all, and one charge. */
-    private void assertChargedOnceUnderItsKey(CardBuyer buyer, long payment, int requests) throws InterruptedException {
-        assertEquals("SUCCEEDED", buyer.awaitSettled(payment).jsonPath().getString("phase"));
-        assertEquals("PAID", db.orderStatus(buyer.order));
-        String processorKey = buyer.processorKey(payment);
+    private void assertChargedOnceUnderItsKey(Checkout buyer, long payment, int requests) {
+        assertEquals("SUCCEEDED", awaitSettled(buyer, payment).jsonPath().getString("phase"));
+        assertEquals("PAID", db.orderStatus(buyer.order()));
+        String processorKey = processorKey(buyer, payment);
         assertEquals(1, processor().charges().stream().filter(c -> c.key().equals(processorKey)).count());
         assertEquals(requests, processor().chargeRequestsUnder(processorKey), "the charge's requests, all under its one key");
     }
@@ -197,15 +199,15 @@ class CardPayTest {
     /** 16 clicks on one key and 8 other keys, all at once, while the processor is slow: one charge, one payment, every answer the payment. */
     @Test
     void aStormOfClicksAndKeysOnOneOrderChargesTheCardOnce() throws Exception {
-        CardBuyer buyer = CardBuyer.withOrder(2500);
+        Checkout buyer = Buyer.withBalance(0).checkout(2500);
         processor().failNext(Fault.SLOW);
         List<Callable<Response>> storm = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
-            storm.add(() -> buyer.payUntilDefinite(buyer.key));
+            storm.add(() -> payUntilDefinite(buyer, buyer.key()));
         }
         for (int i = 0; i < 8; i++) {
             String key = Api.newKey();
-            storm.add(() -> buyer.payUntilDefinite(key));
+            storm.add(() -> payUntilDefinite(buyer, key));
         }
 
         List<Response> answers = Concurrently.run(storm);
@@ -213,39 +215,37 @@ class CardPayTest {
         answers.forEach(answer -> assertEquals(201, answer.statusCode(), answer.asString()));
         long payment = answers.get(0).jsonPath().getLong("paymentId");
         answers.forEach(answer -> assertEquals(payment, answer.jsonPath().getLong("paymentId")));
-        assertEquals(1, processor().charges().stream().filter(c -> c.reference().equals("order-" + buyer.order)).count());
-        assertEquals(1, db.count("SELECT COUNT(*) FROM pay_record WHERE order_id = ?", buyer.order));
+        assertEquals(1, processor().charges().stream().filter(c -> c.reference().equals("order-" + buyer.order())).count());
+        assertEquals(1, db.count("SELECT COUNT(*) FROM pay_record WHERE order_id = ?", buyer.order()));
     }
 
     @Test
     void aPayFromTheBalanceWhileACardPayWaitsForItsProcessorIsToldToRetry() throws Exception {
-        CardBuyer buyer = CardBuyer.withOrder(800);
-        Api.deposit(Tokens.ops(), buyer.userId, Api.newKey(), 5000);
+        Checkout buyer = Buyer.withBalance(5000).checkout(800);
         processor().failNext(Fault.TIMEOUT_AFTER_CHARGE);
 
-        CompletableFuture<Response> card = CompletableFuture.supplyAsync(() -> buyer.pay(buyer.key, "tok_visa"));
+        CompletableFuture<Response> card = CompletableFuture.supplyAsync(() -> buyer.payByCard("tok_visa"));
         Response balance = awaitInFlight(buyer);
 
-        Response cancel = Api.as(buyer.bearer).header("Idempotency-Key", Api.newKey()).post("/orders/" + buyer.order + "/cancel");
+        Response cancel = Api.as(buyer.bearer()).header("Idempotency-Key", Api.newKey()).post("/orders/" + buyer.order() + "/cancel");
         assertEquals(409, balance.statusCode(), balance.asString());
         assertEquals("CARD_PAYMENT_PENDING", balance.jsonPath().getString("code"));
         assertEquals(409, cancel.statusCode(), cancel.asString());
         assertEquals("CARD_PAYMENT_PENDING", cancel.jsonPath().getString("code"), "a cancel is told to come back, not refused for good");
         assertEquals("1", cancel.header("Retry-After"));
         assertEquals(202, card.get().statusCode(), card.get().asString());
-        buyer.awaitSettled(card.get().jsonPath().getLong("paymentId"));
-        assertEquals(5000, db.balance(buyer.userId), "the balance paid nothing");
+        awaitSettled(buyer, card.get().jsonPath().getLong("paymentId"));
+        assertEquals(5000, db.balance(buyer.userId()), "the balance paid nothing");
     }
 
     @Test
     void theKeyIsBoundToTheMethodAndAnEmptyBodyIsABalancePay() {
-        CardBuyer buyer = CardBuyer.withOrder(100);
-        Api.deposit(Tokens.ops(), buyer.userId, Api.newKey(), 1000);
+        Checkout buyer = Buyer.withBalance(1000).checkout(100);
 
-        Response byBalance = Api.pay(buyer.bearer, buyer.order, buyer.key);
-        Response sameKeyByCard = buyer.pay(buyer.key, "tok_visa");
-        Response sameKeyNamingTheBalance = Api.as(buyer.bearer).header("Idempotency-Key", buyer.key).contentType(ContentType.JSON)
-                .body(Map.of("method", "balance")).post("/orders/" + buyer.order + "/pay");
+        Response byBalance = Api.pay(buyer.bearer(), buyer.order(), buyer.key());
+        Response sameKeyByCard = buyer.payByCard("tok_visa");
+        Response sameKeyNamingTheBalance = Api.as(buyer.bearer()).header("Idempotency-Key", buyer.key()).contentType(ContentType.JSON)
+                .body(Map.of("method", "balance")).post("/orders/" + buyer.order() + "/pay");
 
         assertEquals(201, byBalance.statusCode(), byBalance.asString());
         assertEquals("balance", byBalance.jsonPath().getString("method"));
@@ -256,10 +256,10 @@ class CardPayTest {
 
     @Test
     void aPaymentIsShownToItsOwnerAndOpsAndToNobodyElse() {
-        CardBuyer buyer = CardBuyer.withOrder(250);
-        long payment = buyer.pay(buyer.key, "tok_visa").jsonPath().getLong("paymentId");
+        Checkout buyer = Buyer.withBalance(0).checkout(250);
+        long payment = buyer.payByCard("tok_visa").jsonPath().getLong("paymentId");
 
-        Response owner = Api.as(buyer.bearer).get("/payments/" + payment);
+        Response owner = Api.as(buyer.bearer()).get("/payments/" + payment);
         Response ops = Api.as(Tokens.ops()).get("/payments/" + payment);
         Response stranger = Api.as(Tokens.user(Tokens.newUserId())).get("/payments/" + payment);
         Response missing = Api.as(Tokens.ops()).get("/payments/" + Long.MAX_VALUE);
@@ -279,61 +279,31 @@ class CardPayTest {
     }
 
     /** Pays from the balance once the card pay is in flight (its order PAYING); at most 2 s. */
-    private Response awaitInFlight(CardBuyer buyer) throws InterruptedException {
-        for (int i = 0; i < 400 && !"PAYING".equals(db.orderStatus(buyer.order)); i++) {
-            Thread.sleep(5);
-        }
-        assertEquals("PAYING", db.orderStatus(buyer.order));
-        return Api.pay(buyer.bearer, buyer.order, Api.newKey());
+    private Response awaitInFlight(Checkout buyer) {
+        Await.until(() -> "PAYING".equals(db.orderStatus(buyer.order())), Duration.ofSeconds(2), "order " + buyer.order() + " PAYING");
+        return Api.pay(buyer.bearer(), buyer.order(), Api.newKey());
     }
 
-    /** A user with an account (no balance needed: the card pays), a bearer token, an unpaid order and a key. */
-    private record CardBuyer(String userId, String bearer, long order, String key) {
+    /** Pays as a patient client: again with the same key while told to retry later or that the outcome is not known yet. */
+    private static Response payUntilDefinite(Checkout buyer, String key) {
+        return Await.until(() -> Api.payByCard(buyer.bearer(), buyer.order(), key, "tok_visa"),
+                answer -> answer.statusCode() != 202 && answer.header("Retry-After") == null, RECOVERY_BOUND,
+                "a definite answer to the card pay of order " + buyer.order());
+    }
 
-        static CardBuyer withOrder(long amount) {
-            String userId = Tokens.newUserId();
-            Api.fundedAccount(userId, 0);
-            String bearer = Tokens.user(userId);
-            return new CardBuyer(userId, bearer, Api.newOrder(bearer, amount), Api.newKey());
-        }
+    /** Reads the payment until its phase is definite; fails after the recovery bound. */
+    private static Response awaitSettled(Checkout buyer, long payment) {
+        return Await.until(() -> Api.as(buyer.bearer()).get("/payments/" + payment), read -> {
+            assertEquals(200, read.statusCode(), read.asString());
+            return List.of("SUCCEEDED", "DECLINED").contains(read.jsonPath().getString("phase"));
+        }, RECOVERY_BOUND, "payment " + payment + " SUCCEEDED or DECLINED");
+    }
 
-        Response pay(String key, String cardToken) {
-            return Api.as(bearer).header("Idempotency-Key", key).contentType(ContentType.JSON)
-                    .body(Map.of("method", "card", "cardToken", cardToken)).post("/orders/" + order + "/pay");
-        }
+    private static String processorKey(Checkout buyer, long payment) {
+        return Api.as(buyer.bearer()).get("/payments/" + payment).jsonPath().getString("processorKey");
+    }
 
-        /** Pays as a patient client: again with the same key while told to retry later or that the outcome is not known yet. */
-        Response payUntilDefinite(String key) throws InterruptedException {
-            long deadline = System.nanoTime() + RECOVERY_BOUND.toNanos();
-            Response answer = pay(key, "tok_visa");
-            while ((answer.statusCode() == 202 || answer.header("Retry-After") != null) && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-                answer = pay(key, "tok_visa");
-            }
-            return answer;
-        }
-
-        /** Reads the payment until its phase is definite; fails after the recovery bound. */
-        Response awaitSettled(long payment) throws InterruptedException {
-            long deadline = System.nanoTime() + RECOVERY_BOUND.toNanos();
-            while (true) {
-                Response read = Api.as(bearer).get("/payments/" + payment);
-                assertEquals(200, read.statusCode(), read.asString());
-                String phase = read.jsonPath().getString("phase");
-                if ("SUCCEEDED".equals(phase) || "DECLINED".equals(phase)) {
-                    return read;
-                }
-                assertTrue(System.nanoTime() < deadline, "payment " + payment + " still " + phase + " after " + RECOVERY_BOUND);
-                Thread.sleep(100);
-            }
-        }
-
-        String processorKey(long payment) {
-            return Api.as(bearer).get("/payments/" + payment).jsonPath().getString("processorKey");
-        }
-
-        List<String> phases(long payment) {
-            return Api.as(bearer).get("/payments/" + payment).jsonPath().getList("history.phase");
-        }
+    private static List<String> phases(Checkout buyer, long payment) {
+        return Api.as(buyer.bearer()).get("/payments/" + payment).jsonPath().getList("history.phase");
     }
 }

@@ -1,6 +1,7 @@
 package io.payonce.payment.refund;
 
 import io.payonce.support.Api;
+import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
@@ -28,10 +29,11 @@ class RefundTest {
 
     @Test
     void partialRefundsAddUpAndTheFullAmountRefundsTheOrder() {
-        PaidOrder paid = PaidOrder.of(1000, 5000);
+        Buyer buyer = Buyer.withBalance(5000);
+        long order = buyer.paidOrder(1000);
 
-        Response part = Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 300);
-        Response rest = Api.refund(OPS, paid.orderId, Api.newKey(), "r-2", 700);
+        Response part = Api.refund(OPS, order, Api.newKey(), "r-1", 300);
+        Response rest = Api.refund(OPS, order, Api.newKey(), "r-2", 700);
 
         assertEquals(201, part.statusCode(), part.asString());
         assertEquals(300, part.jsonPath().getLong("refundedTotal"));
@@ -39,17 +41,18 @@ class RefundTest {
         assertEquals(201, rest.statusCode(), rest.asString());
         assertEquals(1000, rest.jsonPath().getLong("refundedTotal"));
         assertEquals("REFUNDED", rest.jsonPath().getString("orderStatus"));
-        assertEquals("REFUNDED", db.orderStatus(paid.orderId));
-        assertEquals(5000, db.balance(paid.userId), "the payment came back in full");
+        assertEquals("REFUNDED", db.orderStatus(order));
+        assertEquals(5000, db.balance(buyer.userId()), "the payment came back in full");
     }
 
     @Test
     void concurrentRefundsThatTogetherExceedThePaymentStopAtTheCap() throws Exception {
-        PaidOrder paid = PaidOrder.of(1000, 1000);
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = buyer.paidOrder(1000);
         List<Callable<Response>> refunds = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             String refundNo = "r-" + i;
-            refunds.add(() -> Api.refund(OPS, paid.orderId, Api.newKey(), refundNo, 300));
+            refunds.add(() -> Api.refund(OPS, order, Api.newKey(), refundNo, 300));
         }
 
         List<Response> answers = Concurrently.run(refunds);
@@ -58,12 +61,12 @@ class RefundTest {
         long refused = answers.stream().filter(a -> a.statusCode() == 409
                 && "REFUND_EXCEEDS_PAYMENT".equals(a.jsonPath().getString("code"))).count();
         System.out.printf("10 concurrent refunds of 300 on a payment of 1000: refunded=%d refused=%d total=%d%n",
-                refunded, refused, db.count("SELECT refunded_amount FROM orders WHERE id = ?", paid.orderId));
+                refunded, refused, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order));
         assertEquals(3, refunded);
         assertEquals(7, refused);
-        assertEquals(900, db.count("SELECT refunded_amount FROM orders WHERE id = ?", paid.orderId));
-        assertEquals(900, db.balance(paid.userId));
-        assertEquals("PAID", db.orderStatus(paid.orderId));
+        assertEquals(900, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order));
+        assertEquals(900, db.balance(buyer.userId()));
+        assertEquals("PAID", db.orderStatus(order));
     }
 
     /**
@@ -72,11 +75,12 @@ class RefundTest {
      */
     @Test
     void twinsOfARefusedRefundAllGetTheOneStoredRefusal() throws Exception {
-        PaidOrder paid = PaidOrder.of(1000, 1000);
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = buyer.paidOrder(1000);
         String key = Api.newKey();
 
-        List<Response> answers = Concurrently.run(8, () -> Api.refund(OPS, paid.orderId, key, "r-over", 1500));
-        Response settled = Api.refund(OPS, paid.orderId, key, "r-over", 1500);
+        List<Response> answers = Concurrently.run(8, () -> Api.refund(OPS, order, key, "r-over", 1500));
+        Response settled = Api.refund(OPS, order, key, "r-over", 1500);
 
         assertEquals(409, settled.statusCode(), settled.asString());
         assertEquals("REFUND_EXCEEDS_PAYMENT", settled.jsonPath().getString("code"));
@@ -93,45 +97,48 @@ class RefundTest {
         }
         assertTrue(refusals >= 1, "at least one twin ran and was refused");
         assertEquals(1, db.count("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = ?", key));
-        assertEquals(0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", paid.orderId));
-        assertEquals(0, db.balance(paid.userId));
+        assertEquals(0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order));
+        assertEquals(0, db.balance(buyer.userId()));
     }
 
     @Test
     void aRefundRetriedWithItsKeyReplaysTheFirstAnswer() {
-        PaidOrder paid = PaidOrder.of(1000, 1000);
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = buyer.paidOrder(1000);
         String key = Api.newKey();
 
-        Response first = Api.refund(OPS, paid.orderId, key, "r-1", 400);
-        Response retry = Api.refund(OPS, paid.orderId, key, "r-1", 400);
+        Response first = Api.refund(OPS, order, key, "r-1", 400);
+        Response retry = Api.refund(OPS, order, key, "r-1", 400);
 
         assertEquals(201, first.statusCode());
         assertEquals("true", retry.header("Idempotent-Replayed"));
         assertEquals(first.asString(), retry.asString());
-        assertEquals(400, db.balance(paid.userId));
+        assertEquals(400, db.balance(buyer.userId()));
     }
 
     @Test
     void aRefundNumberRefundsOnceWhateverTheKey() {
-        PaidOrder paid = PaidOrder.of(1000, 1000);
-        Response first = Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 400);
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = buyer.paidOrder(1000);
+        Response first = Api.refund(OPS, order, Api.newKey(), "r-1", 400);
 
-        Response sameRefund = Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 400);
-        Response otherAmount = Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 500);
+        Response sameRefund = Api.refund(OPS, order, Api.newKey(), "r-1", 400);
+        Response otherAmount = Api.refund(OPS, order, Api.newKey(), "r-1", 500);
 
         Replays.assertReplayOf(first, sameRefund);
         assertEquals(409, otherAmount.statusCode());
         assertEquals("REFUND_NO_CONFLICT", otherAmount.jsonPath().getString("code"));
-        assertEquals(400, db.balance(paid.userId));
+        assertEquals(400, db.balance(buyer.userId()));
     }
 
     @Test
     void reusingARefundKeyForAnotherRefundNamesTheFields() {
-        PaidOrder paid = PaidOrder.of(1000, 1000);
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = buyer.paidOrder(1000);
         String key = Api.newKey();
-        assertEquals(201, Api.refund(OPS, paid.orderId, key, "r-1", 100).statusCode());
+        assertEquals(201, Api.refund(OPS, order, key, "r-1", 100).statusCode());
 
-        Response reused = Api.refund(OPS, paid.orderId, key, "r-2", 200);
+        Response reused = Api.refund(OPS, order, key, "r-2", 200);
 
         assertEquals(422, reused.statusCode());
         assertEquals("IDEMPOTENCY_KEY_REUSED", reused.jsonPath().getString("code"));
@@ -140,70 +147,59 @@ class RefundTest {
 
     @Test
     void anUnpaidOrderCannotBeRefunded() {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 1000);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 500);
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = buyer.newOrder(500);
 
         Response response = Api.refund(OPS, order, Api.newKey(), "r-1", 100);
 
         assertEquals(409, response.statusCode(), response.asString());
         assertEquals("ILLEGAL_TRANSITION", response.jsonPath().getString("code"));
         assertEquals(0, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", order));
-        assertEquals(1000, db.balance(user));
+        assertEquals(1000, db.balance(buyer.userId()));
     }
 
     @Test
     void refundsAreAnOpsActNotTheBuyers() {
-        PaidOrder paid = PaidOrder.of(1000, 1000);
+        Buyer owner = Buyer.withBalance(1000);
+        long order = owner.paidOrder(1000);
 
-        Response buyer = Api.refund(paid.bearer, paid.orderId, Api.newKey(), "r-1", 100);
-        Response stranger = Api.refund(Tokens.user(Tokens.newUserId()), paid.orderId, Api.newKey(), "r-1", 100);
-        Response ops = Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 100);
+        Response buyer = Api.refund(owner.bearer(), order, Api.newKey(), "r-1", 100);
+        Response stranger = Api.refund(Tokens.user(Tokens.newUserId()), order, Api.newKey(), "r-1", 100);
+        Response ops = Api.refund(OPS, order, Api.newKey(), "r-1", 100);
 
         assertEquals(403, buyer.statusCode(), buyer.asString());
         assertEquals("FORBIDDEN", buyer.jsonPath().getString("code"));
         assertEquals(403, stranger.statusCode(), stranger.asString());
         assertEquals(201, ops.statusCode(), ops.asString());
-        assertEquals(100, db.balance(paid.userId));
-        assertEquals(1, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", paid.orderId));
+        assertEquals(100, db.balance(owner.userId()));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", order));
     }
 
     @Test
     void refundingAFullyRefundedOrderSaysNothingRemainsRefundable() {
-        PaidOrder paid = PaidOrder.of(1000, 1000);
-        assertEquals(201, Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 1000).statusCode());
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = buyer.paidOrder(1000);
+        assertEquals(201, Api.refund(OPS, order, Api.newKey(), "r-1", 1000).statusCode());
 
-        Response again = Api.refund(OPS, paid.orderId, Api.newKey(), "r-2", 1);
+        Response again = Api.refund(OPS, order, Api.newKey(), "r-2", 1);
 
         assertEquals(409, again.statusCode(), again.asString());
         assertEquals("REFUND_EXCEEDS_PAYMENT", again.jsonPath().getString("code"));
         assertEquals(0, again.jsonPath().getLong("refundable"));
-        assertEquals(1, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", paid.orderId));
-        assertEquals(1000, db.balance(paid.userId));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", order));
+        assertEquals(1000, db.balance(buyer.userId()));
     }
 
     @Test
     void aRefundBeyondTheCapSaysHowMuchRemains() {
-        PaidOrder paid = PaidOrder.of(1000, 1000);
-        assertEquals(201, Api.refund(OPS, paid.orderId, Api.newKey(), "r-1", 700).statusCode());
+        Buyer buyer = Buyer.withBalance(1000);
+        long order = buyer.paidOrder(1000);
+        assertEquals(201, Api.refund(OPS, order, Api.newKey(), "r-1", 700).statusCode());
 
-        Response beyond = Api.refund(OPS, paid.orderId, Api.newKey(), "r-2", 400);
+        Response beyond = Api.refund(OPS, order, Api.newKey(), "r-2", 400);
 
         assertEquals(409, beyond.statusCode(), beyond.asString());
         assertEquals(300, beyond.jsonPath().getLong("refundable"));
     }
 
-    /** An order of {@code amount} paid from an account that held {@code balance}. */
-    record PaidOrder(String userId, String bearer, long orderId) {
-        static PaidOrder of(long amount, long balance) {
-            String userId = Tokens.newUserId();
-            Api.fundedAccount(userId, balance);
-            String bearer = Tokens.user(userId);
-            long orderId = Api.newOrder(bearer, amount);
-            Response paid = Api.pay(bearer, orderId, Api.newKey());
-            assertEquals(201, paid.statusCode(), paid.asString());
-            return new PaidOrder(userId, bearer, orderId);
-        }
-    }
 }
