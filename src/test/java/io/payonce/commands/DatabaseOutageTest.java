@@ -4,6 +4,8 @@ import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Broker;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
+import io.payonce.support.GatedStores.Outage;
+import io.payonce.support.GatedStores.Store;
 import io.payonce.support.GatedStores;
 import io.payonce.support.LedgerInvariants;
 import io.quarkus.test.junit.QuarkusTest;
@@ -46,16 +48,17 @@ class DatabaseOutageTest {
             String correlation = UUID.randomUUID().toString();
             Set<String> keys = new HashSet<>();
 
-            GatedStores.mariaDb().shut();
-            for (long order : orders) {
-                String key = "msg-" + UUID.randomUUID();
-                keys.add(key);
-                broker.sendPay(key, replies, correlation, buyer.userId(), order);
+            long repliedWhileDown;
+            try (Outage databaseAway = GatedStores.away(Store.MARIADB)) {
+                for (long order : orders) {
+                    String key = "msg-" + UUID.randomUUID();
+                    keys.add(key);
+                    broker.sendPay(key, replies, correlation, buyer.userId(), order);
+                }
+                // Time passes on purpose: the consumer meets the dead database, and is to reply nothing and dead-letter nothing.
+                Thread.sleep(4000);
+                repliedWhileDown = broker.messageCount(replies);
             }
-            // Time passes on purpose: the consumer meets the dead database, and is to reply nothing and dead-letter nothing.
-            Thread.sleep(4000);
-            long repliedWhileDown = broker.messageCount(replies);
-            GatedStores.mariaDb().open();
             List<GetResponse> answers = broker.awaitAll(replies, COMMANDS, m -> correlation.equals(m.getProps().getCorrelationId()),
                     Duration.ofSeconds(40));
 

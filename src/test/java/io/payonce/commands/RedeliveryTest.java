@@ -6,6 +6,8 @@ import io.payonce.support.Broker;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
+import io.payonce.support.GatedStores.Outage;
+import io.payonce.support.GatedStores.Store;
 import io.payonce.support.GatedStores;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.RowHolder;
@@ -46,12 +48,12 @@ class RedeliveryTest {
             broker.sendPay(key, replies, key, payer.userId(), payer.order());
             // The consumer takes the command; its debit then waits on the held row.
             db.awaitRunning("UPDATE account SET balance = balance - ");
-            GatedStores.rabbitMq().shut();
-            rowReleased.get(10, TimeUnit.SECONDS);
-            db.awaitPayment(payer.order());
-            // The broker stays away on purpose past the consumer's reconnect attempts, so that the first run's reply and ack are lost.
-            Thread.sleep(2500);
-            GatedStores.rabbitMq().open();
+            try (Outage brokerAway = GatedStores.away(Store.RABBITMQ)) {
+                rowReleased.get(10, TimeUnit.SECONDS);
+                db.awaitPayment(payer.order());
+                // The broker stays away on purpose past the consumer's reconnect attempts, so that the first run's reply and ack are lost.
+                Thread.sleep(2500);
+            }
             // The first run's reply failed with the connection and is never sent later; the redelivery's is marked.
             List<GetResponse> answers = broker.awaitRepliesUntilRepeat(replies, key, Duration.ofSeconds(40));
             Response overHttp = Api.pay(payer.bearer(), payer.order(), key);

@@ -4,6 +4,8 @@ import io.payonce.support.Api;
 import io.payonce.support.Broker;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
+import io.payonce.support.GatedStores.Outage;
+import io.payonce.support.GatedStores.Store;
 import io.payonce.support.GatedStores;
 import io.payonce.support.LedgerInvariants;
 import io.quarkus.test.junit.QuarkusTest;
@@ -38,17 +40,18 @@ class BrokerOutageTest {
         try (Broker broker = Broker.connect()) {
             String queue = broker.temporaryQueueOn(Broker.EVENTS, "payment.succeeded");
 
-            GatedStores.rabbitMq().shut();
-            for (int i = 0; i < PAYMENTS; i++) {
-                assertEquals(201, Api.pay(buyer.bearer(), buyer.newOrder(1000), Api.newKey()).statusCode(), "paying needs no broker");
+            long unsentWhileAway;
+            try (Outage brokerAway = GatedStores.away(Store.RABBITMQ)) {
+                for (int i = 0; i < PAYMENTS; i++) {
+                    assertEquals(201, Api.pay(buyer.bearer(), buyer.newOrder(1000), Api.newKey()).statusCode(), "paying needs no broker");
+                }
+                // Three of the relay's one-second runs pass on purpose, each finding no broker.
+                Thread.sleep(3000);
+                unsentWhileAway = db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded' "
+                        + "AND sent_at IS NULL", buyer.userId());
             }
-            // Three of the relay's one-second runs pass on purpose, each finding no broker.
-            Thread.sleep(3000);
-            long unsentWhileAway = db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded' "
-                    + "AND sent_at IS NULL", buyer.userId());
             Set<String> written = new HashSet<>(db.strings(
                     "SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", buyer.userId()));
-            GatedStores.rabbitMq().open();
             Set<String> delivered = new HashSet<>();
             long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
             // Other tests' payments publish on this exchange too: this user's events only.

@@ -2,38 +2,29 @@ package io.payonce.ops;
 
 import io.payonce.support.Api;
 import io.payonce.support.Await;
+import io.payonce.support.GatedStores.Store;
 import io.payonce.support.GatedStores;
 import io.payonce.support.Management;
+import io.payonce.support.StoreDown;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+/** MariaDB goes away under the running service: every connection cut, none accepted until each test ends. */
 @QuarkusTest
 @TestProfile(GatedStores.class)
+@StoreDown(Store.MARIADB)
 class DatabaseDownHealthTest {
 
     private static final String REACHABLE = "payonce_database_reachable";
     /** Three probe periods of the gauge: it has looked, and had its answer, well within that. */
     private static final Duration PROBE_WAIT = Duration.ofSeconds(15);
-
-    /** MariaDB goes away under the running service: every connection cut, none accepted until the test ends. */
-    @BeforeEach
-    void shutTheDatabaseAway() {
-        GatedStores.mariaDb().shut();
-    }
-
-    @AfterEach
-    void letItBack() {
-        GatedStores.mariaDb().open();
-    }
 
     @Test
     void readinessIsDownWhenMariaDbIsUnreachable() {
@@ -60,13 +51,13 @@ class DatabaseDownHealthTest {
      */
     @Test
     void theReachableGaugeFallsToZeroWithoutTheDatabaseAndRisesWhenItIsBack() {
-        GatedStores.mariaDb().open();
+        Store.MARIADB.gate().open();
         assertEquals(1.0, gaugeOnceItReads(1.0), "with MariaDB answering");
 
-        GatedStores.mariaDb().shut();
+        Store.MARIADB.gate().shut();
         assertEquals(0.0, gaugeOnceItReads(0.0), "with MariaDB unreachable");
 
-        GatedStores.mariaDb().open();
+        Store.MARIADB.gate().open();
         assertEquals(1.0, gaugeOnceItReads(1.0), "with MariaDB back");
     }
 

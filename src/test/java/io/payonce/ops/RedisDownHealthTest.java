@@ -1,14 +1,14 @@
 package io.payonce.ops;
 
 import io.payonce.support.Api;
+import io.payonce.support.GatedStores.Store;
 import io.payonce.support.GatedStores;
 import io.payonce.support.Management;
+import io.payonce.support.StoreDown;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,17 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @QuarkusTest
 @TestProfile(GatedStores.class)
+@StoreDown(Store.REDIS)
 class RedisDownHealthTest {
-
-    @BeforeEach
-    void takeRedisAway() {
-        GatedStores.redis().shut();
-    }
-
-    @AfterEach
-    void letItBack() {
-        GatedStores.redis().open();
-    }
 
     /** payonce pays without Redis, so losing Redis must not take every instance out of rotation at once. */
     @Test

@@ -10,7 +10,8 @@ import java.util.Map;
  * payonce reaching MariaDB, RabbitMQ and Redis each through a {@link TcpGate} the test shuts and
  * opens: that store goes down and comes back while the others stay up. The tests' own clients
  * still reach the stores directly. One profile for every outage test, so that Quarkus starts it
- * once for all of them; a test that shuts a gate opens it again when it ends.
+ * once for all of them. A test takes a store away for its whole run with {@link StoreDown}, or for
+ * a stretch of it with {@link #away}; either way the gate is open again when the test ends.
  */
 public final class GatedStores implements QuarkusTestProfile {
 
@@ -18,16 +19,31 @@ public final class GatedStores implements QuarkusTestProfile {
     private static volatile TcpGate rabbitMq;
     private static volatile TcpGate redis;
 
-    public static TcpGate mariaDb() {
-        return mariaDb;
+    /** The stores a test can take away from payonce. */
+    public enum Store {
+        MARIADB, RABBITMQ, REDIS;
+
+        public TcpGate gate() {
+            return switch (this) {
+                case MARIADB -> mariaDb;
+                case RABBITMQ -> rabbitMq;
+                case REDIS -> redis;
+            };
+        }
     }
 
-    public static TcpGate rabbitMq() {
-        return rabbitMq;
+    /** An outage while it is open: {@code store}'s gate shut now, and open again when the outage closes, whatever happened. */
+    public static Outage away(Store store) {
+        TcpGate gate = store.gate();
+        gate.shut();
+        return gate::open;
     }
 
-    public static TcpGate redis() {
-        return redis;
+    /** A store's absence, ended by {@link #close()}; for try-with-resources. */
+    @FunctionalInterface
+    public interface Outage extends AutoCloseable {
+        @Override
+        void close();
     }
 
     @Override

@@ -4,16 +4,16 @@ import io.payonce.support.Api;
 import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.GatedStores.Store;
 import io.payonce.support.GatedStores;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
+import io.payonce.support.StoreDown;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -29,22 +29,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTest
 @TestProfile(GatedStores.class)
 @ExtendWith(LedgerInvariants.class)
+@StoreDown(Store.REDIS)
 class PayWithoutRedisTest {
 
     private final Database db = Database.forTests();
 
     @Inject
     Meters meters;
-
-    @BeforeEach
-    void takeRedisAway() {
-        GatedStores.redis().shut();
-    }
-
-    @AfterEach
-    void letItBack() {
-        GatedStores.redis().open();
-    }
 
     @Test
     void duplicatesAndRacingKeysStillChargeOnce() throws Exception {
