@@ -1,18 +1,19 @@
 package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
-import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulator.Fault;
+import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Api;
+import io.payonce.support.Await;
 import io.payonce.support.Broker;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Tokens;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.AfterEach;
@@ -27,7 +28,6 @@ import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -53,12 +53,8 @@ class CardPayCommandTest {
     void warmTheProcessorClient() throws InterruptedException {
         if (!warm) {
             CardBuyer buyer = CardBuyer.withOrder(100);
-            long deadline = System.nanoTime() + RECOVERY_BOUND.toNanos();
-            Response answer = buyer.payOverHttp(buyer.key, "tok_visa");
-            while (answer.statusCode() == 202 && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-                answer = buyer.payOverHttp(buyer.key, "tok_visa");
-            }
+            Response answer = Await.until(() -> buyer.payOverHttp(buyer.key, "tok_visa"), paid -> paid.statusCode() != 202, RECOVERY_BOUND,
+                    "a definite answer to the warm-up card pay");
             assertEquals(201, answer.statusCode(), answer.asString());
             warm = true;
         }
@@ -104,7 +100,7 @@ class CardPayCommandTest {
             assertEquals(402, status(declined), Broker.text(declined));
             assertEquals("CARD_DECLINED", JsonPath.from(Broker.text(declined)).getString("code"));
             assertEquals("UNPAID", db.orderStatus(buyer.order), "the order can be paid again");
-            Thread.sleep(2500);
+            Thread.sleep(2500); // time for a redelivery, had the command not been acked
             assertEquals(0, broker.messageCount(replies), "acked: no second try, no second reply");
         }
     }
@@ -238,15 +234,8 @@ class CardPayCommandTest {
 
     /** As a patient sender: the same command under the same message-id again while the reply is a 202; fails after the recovery bound. */
     private static GetResponse sendUntilDefinite(Broker broker, String key, String replies, String body) throws Exception {
-        long deadline = System.nanoTime() + RECOVERY_BOUND.toNanos();
-        GetResponse reply = send(broker, key, replies, body);
-        while (status(reply) == 202) {
-            assertTrue(System.nanoTime() < deadline, "still 202 after " + RECOVERY_BOUND + ": " + Broker.text(reply));
-            Thread.sleep(200);
-            reply = send(broker, key, replies, body);
-        }
-        assertNotEquals(202, status(reply));
-        return reply;
+        return Await.until(() -> send(broker, key, replies, body), reply -> status(reply) != 202, RECOVERY_BOUND,
+                "a reply other than 202 to the command sent again");
     }
 
     private static int status(GetResponse reply) {
@@ -265,15 +254,12 @@ class CardPayCommandTest {
     private record CardBuyer(String userId, String bearer, long order, String key) {
 
         static CardBuyer withOrder(long amount) {
-            String userId = Tokens.newUserId();
-            Api.fundedAccount(userId, 0);
-            String bearer = Tokens.user(userId);
-            return new CardBuyer(userId, bearer, Api.newOrder(bearer, amount), Api.newKey());
+            Buyer.Checkout checkout = Buyer.withBalance(0).checkout(amount);
+            return new CardBuyer(checkout.userId(), checkout.bearer(), checkout.order(), checkout.key());
         }
 
         Response payOverHttp(String key, String cardToken) {
-            return Api.as(bearer).header("Idempotency-Key", key).contentType(ContentType.JSON)
-                    .body(Map.of("method", "card", "cardToken", cardToken)).post("/orders/" + order + "/pay");
+            return Api.payByCard(bearer, order, key, cardToken);
         }
 
         String cardCommand(String cardToken) {

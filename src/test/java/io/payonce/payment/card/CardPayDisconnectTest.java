@@ -2,11 +2,11 @@ package io.payonce.payment.card;
 
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
-import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
-import io.payonce.support.Tokens;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -21,7 +21,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
+import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -53,11 +53,10 @@ class CardPayDisconnectTest {
 
     @Test
     void aCardPayWhoseClientHungUpIsChargedSettledAndCountedOnce() throws Exception {
-        String user = Tokens.newUserId();
-        Api.fundedAccount(user, 0);
-        String bearer = Tokens.user(user);
-        long order = Api.newOrder(bearer, 700);
-        String key = Api.newKey();
+        Buyer.Checkout checkout = Buyer.withBalance(0).checkout(700);
+        String bearer = checkout.bearer();
+        long order = checkout.order();
+        String key = checkout.key();
         double executedBefore = executed();
         ProcessorSimulatorResource.simulator().failNext(Fault.SLOW);
 
@@ -66,8 +65,7 @@ class CardPayDisconnectTest {
         awaitCount(executedBefore + 1);
 
         assertEquals(executedBefore + 1, executed(), "the abandoned card pay's answer was counted once");
-        Response retry = Api.as(bearer).header("Idempotency-Key", key).contentType("application/json").body(Map.of("method", "card",
-                "cardToken", "tok_visa")).post("/orders/" + order + "/pay");
+        Response retry = checkout.payByCard("tok_visa");
         assertEquals(201, retry.statusCode(), retry.asString());
         assertEquals("true", retry.header("Idempotent-Replayed"));
     }
@@ -91,16 +89,11 @@ class CardPayDisconnectTest {
     }
 
     /** Within the processor's recovery bound: a charge whose answer the cold client missed is settled by the recovery job. */
-    private void awaitPaid(long order) throws InterruptedException {
-        for (int i = 0; i < 200 && !"PAID".equals(db.orderStatus(order)); i++) {
-            Thread.sleep(100);
-        }
-        assertEquals("PAID", db.orderStatus(order), "the abandoned card pay went on to its outcome");
+    private void awaitPaid(long order) {
+        Await.until(() -> "PAID".equals(db.orderStatus(order)), Duration.ofSeconds(20), "the abandoned card pay to go on to its outcome");
     }
 
-    private void awaitCount(double expected) throws InterruptedException {
-        for (int i = 0; i < 50 && executed() < expected; i++) {
-            Thread.sleep(20);
-        }
+    private void awaitCount(double expected) {
+        Await.until(() -> executed() >= expected, Duration.ofSeconds(1), "the abandoned card pay's answer to be counted");
     }
 }
