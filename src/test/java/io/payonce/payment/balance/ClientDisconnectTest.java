@@ -4,6 +4,7 @@ import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
+import io.payonce.support.HangingClient;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
 import io.payonce.support.RedisCli;
@@ -16,10 +17,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -59,7 +57,7 @@ class ClientDisconnectTest {
         double executedBefore = meters.count(EXECUTED, "operation", "pay", "outcome", "executed");
 
         CompletableFuture<Void> accountRowHeld = RowHolder.holdAccountRow(buyer.userId(), lockWaitSeconds * 800L);
-        sendPayAndHangUp(buyer.bearer(), order, key, 300);
+        HangingClient.payAndHangUp(service, buyer.bearer(), order, key, "", 300);
         // Time for payonce to see the hang-up on purpose: a lock released on cancel would be gone by now.
         Thread.sleep(100);
         long ttlAfterHangUp = Long.parseLong(RedisCli.run("PTTL", lock));
@@ -79,17 +77,6 @@ class ClientDisconnectTest {
         Response retry = Api.pay(buyer.bearer(), order, key);
         assertEquals(201, retry.statusCode(), retry.asString());
         assertEquals("true", retry.header("Idempotent-Replayed"));
-    }
-
-    /** A raw HTTP/1.1 pay whose client closes the connection after {@code millis}, without reading the answer. */
-    private void sendPayAndHangUp(String bearer, long order, String key, long millis) throws Exception {
-        try (Socket socket = new Socket(service.getHost(), service.getPort())) {
-            OutputStream out = socket.getOutputStream();
-            out.write(("POST /orders/" + order + "/pay HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + bearer
-                    + "\r\nIdempotency-Key: " + key + "\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            Thread.sleep(millis);
-        }
     }
 
     private void awaitPayment(long order) {

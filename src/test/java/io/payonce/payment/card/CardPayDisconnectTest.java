@@ -5,6 +5,7 @@ import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Await;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
+import io.payonce.support.HangingClient;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
 import io.quarkus.test.common.TestResourceScope;
@@ -17,10 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -60,7 +58,7 @@ class CardPayDisconnectTest {
         double executedBefore = executed();
         ProcessorSimulatorResource.simulator().failNext(Fault.SLOW);
 
-        sendPayAndHangUp(bearer, order, key, 100);
+        HangingClient.payAndHangUp(service, bearer, order, key, BODY, 100);
         awaitPaid(order);
         awaitCount(executedBefore + 1);
 
@@ -72,20 +70,6 @@ class CardPayDisconnectTest {
 
     private double executed() {
         return meters.count(REQUESTS, "operation", "pay", "outcome", "executed");
-    }
-
-    /** A raw HTTP/1.1 card pay whose client closes the connection after {@code millis}, without reading the answer. */
-    private void sendPayAndHangUp(String bearer, long order, String key, long millis) throws Exception {
-        byte[] body = BODY.getBytes(StandardCharsets.US_ASCII);
-        try (Socket socket = new Socket(service.getHost(), service.getPort())) {
-            OutputStream out = socket.getOutputStream();
-            out.write(("POST /orders/" + order + "/pay HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + bearer
-                    + "\r\nIdempotency-Key: " + key + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length
-                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.write(body);
-            out.flush();
-            Thread.sleep(millis);
-        }
     }
 
     /** Within the processor's recovery bound: a charge whose answer the cold client missed is settled by the recovery job. */
