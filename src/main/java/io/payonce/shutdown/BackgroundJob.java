@@ -12,7 +12,8 @@ import java.util.function.Supplier;
  * instance is not stopping, and counts as running work until it ends ({@link Draining}); its
  * batches end once the instance begins to stop, and the rest waits for the next run on an instance
  * that stays. Every job's work is safe to repeat, so a failure ends the run with one warning and the
- * next run, on the job's schedule, takes up what is left.
+ * next run, on the job's schedule, takes up what is left; a failure of what follows the run is
+ * warned of the same way, never passed over in silence.
  */
 public final class BackgroundJob {
 
@@ -45,6 +46,8 @@ public final class BackgroundJob {
                 .onFailure().invoke(e -> log.warnf("%s stopped early; the next run takes up the rest: %s", name, e.toString()))
                 .onFailure().recoverWithNull()
                 .flatMap(ignored -> afterwards.get())
+                .onFailure().invoke(e -> log.warnf("%s: what follows a run (its gauges, its tidying) failed; the next run tries again: %s",
+                        name, e.toString()))
                 .onFailure().recoverWithNull()
                 .replaceWithVoid(), () -> Uni.createFrom().voidItem());
     }

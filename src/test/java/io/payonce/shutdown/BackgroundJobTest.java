@@ -11,7 +11,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -76,5 +81,37 @@ class BackgroundJobTest {
                 })).await().atMost(WAIT);
 
         assertTrue(measured.get());
+    }
+
+    @Test
+    void aFailureOfWhatComesAfterwardsIsWarnedNamingTheJob() {
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(String.format(record.getMessage(), record.getParameters()));
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger log = Logger.getLogger(BackgroundJobTest.class.getName());
+        log.addHandler(capture);
+        try {
+            job.run(() -> Uni.createFrom().item(0), () -> Uni.createFrom().failure(new IllegalStateException("the gauge's query failed")))
+                    .await().atMost(WAIT);
+        } finally {
+            log.removeHandler(capture);
+        }
+
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).contains("Test job") && warnings.get(0).contains("the gauge's query failed"), warnings.get(0));
     }
 }
