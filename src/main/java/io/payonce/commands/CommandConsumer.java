@@ -70,7 +70,9 @@ import java.util.stream.Collectors;
  * acked as above before the broker connection closes ({@link Draining}); but if it fails once the
  * stop has begun, it goes back to the queue at once, whatever the failure: it may have failed only
  * because the stop closed a store under it (the pool closes when the drain's bound runs out), and a
- * valid command must never be dead-lettered or acked for that.</li>
+ * valid command must never be dead-lettered or acked for that;</li>
+ * <li>should settling a message fail in any other way than a lost ack or nack (a fault of payonce's
+ * own): back to the queue, never left unsettled.</li>
  * </ul>
  * One instance handles one command at a time; more instances handle more.
  */
@@ -149,26 +151,35 @@ public class CommandConsumer {
      * unforeseen: redelivered                                            DEAD_LETTER
      * </pre>
      * A reply that fails is a result of its own and goes through the table again: unconfirmed, it is
-     * {@link #unreplied}; anything else falls to the rows below REPLY.
+     * {@link #unreplied}; anything else, even a reply that could not be built, falls to the rows below
+     * REPLY ({@link #unanswered}), never to REPLY again. Settling that fails in any way but a lost ack
+     * or nack puts the message back on the queue ({@link #lastResort}): no message is left unsettled
+     * while its channel stays open.
      */
     enum Outcome {
         REPLY, UNSETTLED, REQUEUE, REQUEUE_NOW, DEAD_LETTER
     }
 
-    private Uni<Void> handle(Message<byte[]> message, IncomingRabbitMQMetadata amqp, Uni<Answer> command) {
-        return command.onItemOrFailure().transformToUni((answer, failure) -> perform(message, amqp, answer, failure))
+    /** What becomes of {@code message}, given what its {@code command} came to: the table of {@link Outcome}. */
+    Uni<Void> handle(Message<byte[]> message, IncomingRabbitMQMetadata amqp, Uni<Answer> command) {
+        return command.onItemOrFailure().transformToUni((answer, failure) -> perform(outcome(failure, amqp), message, amqp, answer, failure))
+                .onFailure(unsettled -> !(unsettled instanceof AckLost)).recoverWithUni(unsettled -> lastResort(message, amqp, unsettled))
                 // A failed Uni would end the channel: a message the broker could not be told about is
                 // redelivered when the channel reconnects.
                 .onFailure().invoke(e -> LOG.warnf("Command %s left unsettled: %s", amqp.getMessageId().orElse("?"), e.toString()))
                 .onFailure().recoverWithNull();
     }
 
-    /** The row of {@link Outcome} that the command's {@code answer}, or its {@code failure}, falls in, performed. */
-    private Uni<Void> perform(Message<byte[]> message, IncomingRabbitMQMetadata amqp, Answer answer, Throwable failure) {
-        return switch (outcome(failure, amqp)) {
-            case REPLY -> replyAndAck(message, amqp, failure == null ? answer : Answer.problem((ApiException) failure, null))
+    /**
+     * The row {@code outcome} that the command's {@code answer}, or its {@code failure}, fell in, performed.
+     * A reply that fails is classified again by the rows below REPLY alone, so that it cannot come back here as a reply.
+     */
+    private Uni<Void> perform(Outcome outcome, Message<byte[]> message, IncomingRabbitMQMetadata amqp, Answer answer, Throwable failure) {
+        return switch (outcome) {
+            case REPLY -> Uni.createFrom()
+                    .deferred(() -> replyAndAck(message, amqp, failure == null ? answer : Answer.problem((ApiException) failure, null)))
                     .onFailure(replyFailed -> !(replyFailed instanceof AckLost))
-                    .recoverWithUni(replyFailed -> perform(message, amqp, null, replyFailed));
+                    .recoverWithUni(replyFailed -> perform(unanswered(replyFailed, amqp), message, amqp, null, replyFailed));
             case UNSETTLED -> Uni.createFrom().failure(failure);
             case REQUEUE -> requeue(message, amqp, failure);
             case REQUEUE_NOW -> requeueNow(message, amqp, failure);
@@ -178,10 +189,15 @@ public class CommandConsumer {
 
     /** The table of {@link Outcome}, row by row; {@code failure} is null for an answer. */
     private Outcome outcome(Throwable failure, IncomingRabbitMQMetadata amqp) {
-        ErrorCode.Kind kind = failure instanceof ApiException refused ? refused.code().kind() : null;
-        if (failure == null || isAnAnswer(kind)) {
+        if (failure == null || isAnAnswer(kindOf(failure))) {
             return Outcome.REPLY;
         }
+        return unanswered(failure, amqp);
+    }
+
+    /** The rows of {@link Outcome} below REPLY: a failure that is no answer, or a reply that failed. */
+    private Outcome unanswered(Throwable failure, IncomingRabbitMQMetadata amqp) {
+        ErrorCode.Kind kind = kindOf(failure);
         if (failure instanceof AckLost) {
             return Outcome.UNSETTLED;
         }
@@ -198,6 +214,10 @@ public class CommandConsumer {
             return Outcome.DEAD_LETTER;
         }
         return amqp.isRedeliver() ? Outcome.DEAD_LETTER : Outcome.REQUEUE;
+    }
+
+    private static ErrorCode.Kind kindOf(Throwable failure) {
+        return failure instanceof ApiException refused ? refused.code().kind() : null;
     }
 
     /**
@@ -350,6 +370,16 @@ public class CommandConsumer {
         LOG.infof("Command %s back to the queue, the instance stopping: %s", amqp.getMessageId().orElse("?"), failed.toString());
         metrics.message("requeued");
         return orAckLost(Uni.createFrom().completionStage(() -> message.nack(failed, Metadata.of(new RabbitMQRejectMetadata(true)))));
+    }
+
+    /**
+     * Settling the message failed in a way the table has no row for, a fault of payonce's own: back
+     * to the queue, after the pause unless the instance is stopping, rather than left unsettled until
+     * the channel closes. Only a lost ack or nack is left to the broker.
+     */
+    private Uni<Void> lastResort(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable unsettled) {
+        LOG.errorf(unsettled, "Command %s could not be settled as its outcome said", amqp.getMessageId().orElse("?"));
+        return draining.stopping() ? requeueNow(message, amqp, unsettled) : requeue(message, amqp, unsettled);
     }
 
     /** An ack or a nack that failed means the channel is gone: nothing more to decide about the message. */
