@@ -172,7 +172,7 @@ choose_instance_command() {
 start_instance() {
     local name=$1 port=$2
     (payonce_env "$port" && PAYONCE_JWT_PUBLIC_KEY_LOCATION=$public_key \
-        PAYONCE_COMMANDS_PAY_SENDERS=guest PAYONCE_COMMANDS_REFUND_SENDERS=guest \
+        PAYONCE_COMMANDS_PAY_SENDERS=guest PAYONCE_COMMANDS_CARD_PAY_SENDERS=guest PAYONCE_COMMANDS_REFUND_SENDERS=guest \
         exec "${instance_command[@]}") >>"$out/instance-$name.log" 2>&1 &
     echo $! >"$out/instance-$name.pid"
 }

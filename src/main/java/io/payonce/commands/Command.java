@@ -30,6 +30,11 @@ public sealed interface Command {
     record Pay(@NotNull @Pattern(regexp = Identifiers.USER_ID) String userId, @NotNull @Positive Long orderId,
                PaymentMethod method, String cardToken) implements Command {
 
+        /** Whether it charges a card: its senders are payonce.commands.card-pay-senders, not pay-senders. */
+        boolean byCard() {
+            return method == PaymentMethod.CARD;
+        }
+
         /** The request an HTTP pay with the same fields as its body would make, so that one key fingerprints alike on both edges. */
         PayRequest payRequest() {
             return method == null && cardToken == null ? PayRequest.BALANCE : new PayRequest(method, cardToken);

@@ -45,10 +45,11 @@ import java.util.stream.Collectors;
 /**
  * Pay and refund commands from the queue, through the same guard and the same pipelines as HTTP.
  * The sender is the AMQP user-id, which the broker checks against the login of the connection that
- * published: only the senders that payonce.commands allows for a command's type are heard. The
- * message-id is the key, scoped to the caller the command acts for, as its HTTP twin would be: the
- * user for a pay, the sender for a refund. So a redelivery, or the same command sent again, finds
- * its claim and gets the first answer; no second effect.
+ * published: only the senders that payonce.commands allows for a command's kind (a pay from a
+ * balance, a card pay, a refund) are heard. The message-id is the key, scoped to the caller the
+ * command acts for, as its HTTP twin would be: the user for a pay, the sender for a refund. So a
+ * redelivery, or the same command sent again, finds its claim and gets the first answer; no second
+ * effect.
  *
  * <p>What happens to a message, decided here and nowhere else (the table: {@link Outcome}):
  * <ul>
@@ -107,6 +108,7 @@ public class CommandConsumer {
     private final String deadLetterExchange;
     private final String deadLetterRoutingKey;
     private final Set<String> paySenders;
+    private final Set<String> cardPaySenders;
     private final Set<String> refundSenders;
     private final PayonceMetrics metrics;
     private final Draining draining;
@@ -125,6 +127,7 @@ public class CommandConsumer {
         this.deadLetterExchange = deadLetterExchange;
         this.deadLetterRoutingKey = queue;
         this.paySenders = config.commands().paySenders().orElse(Set.of());
+        this.cardPaySenders = config.commands().cardPaySenders().orElse(Set.of());
         this.refundSenders = config.commands().refundSenders().orElse(Set.of());
         this.metrics = metrics;
         this.draining = draining;
@@ -238,8 +241,9 @@ public class CommandConsumer {
         String sender = allowedSender(amqp, command);
         requireOwnReplyQueue(amqp, sender);
         if (command instanceof Command.Pay pay) {
-            return payments.pay(new Caller(pay.userId(), false), pay.orderId(),
-                    keyed(WriteOperation.PAY, pay.orderId(), key, "/orders/" + pay.orderId() + "/pay"), pay.payRequest());
+            KeyedRequest keyed = keyed(WriteOperation.PAY, pay.orderId(), key, "/orders/" + pay.orderId() + "/pay");
+            return pay.byCard() ? payByCard(pay, keyed, sender)
+                    : payments.pay(new Caller(pay.userId(), false), pay.orderId(), keyed, pay.payRequest());
         }
         Command.Refund refund = (Command.Refund) command;
         return refunds.refund(new Caller(sender, true),
@@ -247,12 +251,23 @@ public class CommandConsumer {
                 refund.orderId(), new RefundRequest(refund.refundNo(), refund.amount()));
     }
 
-    /** The broker-checked user-id of the sender, if it may send this kind of command. */
+    /** A card pay, logged with the broker sender that started it: every card charge can be traced to a service (never with its card token). */
+    private Uni<Answer> payByCard(Command.Pay pay, KeyedRequest keyed, String sender) {
+        LOG.infof("Card pay command %s from sender %s: order %d of user %s", keyed.key().value(), sender, pay.orderId(), pay.userId());
+        return payments.pay(new Caller(pay.userId(), false), pay.orderId(), keyed, pay.payRequest());
+    }
+
+    /**
+     * The broker-checked user-id of the sender, if it may send this kind of command: a pay from a
+     * balance, a card pay and a refund each have their own list of senders.
+     */
     private String allowedSender(IncomingRabbitMQMetadata amqp, Command command) {
         String sender = amqp.getUserId().orElseThrow(() -> new Unprocessable("user-id missing: it names the sender"));
-        Set<String> allowed = command instanceof Command.Pay ? paySenders : refundSenders;
+        boolean pay = command instanceof Command.Pay;
+        boolean byCard = pay && ((Command.Pay) command).byCard();
+        Set<String> allowed = byCard ? cardPaySenders : pay ? paySenders : refundSenders;
         if (!SENDER.matcher(sender).matches() || !allowed.contains(sender)) {
-            throw new Unprocessable("sender " + sender + " may not send " + (command instanceof Command.Pay ? "pay" : "refund") + " commands");
+            throw new Unprocessable("sender " + sender + " may not send " + (byCard ? "card pay" : pay ? "pay" : "refund") + " commands");
         }
         return sender;
     }

@@ -169,10 +169,17 @@ public interface PayonceConfig {
     interface Commands {
         /**
          * The broker users (the AMQP user-id, which the broker checks against the connection's
-         * login) that may send pay commands: services trusted to pay for the users they name.
+         * login) that may send pay commands from a balance: services trusted to pay for the users they name.
          * None by default in production: a command from anyone else is dead-lettered.
          */
         Optional<Set<String>> paySenders();
+
+        /**
+         * The broker users that may send card pay commands ({@code "method":"card"}): each names a user
+         * and a card token and is charged to that card, so a service trusted to pay from balances is
+         * not by that alone trusted to charge cards. None by default in production.
+         */
+        Optional<Set<String>> cardPaySenders();
 
         /** The broker users that may send refund commands, as ops may by HTTP; none by default in production. */
         Optional<Set<String>> refundSenders();
