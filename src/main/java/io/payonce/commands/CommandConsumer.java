@@ -58,9 +58,11 @@ import java.util.stream.Collectors;
  * ack redelivers, and the redelivery replies with the same stored answer. A card pay whose outcome
  * is not known yet is an answer too, 202 with the payment's location, as over HTTP: the sender sends
  * the command again later under the same message-id, which resumes the payment like an HTTP retry;
- * held on the queue instead, it would hold the consumer until the recovery job learns the outcome;</li>
- * <li>"not now" (a store down, a twin in flight): nacked back to the queue after a pause, so that
- * it waits for the store instead of spinning, and never dead-lettered;</li>
+ * held on the queue instead, it would hold the consumer until the recovery job learns the outcome.
+ * So is a card pay whose twin (the same key) holds its charge: 409 PAYMENT_IN_PROGRESS, for the
+ * same reason;</li>
+ * <li>"not now" (a store down, a balance pay's twin in flight): nacked back to the queue after a
+ * pause, so that it waits for the store instead of spinning, and never dead-lettered;</li>
  * <li>a message that can never succeed (too large, unreadable, invalid, no message-id, a sender not
  * allowed, a reply-to that is not the sender's): published to the dead-letter queue with the reason
  * in its headers, then acked; if even that copy fails, rejected to the queue's dead-letter exchange;</li>
@@ -144,11 +146,12 @@ public class CommandConsumer {
      * What becomes of a message, by what its command came to; {@link #outcome} reads the rows top to
      * bottom, the first that fits decides:
      * <pre>
-     * an answer: a success, a 202, a refusal, "retry later"              REPLY        replied, then acked
+     * an answer: a success, a 202, a refusal, "retry later",
+     *   a card pay's 409 while its twin charges ({@link #payByCard})      REPLY        replied, then acked
      * the ack or the nack itself failed                                  UNSETTLED    nothing more: the broker redelivers it
      * never begun, the instance stopping                                 REQUEUE      back to the queue after the pause
      * any other failure once the stop has begun                          REQUEUE_NOW  back to the queue at once
-     * not now: a store down, a twin in flight                            REQUEUE      back to the queue after the pause
+     * not now: a store down, a balance pay's twin in flight              REQUEUE      back to the queue after the pause
      * can never succeed: unreadable, invalid, not allowed                DEAD_LETTER  copied with the reason, then acked
      * unforeseen: on its first delivery                                  REQUEUE      back to the queue after the pause
      * unforeseen: redelivered                                            DEAD_LETTER
@@ -251,10 +254,23 @@ public class CommandConsumer {
                 refund.orderId(), new RefundRequest(refund.refundNo(), refund.amount()));
     }
 
-    /** A card pay, logged with the broker sender that started it: every card charge can be traced to a service (never with its card token). */
+    /**
+     * A card pay, logged with the broker sender that started it, so that every card charge can be
+     * traced to a service (never with its card token). While a twin (the same key, by HTTP or on
+     * another instance) holds the charge, it is answered 409 PAYMENT_IN_PROGRESS and acked, as a
+     * CARD_PAYMENT_PENDING is, not held on the queue: a charge lasts up to the processor's timeout,
+     * and up to its lease after a crash, and a command requeued all that while would hold this
+     * instance's one consumer. The sender sends it again later under the same message-id. A balance
+     * pay's twin holds the pay lock for moments only: that one waits on the queue.
+     */
     private Uni<Answer> payByCard(Command.Pay pay, KeyedRequest keyed, String sender) {
         LOG.infof("Card pay command %s from sender %s: order %d of user %s", keyed.key().value(), sender, pay.orderId(), pay.userId());
-        return payments.pay(new Caller(pay.userId(), false), pay.orderId(), keyed, pay.payRequest());
+        return payments.pay(new Caller(pay.userId(), false), pay.orderId(), keyed, pay.payRequest())
+                .onFailure(CommandConsumer::twinCharging).recoverWithItem(twin -> Answer.problem((ApiException) twin, null));
+    }
+
+    private static boolean twinCharging(Throwable failure) {
+        return failure instanceof ApiException refused && refused.code() == ErrorCode.PAYMENT_IN_PROGRESS;
     }
 
     /**

@@ -25,6 +25,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -212,6 +214,47 @@ class CardPayCommandTest {
             assertEquals("UNPAID", db.orderStatus(buyer.order));
             assertEquals(0, chargesOf(buyer), "nothing reached the processor");
         }
+    }
+
+    /**
+     * The first pay under the key holds its charge at a processor slow to answer (HTTP here; another
+     * instance's consumer alike): the command under the same key is answered 409 at once and acked,
+     * not requeued round the consumer until the charge ends; sent again later, it gets the payment.
+     */
+    @Test
+    void aCardPayCommandWhileItsTwinHoldsTheChargeIsReplied409AndAResendLaterGetsThePayment() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            CardBuyer buyer = CardBuyer.withOrder(900);
+            processor().failNext(Fault.TIMEOUT_AFTER_CHARGE);
+
+            CompletableFuture<Response> first = CompletableFuture.supplyAsync(() -> buyer.payOverHttp(buyer.key, "tok_visa"));
+            awaitCharging(buyer);
+            String correlation = UUID.randomUUID().toString();
+            broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(buyer.key, replies, correlation), buyer.cardCommand("tok_visa"));
+            GetResponse whileCharging = broker.await(replies, m -> correlation.equals(m.getProps().getCorrelationId()), WITHIN);
+
+            assertEquals(409, status(whileCharging), Broker.text(whileCharging));
+            assertEquals("PAYMENT_IN_PROGRESS", JsonPath.from(Broker.text(whileCharging)).getString("code"));
+            Response firstAnswer = first.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(202, firstAnswer.statusCode(), firstAnswer.asString());
+            Thread.sleep(1500);
+            assertEquals(0, broker.messageCount(replies), "acked: not requeued, no second reply");
+            GetResponse later = sendUntilDefinite(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
+            assertEquals(201, status(later), Broker.text(later));
+            long payment = firstAnswer.jsonPath().getLong("paymentId");
+            assertEquals(payment, JsonPath.from(Broker.text(later)).getLong("paymentId"), "the first pay's payment");
+            assertChargedOnce(buyer, payment);
+        }
+    }
+
+    /** Returns once the order is PAYING: the first pay's transaction committed, its lease held, its charge on its way. */
+    private void awaitCharging(CardBuyer buyer) throws InterruptedException {
+        long deadline = System.nanoTime() + WITHIN.toNanos();
+        while (!"PAYING".equals(db.orderStatus(buyer.order)) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals("PAYING", db.orderStatus(buyer.order));
     }
 
     /** One payment of the order, one charge at the processor, made by one request under the payment's key. */
