@@ -161,6 +161,39 @@ class HostileInputTest {
                         400, "MALFORMED_REQUEST"));
     }
 
+    /**
+     * A number or a boolean where text belongs, on every money body: had it been turned into text
+     * ({@code 1} into the second payment method, {@code 7} into refund number "7"), each would have
+     * paid, deposited or refunded.
+     */
+    static Stream<Arguments> scalarsWhereTextBelongs() {
+        return Stream.of(
+                hostile("pay: a method by its position", s -> payWithBody(s, "{\"method\":1,\"cardToken\":\"tok_visa\"}"), 400, "MALFORMED_REQUEST"),
+                hostile("pay: a method by its position in text", s -> payWithBody(s, "{\"method\":\"1\",\"cardToken\":\"tok_visa\"}"),
+                        400, "MALFORMED_REQUEST"),
+                hostile("pay: a method as a decimal", s -> payWithBody(s, "{\"method\":1.0,\"cardToken\":\"tok_visa\"}"), 400, "MALFORMED_REQUEST"),
+                hostile("pay: a method as a boolean", s -> payWithBody(s, "{\"method\":false}"), 400, "MALFORMED_REQUEST"),
+                hostile("pay: a card token as a number", s -> payWithBody(s, "{\"method\":\"card\",\"cardToken\":4242}"), 400, "MALFORMED_REQUEST"),
+                hostile("pay: a card token as a boolean", s -> payWithBody(s, "{\"method\":\"card\",\"cardToken\":true}"), 400, "MALFORMED_REQUEST"),
+                hostile("deposit: a reference as a number", s -> s.deposit(Api.newKey())
+                        .body("{\"amount\":100,\"currency\":\"EUR\",\"reference\":" + System.nanoTime() + "}").post(s.depositPath()),
+                        400, "MALFORMED_REQUEST"),
+                hostile("deposit: a reference as a decimal", s -> s.deposit(Api.newKey())
+                        .body("{\"amount\":100,\"currency\":\"EUR\",\"reference\":" + System.nanoTime() + ".5}").post(s.depositPath()),
+                        400, "MALFORMED_REQUEST"),
+                hostile("deposit: a reference as a boolean", s -> s.deposit(Api.newKey())
+                        .body("{\"amount\":100,\"currency\":\"EUR\",\"reference\":true}").post(s.depositPath()), 400, "MALFORMED_REQUEST"),
+                hostile("refund: a number as a number", s -> s.refund().body("{\"refundNo\":" + System.nanoTime() + ",\"amount\":1}")
+                        .post(s.refundPath()), 400, "MALFORMED_REQUEST"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("scalarsWhereTextBelongs")
+    void aNumberOrABooleanWhereTextBelongsIsRefusedNotTurnedIntoText(String description, Function<Scene, Response> request, int status,
+                                                                     String code) {
+        isRefusedWithItsCodeAndMovesNoMoney(description, request, status, code);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("encodedBodies")
     void aBodyInAnyEncodingIsReadOrRefusedWithItsCode(String description, Function<Scene, Response> request, int status, String code) {

@@ -69,6 +69,36 @@ class MalformedInputTest {
         assertEquals(0, db.rowsOwnedBy(user), "nothing written for: " + description);
     }
 
+    /** Text that arrives as a number or a boolean is refused, never written as "123" or "true". */
+    static Stream<Arguments> orderBodiesWithScalarsForText() {
+        return Stream.of(
+                body("order number as a number", "{\"orderSn\":" + System.nanoTime() + ",\"amount\":100,\"currency\":\"EUR\"}", 400,
+                        "MALFORMED_REQUEST"),
+                body("order number as a decimal", "{\"orderSn\":" + System.nanoTime() + ".5,\"amount\":100,\"currency\":\"EUR\"}", 400,
+                        "MALFORMED_REQUEST"),
+                body("order number as a boolean", "{\"orderSn\":true,\"amount\":100,\"currency\":\"EUR\"}", 400, "MALFORMED_REQUEST"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("orderBodiesWithScalarsForText")
+    void anOrderBodyWithANumberOrABooleanForTextIsRejectedAndWritesNothing(String description, String body, int status, String code) {
+        aBadOrderBodyIsRejectedAndWritesNothing(description, body, status, code);
+    }
+
+    @Test
+    void anAccountForAUserIdSentAsANumberOrABooleanIsNotOpened() {
+        String numeric = String.valueOf(System.nanoTime());
+
+        Response asNumber = Api.as(Tokens.ops()).contentType("application/json")
+                .body("{\"userId\":" + numeric + ",\"currency\":\"EUR\"}").post("/accounts");
+        Response asBoolean = Api.as(Tokens.ops()).contentType("application/json")
+                .body("{\"userId\":true,\"currency\":\"EUR\"}").post("/accounts");
+
+        assertProblem(asNumber, 400, "MALFORMED_REQUEST");
+        assertProblem(asBoolean, 400, "MALFORMED_REQUEST");
+        assertEquals(0, db.rowsOwnedBy(numeric));
+    }
+
     @Test
     void aRejectedBodyDoesNotConsumeTheSubmitToken() {
         String bearer = Tokens.user(Tokens.newUserId());

@@ -248,6 +248,37 @@ class CardPayCommandTest {
         }
     }
 
+    /** A number or a boolean where text belongs is never turned into text: {@code "method":1} would have been a card pay. */
+    @Test
+    void aNumberOrABooleanWhereTextBelongsIsDeadLetteredNotCharged() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.replyQueue();
+            CardBuyer buyer = CardBuyer.withOrder(650);
+            Map<String, String> commands = Map.of(
+                    "a method by its position", buyer.command(",\"method\":1,\"cardToken\":\"tok_visa\""),
+                    "a method by its position in text", buyer.command(",\"method\":\"1\",\"cardToken\":\"tok_visa\""),
+                    "a method as a boolean", buyer.command(",\"method\":true,\"cardToken\":\"tok_visa\""),
+                    "a card token as a number", buyer.command(",\"method\":\"card\",\"cardToken\":4242"),
+                    "a user as a number", "{\"type\":\"pay\",\"userId\":" + System.nanoTime() + ",\"orderId\":" + buyer.order
+                            + ",\"method\":\"card\",\"cardToken\":\"tok_visa\"}");
+            Map<String, String> keys = new HashMap<>();
+            for (Map.Entry<String, String> command : commands.entrySet()) {
+                String key = "msg-" + UUID.randomUUID();
+                keys.put(command.getKey(), key);
+                broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(key, replies, key), command.getValue());
+            }
+
+            Map<String, String> reasons = new HashMap<>();
+            for (GetResponse dead : broker.awaitAll(Broker.DEAD_LETTERS, keys.size(), m -> keys.containsValue(m.getProps().getMessageId()), WITHIN)) {
+                reasons.put(dead.getProps().getMessageId(), String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER)));
+            }
+            keys.forEach((what, key) -> assertTrue(reasons.get(key).startsWith("the body is not"), what + ": " + reasons.get(key)));
+            assertEquals(0, broker.messageCount(replies), "no reply for what was never a pay");
+            assertEquals("UNPAID", db.orderStatus(buyer.order));
+            assertEquals(0, chargesOf(buyer), "nothing reached the processor");
+        }
+    }
+
     /** Returns once the order is PAYING: the first pay's transaction committed, its lease held, its charge on its way. */
     private void awaitCharging(CardBuyer buyer) throws InterruptedException {
         long deadline = System.nanoTime() + WITHIN.toNanos();
