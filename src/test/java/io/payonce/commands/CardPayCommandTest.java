@@ -238,7 +238,7 @@ class CardPayCommandTest {
             assertEquals("PAYMENT_IN_PROGRESS", JsonPath.from(Broker.text(whileCharging)).getString("code"));
             Response firstAnswer = first.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
             assertEquals(202, firstAnswer.statusCode(), firstAnswer.asString());
-            Thread.sleep(1500);
+            Thread.sleep(1500); // past the requeue pause: time for a second reply, had the command gone back to the queue
             assertEquals(0, broker.messageCount(replies), "acked: not requeued, no second reply");
             GetResponse later = sendUntilDefinite(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
             assertEquals(201, status(later), Broker.text(later));
@@ -280,12 +280,8 @@ class CardPayCommandTest {
     }
 
     /** Returns once the order is PAYING: the first pay's transaction committed, its lease held, its charge on its way. */
-    private void awaitCharging(CardBuyer buyer) throws InterruptedException {
-        long deadline = System.nanoTime() + WITHIN.toNanos();
-        while (!"PAYING".equals(db.orderStatus(buyer.order)) && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertEquals("PAYING", db.orderStatus(buyer.order));
+    private void awaitCharging(CardBuyer buyer) {
+        Await.until(() -> "PAYING".equals(db.orderStatus(buyer.order)), WITHIN, "the first pay's charge to be on its way");
     }
 
     /** One payment of the order, one charge at the processor, made by one request under the payment's key. */

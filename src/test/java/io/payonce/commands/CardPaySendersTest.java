@@ -2,11 +2,10 @@ package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
 import io.payonce.processor.ProcessorSimulatorResource;
-import io.payonce.support.Api;
 import io.payonce.support.Broker;
+import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
-import io.payonce.support.Tokens;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -41,9 +40,9 @@ class CardPaySendersTest {
     void aCardPayFromASenderAllowedOnlyBalancePaysIsDeadLetteredNeverCharged() throws Exception {
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
-            String user = Tokens.newUserId();
-            Api.fundedAccount(user, 5000);
-            long order = Api.newOrder(Tokens.user(user), 700);
+            Buyer buyer = Buyer.withBalance(5000);
+            String user = buyer.userId();
+            long order = buyer.newOrder(700);
             String byCard = "msg-" + UUID.randomUUID();
             String fromTheBalance = "msg-" + UUID.randomUUID();
 
