@@ -159,8 +159,9 @@ public class CommandConsumer {
      * A reply that fails is a result of its own and goes through the table again: unconfirmed, it is
      * {@link #unreplied}; anything else, even a reply that could not be built, falls to the rows below
      * REPLY ({@link #unanswered}), never to REPLY again. Settling that fails in any way but a lost ack
-     * or nack puts the message back on the queue ({@link #lastResort}): no message is left unsettled
-     * while its channel stays open.
+     * or nack puts the message back on the queue once, and rejects it to the queue's dead-letter
+     * exchange when it fails so again redelivered ({@link #lastResort}): no message is left unsettled
+     * while its channel stays open, and none goes round for ever.
      */
     enum Outcome {
         REPLY, UNSETTLED, REQUEUE, REQUEUE_NOW, DEAD_LETTER
@@ -406,11 +407,16 @@ public class CommandConsumer {
     /**
      * Settling the message failed in a way the table has no row for, a fault of payonce's own: back
      * to the queue, after the pause unless the instance is stopping, rather than left unsettled until
-     * the channel closes. Only a lost ack or nack is left to the broker.
+     * the channel closes; a redelivery that fails so again is rejected to the queue's dead-letter
+     * exchange, as an unforeseen failure is, so that no message goes round for ever. Only a lost ack
+     * or nack is left to the broker.
      */
     private Uni<Void> lastResort(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable unsettled) {
         LOG.errorf(unsettled, "Command %s could not be settled as its outcome said", amqp.getMessageId().orElse("?"));
-        return draining.stopping() ? requeueNow(message, amqp, unsettled) : requeue(message, amqp, unsettled);
+        if (draining.stopping()) {
+            return requeueNow(message, amqp, unsettled);
+        }
+        return amqp.isRedeliver() ? reject(message, unsettled) : requeue(message, amqp, unsettled);
     }
 
     /** An ack or a nack that failed means the channel is gone: nothing more to decide about the message. */
@@ -425,7 +431,10 @@ public class CommandConsumer {
      */
     private Uni<Void> deadLetter(Message<byte[]> message, IncomingRabbitMQMetadata amqp, Throwable never) {
         String reason = never instanceof Unprocessable unprocessable ? unprocessable.getMessage() : "unexpected failure: " + never;
-        if (!(never instanceof Unprocessable)) {
+        if (never instanceof Unprocessable) {
+            // Never the body: a card command carries a card token. The reason names fields, not their values.
+            LOG.warnf("Command %s from %s dead-lettered: %s", amqp.getMessageId().orElse("?"), amqp.getUserId().orElse("?"), reason);
+        } else {
             LOG.errorf(never, "Command %s could not be processed", amqp.getMessageId().orElse("?"));
         }
         Map<String, Object> headers = new HashMap<>(amqp.getHeaders());

@@ -1,5 +1,6 @@
 package io.payonce.processor;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.payonce.config.PayonceConfig;
 import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.mutiny.Uni;
@@ -73,7 +74,7 @@ public class Processor {
         if (status != 200 && status != 201 && status != 400 && status != 402) {
             return new ChargeOutcome.Unknown("the processor answered " + status);
         }
-        ChargeReply reply = response.readEntity(ChargeReply.class);
+        ChargeReply reply = ChargeReply.of(response.readEntity(JsonNode.class));
         String chargeId = ProcessorText.of(reply.id(), ProcessorText.CHARGE_ID_LENGTH);
         String declineCode = ProcessorText.of(reply.declineCode(), ProcessorText.CODE_LENGTH);
         if (status == 400) {

@@ -52,14 +52,17 @@ class SettlingFaultTest {
         assertEquals(List.of("requeued"), settled);
     }
 
-    /** Redelivered, the failed reply is dead-lettered; the copy fails too, in a way no row of the table names. */
+    /**
+     * Redelivered, the failed reply is dead-lettered; the copy fails too, in a way no row of the table
+     * names: the message is rejected to the queue's own dead-letter exchange, not sent round again.
+     */
     @Test
-    void aMessageWhoseSettlingFailsOutsideTheTableGoesBackToTheQueue() throws Exception {
+    void aRedeliveryWhoseSettlingFailsOutsideTheTableIsRejectedNotSentRoundAgain() throws Exception {
         IncomingRabbitMQMetadata amqp = delivered(true);
 
         consumer.handle(recorded(amqp), amqp, Uni.createFrom().item(Answer.created(new Object()))).await().atMost(WAIT);
 
-        assertEquals(List.of("requeued"), settled);
+        assertEquals(List.of("rejected"), settled);
     }
 
     /** A message whose ack and nack are written down in {@link #settled}. */
