@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
+import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
@@ -13,14 +14,25 @@ import java.util.function.Supplier;
  * batches end once the instance begins to stop, and the rest waits for the next run on an instance
  * that stays. Every job's work is safe to repeat, so a failure ends the run with one warning and the
  * next run, on the job's schedule, takes up what is left; a failure of what follows the run is
- * warned of the same way, never passed over in silence.
+ * warned of the same way, never passed over in silence. A run that neither ends nor fails (a
+ * store that stopped answering in the middle of a handshake, say) is given up after
+ * {@link #RUN_BOUND}, as a failure: the scheduler skips every run of a job while one is going on, so
+ * one run that hung would otherwise stop the job on this instance for good.
  */
 public final class BackgroundJob {
+
+    /**
+     * The longest a run's pass, or what follows it, may take. Far beyond what a run does (a batch is
+     * bounded by its statements' and its calls' own bounds), and short enough that an outbox event
+     * or a card payment waits no longer than that for the next run.
+     */
+    public static final Duration RUN_BOUND = Duration.ofSeconds(30);
 
     private final Draining draining;
     private final Logger log;
     private final String name;
     private final String summary;
+    private final Duration bound;
 
     /**
      * @param job     the job's class, whose logger writes its lines
@@ -28,10 +40,15 @@ public final class BackgroundJob {
      * @param summary the line a run that did anything writes, a format taking its count; null where the job's meter says enough
      */
     public BackgroundJob(Draining draining, Class<?> job, String name, String summary) {
+        this(draining, job, name, summary, RUN_BOUND);
+    }
+
+    BackgroundJob(Draining draining, Class<?> job, String name, String summary, Duration bound) {
         this.draining = draining;
         this.log = Logger.getLogger(job);
         this.name = name;
         this.summary = summary;
+        this.bound = bound;
     }
 
     /** One scheduled run: {@code pass}, which returns how much it did. */
@@ -42,10 +59,11 @@ public final class BackgroundJob {
     /** One scheduled run: {@code pass}, then, whether it finished or not, {@code afterwards} (the job's gauges, its tidying). */
     public Uni<Void> run(Supplier<Uni<Integer>> pass, Supplier<Uni<?>> afterwards) {
         return draining.unlessStopping(() -> Uni.createFrom().deferred(pass::get)
+                .ifNoItem().after(bound).fail()
                 .invoke(this::summarise)
                 .onFailure().invoke(e -> log.warnf("%s stopped early; the next run takes up the rest: %s", name, e.toString()))
                 .onFailure().recoverWithNull()
-                .flatMap(ignored -> afterwards.get())
+                .flatMap(ignored -> Uni.createFrom().deferred(afterwards).ifNoItem().after(bound).fail())
                 .onFailure().invoke(e -> log.warnf("%s: what follows a run (its gauges, its tidying) failed; the next run tries again: %s",
                         name, e.toString()))
                 .onFailure().recoverWithNull()

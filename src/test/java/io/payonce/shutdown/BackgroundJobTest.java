@@ -70,6 +70,21 @@ class BackgroundJobTest {
         assertFalse(ran.get());
     }
 
+    /** A pass that never ends (a store gone silent mid-handshake) would hold the job for good: the scheduler skips runs while one goes on. */
+    @Test
+    void aRunThatHangsIsGivenUpAtItsBoundAndWhatComesAfterwardsStillRuns() {
+        BackgroundJob bounded = new BackgroundJob(draining, BackgroundJobTest.class, "Test job", null, Duration.ofMillis(200));
+        AtomicBoolean measured = new AtomicBoolean();
+
+        bounded.run(() -> Uni.createFrom().nothing(), () -> Uni.createFrom().item(() -> {
+            measured.set(true);
+            return null;
+        })).await().atMost(WAIT);
+        bounded.run(() -> Uni.createFrom().item(1), () -> Uni.createFrom().nothing()).await().atMost(WAIT);
+
+        assertTrue(measured.get(), "what follows the run ran once the pass was given up");
+    }
+
     @Test
     void aFailedPassEndsTheRunQuietlyAndWhatComesAfterwardsStillRuns() {
         AtomicBoolean measured = new AtomicBoolean();
