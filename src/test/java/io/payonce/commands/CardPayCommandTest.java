@@ -196,20 +196,10 @@ class CardPayCommandTest {
                     "a token without a method", buyer.command(",\"cardToken\":\"tok_visa\""),
                     "a malformed token", buyer.command(",\"method\":\"card\",\"cardToken\":\"tok visa!\""),
                     "an unknown method", buyer.command(",\"method\":\"cash\""));
-            Map<String, String> keys = new HashMap<>();
-            for (Map.Entry<String, String> command : commands.entrySet()) {
-                String key = "msg-" + UUID.randomUUID();
-                keys.put(command.getKey(), key);
-                broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(key, replies, key), command.getValue());
-            }
+            Map<String, String> reasons = deadLetterReasons(broker, replies, commands);
 
-            Map<String, String> reasons = new HashMap<>();
-            for (GetResponse dead : broker.awaitAll(Broker.DEAD_LETTERS, keys.size(), m -> keys.containsValue(m.getProps().getMessageId()), WITHIN)) {
-                reasons.put(dead.getProps().getMessageId(), String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER)));
-            }
-            keys.forEach((what, key) -> assertTrue(reasons.get(key).startsWith("invalid ") || reasons.get(key).startsWith("the body is not"),
-                    what + ": " + reasons.get(key)));
-            assertTrue(reasons.get(keys.get("no token")).contains("cardToken"), reasons.get(keys.get("no token")));
+            reasons.forEach((what, reason) -> assertTrue(reason.startsWith("invalid ") || reason.startsWith("the body is not"), what + ": " + reason));
+            assertTrue(reasons.get("no token").contains("cardToken"), reasons.get("no token"));
             assertEquals(0, broker.messageCount(replies), "no reply for what was never a pay");
             assertEquals("UNPAID", db.orderStatus(buyer.order));
             assertEquals(0, chargesOf(buyer), "nothing reached the processor");
@@ -261,22 +251,30 @@ class CardPayCommandTest {
                     "a card token as a number", buyer.command(",\"method\":\"card\",\"cardToken\":4242"),
                     "a user as a number", "{\"type\":\"pay\",\"userId\":" + System.nanoTime() + ",\"orderId\":" + buyer.order
                             + ",\"method\":\"card\",\"cardToken\":\"tok_visa\"}");
-            Map<String, String> keys = new HashMap<>();
-            for (Map.Entry<String, String> command : commands.entrySet()) {
-                String key = "msg-" + UUID.randomUUID();
-                keys.put(command.getKey(), key);
-                broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(key, replies, key), command.getValue());
-            }
+            Map<String, String> reasons = deadLetterReasons(broker, replies, commands);
 
-            Map<String, String> reasons = new HashMap<>();
-            for (GetResponse dead : broker.awaitAll(Broker.DEAD_LETTERS, keys.size(), m -> keys.containsValue(m.getProps().getMessageId()), WITHIN)) {
-                reasons.put(dead.getProps().getMessageId(), String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER)));
-            }
-            keys.forEach((what, key) -> assertTrue(reasons.get(key).startsWith("the body is not"), what + ": " + reasons.get(key)));
+            reasons.forEach((what, reason) -> assertTrue(reason.startsWith("the body is not"), what + ": " + reason));
             assertEquals(0, broker.messageCount(replies), "no reply for what was never a pay");
             assertEquals("UNPAID", db.orderStatus(buyer.order));
             assertEquals(0, chargesOf(buyer), "nothing reached the processor");
         }
+    }
+
+    /** Sends each of {@code commands} under a message-id of its own; returns, for each, the reason its dead-letter copy names. */
+    private static Map<String, String> deadLetterReasons(Broker broker, String replies, Map<String, String> commands) throws Exception {
+        Map<String, String> keys = new HashMap<>();
+        for (Map.Entry<String, String> command : commands.entrySet()) {
+            String key = "msg-" + UUID.randomUUID();
+            keys.put(command.getKey(), key);
+            broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(key, replies, key), command.getValue());
+        }
+        Map<String, String> reasonById = new HashMap<>();
+        for (GetResponse dead : broker.awaitAll(Broker.DEAD_LETTERS, keys.size(), m -> keys.containsValue(m.getProps().getMessageId()), WITHIN)) {
+            reasonById.put(dead.getProps().getMessageId(), String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER)));
+        }
+        Map<String, String> reasons = new HashMap<>();
+        keys.forEach((what, key) -> reasons.put(what, reasonById.get(key)));
+        return reasons;
     }
 
     /** Returns once the order is PAYING: the first pay's transaction committed, its lease held, its charge on its way. */
