@@ -58,9 +58,14 @@ import java.util.stream.Collectors;
  * ack redelivers, and the redelivery replies with the same stored answer. A card pay whose outcome
  * is not known yet is an answer too, 202 with the payment's location, as over HTTP: the sender sends
  * the command again later under the same message-id, which resumes the payment like an HTTP retry;
- * held on the queue instead, it would hold the consumer until the recovery job learns the outcome.
- * So is a card pay whose twin (the same key) holds its charge: 409 PAYMENT_IN_PROGRESS, for the
- * same reason;</li>
+ * held on the queue instead, it would hold the consumer until the recovery job learns the outcome;</li>
+ * <li>"come back later" (409 CARD_PAYMENT_PENDING: the order's card payment waits for its
+ * processor; 409 PAYMENT_IN_PROGRESS to a card pay whose twin, the same key, holds its charge): an
+ * answer that says nothing was done, replied and acked like any other when there is a reply-to, for
+ * the sender to send the command again later; held on the queue, it could hold the consumer as long
+ * as the processor. With no reply-to nobody would hear it, and an ack would lose the command: it goes
+ * back to the queue after the pause, once, and if its redelivery is told the same, it is
+ * dead-lettered with the code as its reason;</li>
  * <li>"not now" (a store down, a balance pay's twin in flight): nacked back to the queue after a
  * pause, so that it waits for the store instead of spinning, and never dead-lettered;</li>
  * <li>a message that can never succeed (too large, unreadable, invalid, no message-id, a sender not
@@ -146,11 +151,13 @@ public class CommandConsumer {
      * What becomes of a message, by what its command came to; {@link #outcome} reads the rows top to
      * bottom, the first that fits decides:
      * <pre>
-     * an answer: a success, a 202, a refusal, "retry later",
-     *   a card pay's 409 while its twin charges ({@link #payByCard})      REPLY        replied, then acked
+     * an answer: a success, a 202, a refusal                             REPLY        replied, then acked
+     * come back later ({@link #comesBackLater}), with a reply-to         REPLY
      * the ack or the nack itself failed                                  UNSETTLED    nothing more: the broker redelivers it
      * never begun, the instance stopping                                 REQUEUE      back to the queue after the pause
      * any other failure once the stop has begun                          REQUEUE_NOW  back to the queue at once
+     * come back later, no reply-to: on its first delivery                REQUEUE      back to the queue after the pause
+     * come back later, no reply-to: redelivered                          DEAD_LETTER  copied with the code as the reason, then acked
      * not now: a store down, a balance pay's twin in flight              REQUEUE      back to the queue after the pause
      * can never succeed: unreadable, invalid, not allowed                DEAD_LETTER  copied with the reason, then acked
      * unforeseen: on its first delivery                                  REQUEUE      back to the queue after the pause
@@ -196,7 +203,7 @@ public class CommandConsumer {
 
     /** The table of {@link Outcome}, row by row; {@code failure} is null for an answer. */
     private Outcome outcome(Throwable failure, IncomingRabbitMQMetadata amqp) {
-        if (failure == null || isAnAnswer(kindOf(failure))) {
+        if (failure == null || isAnAnswer(kindOf(failure)) || comesBackLater(failure) && amqp.getReplyTo().isPresent()) {
             return Outcome.REPLY;
         }
         return unanswered(failure, amqp);
@@ -214,6 +221,11 @@ public class CommandConsumer {
         if (draining.stopping()) {
             return Outcome.REQUEUE_NOW;
         }
+        if (comesBackLater(failure)) {
+            // The broker's redelivered flag is the bound: a classic queue counts no deliveries, and a
+            // count kept by this instance would start again on another.
+            return amqp.isRedeliver() ? Outcome.DEAD_LETTER : Outcome.REQUEUE;
+        }
         if (kind == ErrorCode.Kind.NOT_NOW || DependencyFailure.isTransient(failure)) {
             return Outcome.REQUEUE;
         }
@@ -227,16 +239,23 @@ public class CommandConsumer {
         return failure instanceof ApiException refused ? refused.code().kind() : null;
     }
 
-    /**
-     * A refusal is replied and acked. So is a "retry later": a command for an order whose card payment
-     * waits for its processor, which can last until the recovery job learns the outcome; a command held
-     * on the queue that long would hold the consumer with it, so the sender resends it later, under the same id.
-     */
+    /** A refusal is replied and acked, whether or not anyone hears it: it is the command's final answer. */
     private static boolean isAnAnswer(ErrorCode.Kind kind) {
         return kind != null && switch (kind) {
-            case RECORDED, REFUSED, RETRY_LATER, FAILED -> true;
-            case INVALID, NOT_NOW -> false;
+            case RECORDED, REFUSED, FAILED -> true;
+            case INVALID, NOT_NOW, RETRY_LATER -> false;
         };
+    }
+
+    /**
+     * "Nothing was done: send it again later", for longer than the queue's pause: a command for an
+     * order whose card payment waits for its processor, which can last until the recovery job learns
+     * the outcome, or a card pay whose twin holds its charge, which can last the processor's timeout.
+     * Held on the queue that long, the command would hold the consumer with it; so it is an answer
+     * for its sender to act on, and a sender that gave no reply-to cannot.
+     */
+    private static boolean comesBackLater(Throwable failure) {
+        return kindOf(failure) == ErrorCode.Kind.RETRY_LATER || failure instanceof TwinCharging;
     }
 
     private Uni<Answer> execute(byte[] body, IncomingRabbitMQMetadata amqp) {
@@ -258,19 +277,19 @@ public class CommandConsumer {
     /**
      * A card pay, logged with the broker sender that started it, so that every card charge can be
      * traced to a service (never with its card token). While a twin (the same key, by HTTP or on
-     * another instance) holds the charge, it is answered 409 PAYMENT_IN_PROGRESS and acked, as a
-     * CARD_PAYMENT_PENDING is, not held on the queue: a charge lasts up to the processor's timeout,
-     * and up to its lease after a crash, and a command requeued all that while would hold this
-     * instance's one consumer. The sender sends it again later under the same message-id. A balance
-     * pay's twin holds the pay lock for moments only: that one waits on the queue.
+     * another instance) holds the charge, its 409 PAYMENT_IN_PROGRESS means come back later, as a
+     * CARD_PAYMENT_PENDING does ({@link #comesBackLater}), not wait on the queue: a charge lasts up to
+     * the processor's timeout, and up to its lease after a crash, and a command requeued all that while
+     * would hold this instance's one consumer. A balance pay's twin holds the pay lock for moments
+     * only: that one waits on the queue.
      */
     private Uni<Answer> payByCard(Command.Pay pay, KeyedRequest keyed, String sender) {
         LOG.infof("Card pay command %s from sender %s: order %d of user %s", keyed.key().value(), sender, pay.orderId(), pay.userId());
         return payments.pay(new Caller(pay.userId(), false), pay.orderId(), keyed, pay.payRequest())
-                .onFailure(CommandConsumer::twinCharging).recoverWithItem(twin -> Answer.problem((ApiException) twin, null));
+                .onFailure(CommandConsumer::inProgress).transform(twin -> new TwinCharging());
     }
 
-    private static boolean twinCharging(Throwable failure) {
+    private static boolean inProgress(Throwable failure) {
         return failure instanceof ApiException refused && refused.code() == ErrorCode.PAYMENT_IN_PROGRESS;
     }
 
@@ -430,8 +449,8 @@ public class CommandConsumer {
      * named, rather than round the queue for ever.
      */
     private Uni<Void> deadLetter(Message<byte[]> message, IncomingRabbitMQMetadata amqp, Throwable never) {
-        String reason = never instanceof Unprocessable unprocessable ? unprocessable.getMessage() : "unexpected failure: " + never;
-        if (never instanceof Unprocessable) {
+        String reason = reasonOf(never);
+        if (never instanceof Unprocessable || comesBackLater(never)) {
             // Never the body: a card command carries a card token. The reason names fields, not their values.
             LOG.warnf("Command %s from %s dead-lettered: %s", amqp.getMessageId().orElse("?"), amqp.getUserId().orElse("?"), reason);
         } else {
@@ -455,6 +474,19 @@ public class CommandConsumer {
                 .onFailure(failure -> !(failure instanceof AckLost)).recoverWithUni(copyFailed -> reject(message, copyFailed));
     }
 
+    /** What a dead-letter copy's reason header says. */
+    private static String reasonOf(Throwable never) {
+        if (never instanceof Unprocessable) {
+            return never.getMessage();
+        }
+        if (comesBackLater(never)) {
+            ApiException comeBack = (ApiException) never;
+            return comeBack.code().status() + " " + comeBack.code() + " when redelivered, and no reply-to to tell the sender that"
+                    + " nothing was done: " + comeBack.detail();
+        }
+        return "unexpected failure: " + never;
+    }
+
     private Uni<Void> reject(Message<?> message, Throwable reason) {
         metrics.message("dead_lettered");
         return orAckLost(Uni.createFrom().completionStage(() -> message.nack(reason, Metadata.of(new RabbitMQRejectMetadata(false)))));
@@ -471,6 +503,13 @@ public class CommandConsumer {
     static final class Stopping extends RuntimeException {
         Stopping() {
             super("the instance is stopping", null, false, false);
+        }
+    }
+
+    /** A card pay's 409 PAYMENT_IN_PROGRESS: its twin holds the charge, for as long as the processor takes. */
+    static final class TwinCharging extends ApiException {
+        TwinCharging() {
+            super(ErrorCode.PAYMENT_IN_PROGRESS);
         }
     }
 

@@ -72,7 +72,8 @@ public enum ErrorCode {
         /**
          * Retry later: the order waits for a card processor's outcome, which may take until the
          * recovery job learns it. Answered with Retry-After and not stored; a command is answered
-         * rather than held on the queue that long.
+         * rather than held on the queue that long, or, with no reply-to to hear the answer, requeued
+         * once and then dead-lettered.
          */
         RETRY_LATER,
         /** The service failed unexpectedly: sending the same request again, under the same key, is safe. */

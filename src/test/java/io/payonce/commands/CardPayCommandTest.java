@@ -10,12 +10,14 @@ import io.payonce.support.Broker;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Meters;
 import io.payonce.support.Tokens;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,8 +46,12 @@ class CardPayCommandTest {
 
     private static final Duration WITHIN = Duration.ofSeconds(15);
     private static final Duration RECOVERY_BOUND = Duration.ofSeconds(20);
+    private static final String NO_REPLY_TO = null;
 
     private final Database db = Database.forTests();
+
+    @Inject
+    Meters meters;
 
     /** Whether this application's processor client has made its first call, which loads and connects it. */
     private static boolean warm;
@@ -235,6 +241,78 @@ class CardPayCommandTest {
             long payment = firstAnswer.jsonPath().getLong("paymentId");
             assertEquals(payment, JsonPath.from(Broker.text(later)).getLong("paymentId"), "the first pay's payment");
             assertChargedOnce(buyer, payment);
+        }
+    }
+
+    /**
+     * A command with no reply-to, under another key, meets the order's card payment waiting for a
+     * processor that is down: told 409 CARD_PAYMENT_PENDING, it did nothing, and its sender would never
+     * hear so. It goes back to the queue once and, told the same on its redelivery, is dead-lettered
+     * with the code as its reason, instead of acked; the payment it met settles once, when the processor returns.
+     */
+    @Test
+    void aCardPayCommandWithoutReplyToThatMeetsAPendingPaymentIsDeadLetteredWithTheReasonNotAcked() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            CardBuyer buyer = CardBuyer.withOrder(950);
+            processor().failNext(Fault.TIMEOUT_AFTER_CHARGE);
+            CompletableFuture<Response> first = CompletableFuture.supplyAsync(() -> buyer.payOverHttp(buyer.key, "tok_visa"));
+            awaitCharging(buyer);
+            processor().down();
+            try {
+                Response pending = first.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+                assertEquals(202, pending.statusCode(), pending.asString());
+                String another = Api.newKey();
+
+                broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(another, NO_REPLY_TO, another), buyer.cardCommand("tok_visa"));
+                GetResponse dead = broker.await(Broker.DEAD_LETTERS, m -> another.equals(m.getProps().getMessageId()), WITHIN);
+
+                String reason = String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER));
+                assertTrue(reason.startsWith("409 CARD_PAYMENT_PENDING") && reason.contains("no reply-to"), reason);
+                assertEquals("PAYING", db.orderStatus(buyer.order), "still waiting for the processor");
+            } finally {
+                processor().up();
+            }
+            Response settled = Await.until(() -> buyer.payOverHttp(buyer.key, "tok_visa"), paid -> paid.statusCode() != 202, RECOVERY_BOUND,
+                    "the first pay settled once the processor is back");
+            assertEquals(201, settled.statusCode(), settled.asString());
+            assertChargedOnce(buyer, settled.jsonPath().getLong("paymentId"));
+        }
+    }
+
+    /**
+     * A command with no reply-to under the key of a pay whose charge is in flight: its first delivery
+     * is told 409 PAYMENT_IN_PROGRESS and goes back to the queue rather than being acked; its
+     * redelivery either replays the payment or, its twin still charging, is dead-lettered with the
+     * reason. Either way the card is charged once, and the command never vanishes unanswered.
+     */
+    @Test
+    void aCardPayCommandWithoutReplyToWhileItsTwinHoldsTheChargeEndsPaidOnceOrDeadLetteredNeverAcked() throws Exception {
+        try (Broker broker = Broker.connect()) {
+            CardBuyer buyer = CardBuyer.withOrder(910);
+            processor().failNext(Fault.TIMEOUT_AFTER_CHARGE);
+            double requeuedBefore = meters.count("payonce.messages", "outcome", "requeued");
+
+            CompletableFuture<Response> first = CompletableFuture.supplyAsync(() -> buyer.payOverHttp(buyer.key, "tok_visa"));
+            awaitCharging(buyer);
+            broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(buyer.key, NO_REPLY_TO, buyer.key), buyer.cardCommand("tok_visa"));
+
+            Await.until(() -> meters.count("payonce.messages", "outcome", "requeued") > requeuedBefore, WITHIN,
+                    "the command told to come back, sent back to the queue");
+            Response firstAnswer = first.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(202, firstAnswer.statusCode(), firstAnswer.asString());
+            Response settled = Await.until(() -> buyer.payOverHttp(buyer.key, "tok_visa"), paid -> paid.statusCode() != 202, RECOVERY_BOUND,
+                    "the payment settled");
+            assertEquals(201, settled.statusCode(), settled.asString());
+            assertChargedOnce(buyer, firstAnswer.jsonPath().getLong("paymentId"));
+            Thread.sleep(1500); // past the requeue pause: the redelivery has been settled one way or the other
+            GetResponse dead = broker.poll(Broker.DEAD_LETTERS);
+            while (dead != null && !buyer.key.equals(dead.getProps().getMessageId())) {
+                dead = broker.poll(Broker.DEAD_LETTERS);
+            }
+            if (dead != null) {
+                String reason = String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER));
+                assertTrue(reason.startsWith("409 PAYMENT_IN_PROGRESS") && reason.contains("no reply-to"), reason);
+            }
         }
     }
 

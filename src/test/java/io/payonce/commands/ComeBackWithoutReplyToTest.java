@@ -1,0 +1,64 @@
+package io.payonce.commands;
+
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Every answer that tells a command's sender "nothing was done, come back", met by a command with
+ * no reply-to: never acked, since its sender would never learn that the command did nothing. What
+ * can outlast the queue's pause (a card payment waiting for its processor, a card pay's twin holding
+ * its charge) goes back to the queue once and leaves it for the dead letters when its redelivery is
+ * told the same; what lasts moments (a twin holding the pay lock or the key's row, a store down)
+ * goes back to the queue on every delivery, as it does with a reply-to. The consumer's table alone
+ * ({@link SettledMessages}): with no broker to copy to here, a dead-letter copy ends as a rejection
+ * to the queue's own dead-letter exchange.
+ */
+class ComeBackWithoutReplyToTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final String NO_REPLY_TO = null;
+
+    @ParameterizedTest
+    @MethodSource("comeBackLater")
+    void aComeBackLaterGoesBackToTheQueueOnceAndThenLeavesItNeverAcked(ApiException comeBack) throws Exception {
+        assertEquals(List.of("requeued"), settled(comeBack, false), "first delivery");
+        assertEquals(List.of("rejected"), settled(comeBack, true), "redelivered");
+    }
+
+    @ParameterizedTest
+    @MethodSource("notNow")
+    void aNotNowGoesBackToTheQueueOnEveryDelivery(ApiException notNow) throws Exception {
+        assertEquals(List.of("requeued"), settled(notNow, false), "first delivery");
+        assertEquals(List.of("requeued"), settled(notNow, true), "redelivered");
+    }
+
+    static Stream<ApiException> comeBackLater() {
+        return Stream.concat(codesOf(ErrorCode.Kind.RETRY_LATER), Stream.of(new CommandConsumer.TwinCharging()));
+    }
+
+    static Stream<ApiException> notNow() {
+        return codesOf(ErrorCode.Kind.NOT_NOW);
+    }
+
+    private static Stream<ApiException> codesOf(ErrorCode.Kind kind) {
+        return Arrays.stream(ErrorCode.values()).filter(code -> code.kind() == kind).map(code -> new ApiException(code));
+    }
+
+    private static List<String> settled(ApiException refusal, boolean redelivered) throws ReflectiveOperationException {
+        SettledMessages messages = new SettledMessages();
+        IncomingRabbitMQMetadata amqp = SettledMessages.delivered(redelivered, NO_REPLY_TO);
+        messages.consumer.handle(messages.recorded(amqp), amqp, Uni.createFrom().failure(refusal)).await().atMost(WAIT);
+        return messages.settled;
+    }
+}
