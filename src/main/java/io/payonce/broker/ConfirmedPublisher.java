@@ -105,14 +105,25 @@ public class ConfirmedPublisher {
     /**
      * Publishes {@code messages} in order, to the durable topic exchange {@code ownExchange} (declared
      * first: this service owns it) or to the exchanges they name; the item is how many of them, from
-     * the first on, the broker confirmed within the timeout. A failure means none was.
+     * the first on, the broker confirmed within the timeout, and whether it refused one after those. A
+     * failure means none was confirmed and none refused: the broker is away, or did not answer in time.
      */
     public Uni<Confirmed> publish(String ownExchange, List<Outgoing> messages) {
         return vertx.executeBlocking(() -> publishAndConfirm(ownExchange, messages), false);
     }
 
-    /** How many of a call's messages, from the first on, were confirmed, of how many. */
-    public record Confirmed(int count, int of) {
+    /**
+     * How many of a call's messages, from the first on, were confirmed, of how many; and, if the
+     * broker refused one of the rest, its reason: then the refused message is the first unconfirmed one
+     * when the broker nacked it, that one or one behind it when the broker closed the channel on it.
+     * Null when the rest were merely not confirmed in time.
+     */
+    public record Confirmed(int count, int of, String refusal) {
+
+        /** Whether the broker refused a message of the call, rather than not answering in time. */
+        public boolean refused() {
+            return refusal != null;
+        }
     }
 
     private Confirmed publishAndConfirm(String ownExchange, List<Outgoing> messages) throws InterruptedException {
@@ -127,16 +138,16 @@ public class ConfirmedPublisher {
             if (ownExchange != null) {
                 channel.channel().exchangeDeclare(ownExchange, "topic", true);
             }
-            int confirmed = channel.publishAll(messages, TIMEOUT);
-            if (confirmed < messages.size()) {
+            Confirmed confirmed = channel.publishAll(messages, TIMEOUT);
+            if (confirmed.count() < messages.size()) {
                 channel.abort();
             } else {
                 idle.add(channel);
             }
-            if (confirmed == 0) {
+            if (confirmed.count() == 0 && !confirmed.refused()) {
                 throw notConfirmedInTime();
             }
-            return new Confirmed(confirmed, messages.size());
+            return confirmed;
         } catch (IOException | TimeoutException | RuntimeException e) {
             if (channel != null) {
                 channel.abort();
@@ -147,6 +158,9 @@ public class ConfirmedPublisher {
     }
 
     private static void requireAll(Confirmed confirmed) {
+        if (confirmed.refused()) {
+            throw new NotConfirmed("refused by RabbitMQ: " + confirmed.refusal(), null);
+        }
         if (confirmed.count() < confirmed.of()) {
             throw notConfirmedInTime();
         }

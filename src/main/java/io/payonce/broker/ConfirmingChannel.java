@@ -1,8 +1,10 @@
 package io.payonce.broker;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ShutdownSignalException;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -16,7 +18,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * A channel in confirm mode that knows which of its messages the broker acked, so that a caller
  * learns how many of a call's messages, from the first on, are confirmed: a nack or a timeout in the
- * middle of a batch leaves the part before it confirmed. One caller uses it at a time.
+ * middle of a batch leaves the part before it confirmed. It tells a refusal (the broker will not
+ * take a message) from a broker that did not answer in time. One caller uses it at a time.
  */
 final class ConfirmingChannel implements ConfirmListener {
 
@@ -43,26 +46,49 @@ final class ConfirmingChannel implements ConfirmListener {
         return channel;
     }
 
-    /** Publishes in order and waits up to {@code timeout}; answers how many, from the first on, were acked. */
-    int publishAll(List<ConfirmedPublisher.Outgoing> messages, Duration timeout) throws IOException, InterruptedException {
+    /**
+     * Publishes in order and waits up to {@code timeout}; answers how many, from the first on, were
+     * acked, and why the broker refused a message after them, if it did: it nacked the next one, or
+     * closed the channel on that one or one behind it (406 PRECONDITION_FAILED, a message it never
+     * takes: over its max_message_size, say). Any other end of the channel is no refusal, and fails.
+     */
+    ConfirmedPublisher.Confirmed publishAll(List<ConfirmedPublisher.Outgoing> messages, Duration timeout)
+            throws IOException, InterruptedException {
         acked.clear();
         long[] sequence = new long[messages.size()];
-        for (int i = 0; i < messages.size(); i++) {
-            ConfirmedPublisher.Outgoing message = messages.get(i);
-            sequence[i] = channel.getNextPublishSeqNo();
-            unconfirmed.add(sequence[i]);
-            channel.basicPublish(message.exchange(), message.routingKey(), message.properties(), message.body());
-        }
+        String refusal = null;
         try {
+            for (int i = 0; i < messages.size(); i++) {
+                ConfirmedPublisher.Outgoing message = messages.get(i);
+                sequence[i] = channel.getNextPublishSeqNo();
+                unconfirmed.add(sequence[i]);
+                channel.basicPublish(message.exchange(), message.routingKey(), message.properties(), message.body());
+            }
             channel.waitForConfirms(timeout.toMillis());
         } catch (TimeoutException late) {
             // What was acked in time counts; the rest is not confirmed.
+        } catch (ShutdownSignalException closed) {
+            refusal = refusalIn(closed);
+            if (refusal == null) {
+                throw closed;
+            }
         }
         int confirmed = 0;
         while (confirmed < sequence.length && Boolean.TRUE.equals(acked.get(sequence[confirmed]))) {
             confirmed++;
         }
-        return confirmed;
+        if (refusal == null && confirmed < sequence.length && Boolean.FALSE.equals(acked.get(sequence[confirmed]))) {
+            refusal = "nacked by the broker";
+        }
+        return new ConfirmedPublisher.Confirmed(confirmed, messages.size(), refusal);
+    }
+
+    /** The broker's words, when it closed the channel on a message it will never take; null when the channel ended otherwise. */
+    private static String refusalIn(ShutdownSignalException closed) {
+        if (!closed.isHardError() && closed.getReason() instanceof AMQP.Channel.Close close && close.getReplyCode() == AMQP.PRECONDITION_FAILED) {
+            return close.getReplyText();
+        }
+        return null;
     }
 
     @Override

@@ -4,6 +4,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import io.payonce.support.PrivateRabbitMq;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -14,16 +15,25 @@ import java.util.UUID;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Against the machine's RabbitMQ, on an exchange and a queue of the test's own: a queue that
- * refuses what it cannot hold makes the broker nack the rest of a batch, and only the messages
- * before the first nack count as confirmed, which is what the relay marks sent.
+ * Against a real RabbitMQ, on an exchange and a queue of the test's own: only the messages before
+ * the first one the broker refused count as confirmed, which is what the relay marks sent, and the
+ * refusal is told apart from a broker that merely did not answer. The broker refuses in two ways:
+ * it nacks a message a queue cannot hold (the machine's broker, a queue that rejects what overflows
+ * it), and it closes the channel on a message over its max_message_size (a node of the test's own,
+ * configured so).
  */
 class ConfirmingChannelTest {
 
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    private static final int MAX_MESSAGE_SIZE = 2048;
+
     @Test
-    void onlyTheMessagesBeforeTheFirstNackCountAsConfirmed() throws Exception {
+    void onlyTheMessagesBeforeTheFirstNackCountAsConfirmedAndTheNackIsARefusal() throws Exception {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost(System.getenv().getOrDefault("PAYONCE_RABBITMQ_HOST", "127.0.0.1"));
         factory.setPort(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
@@ -35,12 +45,54 @@ class ConfirmingChannelTest {
             setup.queueBind(name, name, "#");
 
             ConfirmingChannel channel = ConfirmingChannel.on(null, connection);
-            List<ConfirmedPublisher.Outgoing> five = IntStream.range(0, 5).mapToObj(i -> new ConfirmedPublisher.Outgoing(name, "event",
-                    new AMQP.BasicProperties.Builder().messageId("m-" + i).build(), ("m-" + i).getBytes(StandardCharsets.UTF_8))).toList();
+            List<ConfirmedPublisher.Outgoing> five = IntStream.range(0, 5).mapToObj(i -> message(name, i, 10)).toList();
 
-            assertEquals(2, channel.publishAll(five, Duration.ofSeconds(2)), "the queue holds two; the third and later are nacked");
+            ConfirmedPublisher.Confirmed overflowing = channel.publishAll(five, TIMEOUT);
+            assertEquals(2, overflowing.count(), "the queue holds two; the third and later are nacked");
+            assertEquals("nacked by the broker", overflowing.refusal());
             setup.queuePurge(name);
-            assertEquals(2, channel.publishAll(five.subList(0, 2), Duration.ofSeconds(2)), "the same channel counts the next call afresh");
+            ConfirmedPublisher.Confirmed held = channel.publishAll(five.subList(0, 2), TIMEOUT);
+            assertEquals(2, held.count(), "the same channel counts the next call afresh");
+            assertFalse(held.refused());
         }
+    }
+
+    /**
+     * The broker closes the channel on a message over its size limit, and the confirms of the messages
+     * before it may be lost with the channel: the refusal names no message, only that one was refused
+     * at or after the first unconfirmed. Alone, the message's refusal is its own.
+     */
+    @Test
+    void aMessageOverTheBrokersSizeLimitIsARefusalAtOrAfterTheFirstUnconfirmed() throws Exception {
+        try (PrivateRabbitMq broker = PrivateRabbitMq.startWith("max_message_size = " + MAX_MESSAGE_SIZE + "\n")) {
+            ConnectionFactory factory = new ConnectionFactory();
+            factory.setHost("127.0.0.1");
+            factory.setPort(broker.port());
+            String name = "payonce-test-size";
+            try (Connection connection = factory.newConnection()) {
+                Channel setup = connection.createChannel();
+                setup.exchangeDeclare(name, "topic", true);
+                setup.queueDeclare(name, true, false, false, null);
+                setup.queueBind(name, name, "#");
+                ConfirmedPublisher.Outgoing tooLarge = message(name, 1, MAX_MESSAGE_SIZE + 1);
+
+                ConfirmedPublisher.Confirmed batch = ConfirmingChannel.on(null, connection)
+                        .publishAll(List.of(message(name, 0, 10), tooLarge, message(name, 2, 10)), TIMEOUT);
+                ConfirmedPublisher.Confirmed alone = ConfirmingChannel.on(null, connection).publishAll(List.of(tooLarge), TIMEOUT);
+                ConfirmedPublisher.Confirmed small = ConfirmingChannel.on(null, connection).publishAll(List.of(message(name, 3, 10)), TIMEOUT);
+
+                assertTrue(batch.count() <= 1, "nothing from the refused message on is confirmed: " + batch);
+                assertTrue(batch.refused() && batch.refusal().contains("PRECONDITION_FAILED"), batch.toString());
+                assertEquals(0, alone.count());
+                assertTrue(alone.refused(), alone.toString());
+                assertEquals(1, small.count(), "the broker takes the next message on a channel of its own");
+                assertNull(small.refusal());
+            }
+        }
+    }
+
+    private static ConfirmedPublisher.Outgoing message(String exchange, int number, int bytes) {
+        byte[] body = ("m-" + number + "-".repeat(bytes)).substring(0, bytes).getBytes(StandardCharsets.UTF_8);
+        return new ConfirmedPublisher.Outgoing(exchange, "event", new AMQP.BasicProperties.Builder().messageId("m-" + number).build(), body);
     }
 }

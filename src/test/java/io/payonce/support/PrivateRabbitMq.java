@@ -36,8 +36,14 @@ public final class PrivateRabbitMq implements AutoCloseable {
 
     /** A new node, started and accepting connections. */
     public static PrivateRabbitMq start() throws IOException, InterruptedException {
+        return startWith("");
+    }
+
+    /** A new node configured with {@code config}, lines of rabbitmq.conf such as {@code max_message_size = 2048}, started. */
+    public static PrivateRabbitMq startWith(String config) throws IOException, InterruptedException {
         Path base = Files.createTempDirectory("payonce-rabbitmq-");
         Files.writeString(base.resolve("enabled_plugins"), "[].");
+        Files.writeString(base.resolve("rabbitmq.conf"), config);
         PrivateRabbitMq broker = new PrivateRabbitMq(base);
         try {
             broker.boot();
