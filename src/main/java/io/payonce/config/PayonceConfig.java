@@ -203,6 +203,14 @@ public interface PayonceConfig {
         /** How long a sent event is kept, for audit and for re-publishing by hand; at least 24 hours. */
         @WithDefault("7d")
         Duration retention();
+
+        /**
+         * How many times the broker may refuse an event published alone (a nack, a message over its size
+         * limit) before the relay parks it and lets the events behind it go on; one try per relay run.
+         */
+        @WithDefault("10")
+        @Min(1)
+        int parkAfterRefusals();
     }
 
     interface Database {

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.broker.ConfirmedPublisher;
 import io.payonce.config.PayonceConfig;
+import io.payonce.events.OutboxRepository.PendingEvent;
 import io.payonce.shutdown.BackgroundJob;
 import io.payonce.shutdown.Draining;
 import io.quarkus.runtime.Startup;
@@ -14,6 +15,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -27,10 +29,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * id: delivery is at least once, and consumers drop what they have seen. Sent events are deleted
  * after {@code payonce.outbox.retention}, one small batch per run. An instance that is stopping starts
  * no run, and a run ends before its next batch ({@link Draining}).
+ *
+ * <p>An event the broker refuses (a nack, a message over its size limit) is found and tried alone,
+ * once per run, while the events behind it wait unsent; after {@code payonce.outbox.park-after-refusals}
+ * refusals it is parked, as soon as the broker takes the event behind it, and the rest goes on in id
+ * order. A broker that refuses the event behind it too refuses more than one event: that is waited
+ * for, as a broker that is away, not parked event by event.
  */
 @Startup
 @ApplicationScoped
 public class OutboxRelay {
+
+    private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
 
     private final Pool pool;
     private final OutboxRepository events;
@@ -40,6 +50,7 @@ public class OutboxRelay {
     private final BackgroundJob job;
     private final Counter published;
     private final AtomicLong waiting = new AtomicLong();
+    private final AtomicLong parked = new AtomicLong();
     private final AtomicLong oldestSeconds = new AtomicLong();
 
     OutboxRelay(Pool pool, OutboxRepository events, ConfirmedPublisher publisher, PayonceConfig config, Draining draining,
@@ -53,7 +64,9 @@ public class OutboxRelay {
         this.published = Counter.builder("payonce.outbox.published")
                 .description("Events the broker confirmed").register(registry);
         Gauge.builder("payonce.outbox.backlog", waiting, AtomicLong::get)
-                .description("Events written and not yet confirmed by the broker").register(registry);
+                .description("Events written and not yet confirmed by the broker, the parked ones apart").register(registry);
+        Gauge.builder("payonce.outbox.parked", parked, AtomicLong::get)
+                .description("Events the broker kept refusing, set aside until an operator sends them again").register(registry);
         Gauge.builder("payonce.outbox.oldest.seconds", oldestSeconds, AtomicLong::get)
                 .description("How long the oldest unsent event has waited").register(registry);
     }
@@ -69,6 +82,7 @@ public class OutboxRelay {
                 .flatMap(ignored -> events.backlog())
                 .invoke(backlog -> {
                     waiting.set(backlog.waiting());
+                    parked.set(backlog.parked());
                     oldestSeconds.set(backlog.oldestSeconds());
                 })
                 .replaceWithVoid();
@@ -88,19 +102,105 @@ public class OutboxRelay {
 
     /**
      * The batch in the order it was written, one publish with the confirms awaited: the events the
-     * broker confirmed, from the first on, are marked sent; the rest waits for the next run, and the
-     * batch comes back short so that this run ends. An event the broker took but did not confirm in
-     * time goes out again then, under the same event id.
+     * broker confirmed, from the first on, are marked sent. An event the broker took but did not
+     * confirm in time goes out again on the next run, under the same event id, with the rest of the
+     * batch; one it refused is looked for among the rest ({@link #oneByOne}). A first event refused
+     * before goes alone ({@link #refusedBefore}), and the rest waits behind it without being sent again.
+     * Returns how many were confirmed, short of the batch when anything is left for the next run.
      */
-    private Uni<Integer> publishAll(SqlClient tx, List<OutboxRepository.PendingEvent> batch) {
+    private Uni<Integer> publishAll(SqlClient tx, List<PendingEvent> batch) {
         if (batch.isEmpty()) {
             return Uni.createFrom().item(0);
         }
-        return publisher.publish(exchange, batch.stream().map(this::message).toList())
-                .flatMap(confirmed -> events.markSent(tx, batch.subList(0, confirmed.count())).replaceWith(confirmed.count()));
+        if (batch.get(0).refusals() > 0) {
+            return refusedBefore(tx, batch);
+        }
+        return publisher.publish(exchange, batch.stream().map(this::message).toList()).flatMap(confirmed -> {
+            Uni<Void> marked = events.markSent(tx, batch.subList(0, confirmed.count()));
+            return confirmed.refused()
+                    ? marked.flatMap(sent -> oneByOne(tx, batch.subList(confirmed.count(), batch.size()))).map(more -> confirmed.count() + more)
+                    : marked.replaceWith(confirmed.count());
+        });
     }
 
-    private ConfirmedPublisher.Outgoing message(OutboxRepository.PendingEvent event) {
+    /**
+     * After the broker refused one of {@code rest}, each published alone until one is refused by
+     * itself: its refusal is counted then, never an innocent neighbour's (a broker that closes the
+     * channel on a message too large does not say which one it was).
+     */
+    private Uni<Integer> oneByOne(SqlClient tx, List<PendingEvent> rest) {
+        if (rest.isEmpty()) {
+            return Uni.createFrom().item(0);
+        }
+        PendingEvent event = rest.get(0);
+        List<PendingEvent> behind = rest.subList(1, rest.size());
+        return alone(event).flatMap(confirmed -> {
+            if (confirmed.count() == 1) {
+                return events.markSent(tx, List.of(event)).flatMap(sent -> oneByOne(tx, behind)).map(more -> more + 1);
+            }
+            return confirmed.refused() ? refused(tx, event, confirmed.refusal(), behind) : Uni.createFrom().item(0);
+        });
+    }
+
+    /** The first event of the batch, refused before, published alone again: taken, it is sent and the batch goes on. */
+    private Uni<Integer> refusedBefore(SqlClient tx, List<PendingEvent> batch) {
+        PendingEvent event = batch.get(0);
+        List<PendingEvent> behind = batch.subList(1, batch.size());
+        return alone(event).flatMap(confirmed -> {
+            if (confirmed.count() == 1) {
+                return events.markSent(tx, List.of(event)).flatMap(sent -> publishAll(tx, behind)).map(more -> more + 1);
+            }
+            return confirmed.refused() ? refused(tx, event, confirmed.refusal(), behind) : Uni.createFrom().item(0);
+        });
+    }
+
+    /**
+     * {@code event}, published alone, was refused: the refusal is counted, and the event waits for the
+     * next run with the events {@code behind} it, unless it has now been refused
+     * {@code park-after-refusals} times: then the event behind it is published alone, and if the broker
+     * takes that one, the refused event is parked and the rest goes on; if not, both wait.
+     */
+    private Uni<Integer> refused(SqlClient tx, PendingEvent event, String refusal, List<PendingEvent> behind) {
+        Uni<Void> counted = countRefusal(tx, event, refusal);
+        if (event.refusals() + 1 < config.outbox().parkAfterRefusals() || behind.isEmpty()) {
+            return counted.replaceWith(0);
+        }
+        return counted.flatMap(ignored -> parkIfTheNextIsTaken(tx, event, refusal, behind));
+    }
+
+    /** {@code refused} is parked if the broker takes the first of {@code behind}, published alone; then the rest goes on. */
+    private Uni<Integer> parkIfTheNextIsTaken(SqlClient tx, PendingEvent refused, String refusal, List<PendingEvent> behind) {
+        PendingEvent next = behind.get(0);
+        return alone(next).flatMap(confirmed -> {
+            if (confirmed.count() == 1) {
+                return events.park(tx, refused)
+                        .invoke(() -> LOG.errorf("Event %s (%s) parked: the broker refused it %d times and takes the events behind it;"
+                                + " they go on. Last refusal: %s", refused.eventId(), refused.type(), refused.refusals() + 1, refusal))
+                        .flatMap(parkedOne -> events.markSent(tx, List.of(next)))
+                        .flatMap(sent -> publishAll(tx, behind.subList(1, behind.size())))
+                        .map(more -> more + 1);
+            }
+            // Counted, never parked from here: a broker refusing two events in a row may be refusing them all.
+            return confirmed.refused() ? countRefusal(tx, next, confirmed.refusal()).replaceWith(0) : Uni.createFrom().item(0);
+        });
+    }
+
+    /**
+     * One event alone; a broker that does not confirm it in time ends the run here, with what the
+     * transaction has marked so far committed.
+     */
+    private Uni<ConfirmedPublisher.Confirmed> alone(PendingEvent event) {
+        return publisher.publish(exchange, List.of(message(event)))
+                .onFailure(ConfirmedPublisher.NotConfirmed.class).recoverWithItem(new ConfirmedPublisher.Confirmed(0, 1, null));
+    }
+
+    private Uni<Void> countRefusal(SqlClient tx, PendingEvent event, String refusal) {
+        LOG.warnf("Event %s (%s) refused by the broker, %d times so far (parked from %d, once the broker takes the event behind it): %s",
+                event.eventId(), event.type(), event.refusals() + 1, config.outbox().parkAfterRefusals(), refusal);
+        return events.countRefusal(tx, event, refusal);
+    }
+
+    private ConfirmedPublisher.Outgoing message(PendingEvent event) {
         AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
                 .messageId(event.eventId())
                 .contentType("application/json")

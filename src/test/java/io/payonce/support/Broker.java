@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -75,6 +76,22 @@ public final class Broker implements AutoCloseable {
         String queue = temporaryQueue();
         channel.queueBind(queue, exchange, routingKey);
         return queue;
+    }
+
+    /**
+     * A queue of this test's own bound to {@code exchange} for {@code routingKey} that holds nothing and
+     * refuses what reaches it: the broker nacks every message routed there to its publisher, as it does
+     * for a full queue whose overflow is reject-publish. Deleted with the connection, or by {@link #delete}.
+     */
+    public String refusingQueueOn(String exchange, String routingKey) throws IOException {
+        channel.exchangeDeclare(exchange, "topic", true);
+        String queue = channel.queueDeclare("", false, true, true, Map.of("x-max-length", 0, "x-overflow", "reject-publish")).getQueue();
+        channel.queueBind(queue, exchange, routingKey);
+        return queue;
+    }
+
+    public void delete(String queue) throws IOException {
+        channel.queueDelete(queue);
     }
 
     /** As the order system would send a command: signed by its broker login (user-id), keyed, with a reply queue of its own. */
