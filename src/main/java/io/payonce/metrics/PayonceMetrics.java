@@ -6,11 +6,15 @@ import io.micrometer.core.instrument.Timer;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.List;
 import java.util.function.Predicate;
 
 /** payonce's own meters: outcomes per operation, the defence that caught each duplicate (its tag is the layer), and timings. */
 @ApplicationScoped
 public class PayonceMetrics {
+
+    /** What can become of a command message. */
+    private static final List<String> MESSAGE_OUTCOMES = List.of("executed", "replayed", "unreplied", "requeued", "dead_lettered");
 
     private final MeterRegistry registry;
     private final Counter lockDegraded;
@@ -20,6 +24,9 @@ public class PayonceMetrics {
         this.lockDegraded = Counter.builder("payonce.lock.degraded")
                 .description("Pay requests that went ahead without the Redis lock because Redis failed or was slow")
                 .register(registry);
+        // Counted from 0 at start: a counter that first appears at 1 shows Prometheus no increase,
+        // and an alert on dead letters would miss the first one.
+        MESSAGE_OUTCOMES.forEach(this::messageCounter);
     }
 
     /**
@@ -47,11 +54,14 @@ public class PayonceMetrics {
 
     /** A command message, by what became of it: executed, replayed, unreplied (acked, its reply lost twice), requeued or dead_lettered. */
     public void message(String outcome) {
-        Counter.builder("payonce.messages")
+        messageCounter(outcome).increment();
+    }
+
+    private Counter messageCounter(String outcome) {
+        return Counter.builder("payonce.messages")
                 .description("Command messages, by what became of them")
                 .tag("outcome", outcome)
-                .register(registry)
-                .increment();
+                .register(registry);
     }
 
     public void lockDegraded() {
