@@ -18,7 +18,7 @@ failures=0
 # that every reachable state where nothing can move and some process is not at an end counts as an
 # error), what must come out (clean, or the text of the violation a broken variant must show), then
 # the -D flags; each flag goes to spin and to the compiler alike. Weak fairness for the liveness
-# claims (answers*, settles); breadth-first search for the safety claims of broken variants, so
+# claims (answers*, settles, flows); breadth-first search for the safety claims of broken variants, so
 # that their counterexamples are the shortest there are. A search that did not complete (depth or
 # memory) is never clean. It prints its verdict and returns non-zero when it is not as it must be.
 check() {
@@ -28,7 +28,7 @@ check() {
     case "$claim" in
         # A broken variant's liveness counterexample is looked for within 1,000 steps first, where
         # it is short enough to read; the full depth is searched only if none is found there.
-        answers*|settles) pan_flags=(-a -f); cc_flags+=(-DCOLLAPSE); [ "$expect" != clean ] && depth=-m1000 ;;
+        answers*|settles|flows) pan_flags=(-a -f); cc_flags+=(-DCOLLAPSE); [ "$expect" != clean ] && depth=-m1000 ;;
         deadlock) pan_flags=(); cc_flags+=(-DCOLLAPSE -DNOCLAIM) ;;
         *) if [ "$expect" != clean ]; then cc_flags+=(-DBFS); pan_flags=(); else pan_flags=(-a); cc_flags+=(-DCOLLAPSE); fi ;;
     esac
@@ -89,6 +89,8 @@ verify statements-card-liveness  statements.pml answers        clean -DLIVENESS 
 verify broker                    broker.pml     once           clean
 verify broker-liveness           broker.pml     settles        clean
 verify lock                      lock.pml       own_lock       clean
+verify outbox                    outbox.pml     blame          clean
+verify outbox-liveness           outbox.pml     flows          clean
 verify statements-card-deadlock  statements.pml deadlock       clean -DCARD -DNO_B -DAUTO_CLOSE
 # Each broken variant, and the violation it must show.
 verify no-claim-in-transaction   pay.pml        answers        'acceptance cycle' -DONE_CLICK -DNO_CLAIM_IN_TX
@@ -103,6 +105,9 @@ verify payment-before-order      statements.pml refusals_true  'assertion violat
 verify no-stall-bound            statements.pml answers_a      'acceptance cycle' -DLIVENESS -DNO_B -DNO_STALL_BOUND
 verify key-per-delivery          broker.pml     once           'assertion violated  !( !(((debits<=1)&& !((declined&&orderPaid)))))' -DKEY_PER_DELIVERY
 verify owner-per-instance        lock.pml       own_lock       'assertion violated  !( !( !(stolen)))' -DOWNER_PER_INSTANCE
+verify blame-first-unconfirmed   outbox.pml     blame          'assertion violated  !( !(((( !(parked[0])' -DNAIVE_BLAME
+verify park-without-probe        outbox.pml     blame          'assertion violated  !( !(((( !(parked[0])' -DPARK_WITHOUT_PROBE
+verify no-parking                outbox.pml     flows          'acceptance cycle' -DNO_PARKING
 
 wait
 for name in "${names[@]}"; do
