@@ -37,15 +37,25 @@ public class Processor {
 
     /** Sends the charge under {@code key}; the same key always names the same charge at the processor. */
     public Uni<ChargeOutcome> charge(String key, ChargeRequest request) {
-        return outcome(key, api.charge(key, authorization, request), false);
+        return outcome("charge under key " + key, api.charge(key, authorization, request), false);
     }
 
     /** The charge the processor holds under {@code key}, or {@link ChargeOutcome.Absent} if it holds none. */
     public Uni<ChargeOutcome> chargeUnder(String key) {
-        return outcome(key, api.chargeUnder(key, authorization), true);
+        return outcome("lookup under key " + key, api.chargeUnder(key, authorization), true);
     }
 
-    private Uni<ChargeOutcome> outcome(String key, Uni<Response> call, boolean lookup) {
+    /**
+     * The charge whose id is {@code chargeId}, whatever key it was made under, or
+     * {@link ChargeOutcome.Absent} if the processor has none: what an operator names when settling a
+     * payment the processor can no longer find under its key.
+     */
+    public Uni<ChargeOutcome> chargeById(String chargeId) {
+        return outcome("lookup of charge " + chargeId, api.chargeById(chargeId, authorization), true);
+    }
+
+    /** {@code described}: the call in words for the log, which call and under which key or of which charge. */
+    private Uni<ChargeOutcome> outcome(String described, Uni<Response> call, boolean lookup) {
         return call
                 .onFailure(WebApplicationException.class).recoverWithItem(e -> ((WebApplicationException) e).getResponse())
                 .ifNoItem().after(timeout).fail()
@@ -53,7 +63,7 @@ public class Processor {
                 .onFailure().recoverWithItem(Processor::unknown)
                 .invoke(outcome -> {
                     if (outcome instanceof ChargeOutcome.Unknown unknown) {
-                        LOG.warnf("Processor %s under key %s: outcome unknown (%s)", lookup ? "lookup" : "charge", key, unknown.reason());
+                        LOG.warnf("Processor %s: outcome unknown (%s)", described, unknown.reason());
                     }
                 });
     }
@@ -61,10 +71,10 @@ public class Processor {
     /**
      * A charge object in a 2xx or 402 is an outcome, and so is a 400 that names a decline code (the
      * processor refusing the card outright, charging nothing); a 404 to a lookup means no charge
-     * exists under the key. Anything else (a 400 without a decline code, which may be a key the
-     * processor saw with other parameters or a proxy's refusal, a 409 for a twin request still in
-     * flight at the processor, a charge still pending) is not an outcome. What the processor says
-     * is reduced to the characters payonce stores, at the lengths it stores.
+     * exists under the key, or with the id. Anything else (a 400 without a decline code, which may
+     * be a key the processor saw with other parameters or a proxy's refusal, a 409 for a twin
+     * request still in flight at the processor, a charge still pending) is not an outcome. What the
+     * processor says is reduced to the characters payonce stores, at the lengths it stores.
      */
     private static ChargeOutcome read(Response response, boolean lookup) {
         int status = response.getStatus();

@@ -14,8 +14,8 @@ import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 
 /**
  * The card processor's API, shaped like the well-known ones: a charge that honours an
- * Idempotency-Key (the same key answers with the same charge, never a second one), and a lookup of
- * the charge made under a key. Answers come back as they are, whatever their status: {@link Processor}
+ * Idempotency-Key (the same key answers with the same charge, never a second one), a lookup of
+ * the charge made under a key, and a lookup of a charge by its id. Answers come back as they are, whatever their status: {@link Processor}
  * reads each one, because a status is an outcome here, not an error.
  */
 @RegisterRestClient(configKey = "processor")
@@ -31,4 +31,8 @@ public interface ProcessorApi {
     @GET
     @Path("/by-idempotency-key/{key}")
     Uni<Response> chargeUnder(@PathParam("key") String key, @HeaderParam("Authorization") String authorization);
+
+    @GET
+    @Path("/{id}")
+    Uni<Response> chargeById(@PathParam("id") String id, @HeaderParam("Authorization") String authorization);
 }

@@ -67,6 +67,8 @@ public final class ProcessorSimulator implements AutoCloseable {
     private final Vertx vertx = Vertx.vertx();
     private volatile int port;
     private final Map<String, Charge> charges = new ConcurrentHashMap<>();
+    /** Charges no key finds, by id: made by hand in the processor's dashboard, or under a key it has since forgotten. */
+    private final Map<String, Charge> keyless = new ConcurrentHashMap<>();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     private final Queue<Fault> nextFaults = new ConcurrentLinkedQueue<>();
     private final Map<String, AtomicInteger> chargeRequests = new ConcurrentHashMap<>();
@@ -136,6 +138,16 @@ public final class ProcessorSimulator implements AutoCloseable {
         return requests == null ? 0 : requests.get();
     }
 
+    /**
+     * A succeeded charge of {@code amount} {@code currency} for {@code reference} that only its id
+     * finds: what an operator names when the processor can no longer find a payment's charge under its key.
+     */
+    public Charge chargeWithoutKey(long amount, String currency, String reference) {
+        Charge charge = new Charge("ch_" + ids.incrementAndGet(), null, amount, currency, "tok_visa", reference, "succeeded", null);
+        keyless.put(charge.id(), charge);
+        return charge;
+    }
+
     /** No fault queued or drawn any more: the next test starts with a processor that answers. */
     public void heal() {
         nextFaults.clear();
@@ -148,6 +160,8 @@ public final class ProcessorSimulator implements AutoCloseable {
             request.body().onSuccess(body -> charge(request, body.toString()));
         } else if ("GET".equals(request.method().name()) && path.startsWith("/v1/charges/by-idempotency-key/")) {
             lookup(request, path.substring("/v1/charges/by-idempotency-key/".length()));
+        } else if ("GET".equals(request.method().name()) && path.startsWith("/v1/charges/")) {
+            lookupById(request, path.substring("/v1/charges/".length()));
         } else if ("GET".equals(request.method().name()) && "/v1/ledger".equals(path)) {
             JsonArray ledger = new JsonArray();
             charges.values().forEach(charge -> ledger.add(charge.json().put("key", charge.key()).put("source", charge.source())));
@@ -252,6 +266,23 @@ public final class ProcessorSimulator implements AutoCloseable {
             return;
         }
         Charge charge = charges.get(key);
+        if (charge == null) {
+            answer(request, 404, new JsonObject().put("error", "no_such_charge"));
+        } else {
+            answer(request, 200, charge.json());
+        }
+    }
+
+    /** GET /v1/charges/{id}: any charge the processor holds, under a key or not; fails like a lookup under a key. */
+    private void lookupById(HttpServerRequest request, String id) {
+        if (randomFaultShare > 0 && random.nextDouble() < randomFaultShare / 2) {
+            answer(request, 500, new JsonObject().put("error", "api_error"));
+            return;
+        }
+        Charge charge = keyless.get(id);
+        if (charge == null) {
+            charge = charges.values().stream().filter(keyed -> keyed.id().equals(id)).findFirst().orElse(null);
+        }
         if (charge == null) {
             answer(request, 404, new JsonObject().put("error", "no_such_charge"));
         } else {
