@@ -57,13 +57,14 @@ class CardCharges {
         return transactions.inTransaction(tx -> cards.markSent(tx, payment.id(), lease).flatMap(sent -> sent
                         ? cards.recordPhase(tx, payment.id(), PaymentPhase.CHARGE_SENT, null).replaceWith(true)
                         : Uni.createFrom().item(false)))
-                .flatMap(sent -> sent ? send(payment.in(PaymentPhase.CHARGE_SENT)) : settlement.answerSoFar(payment));
+                .flatMap(sent -> sent ? send(payment.in(PaymentPhase.CHARGE_SENT).nextAttempt()) : settlement.answerSoFar(payment));
     }
 
     /**
-     * Drives a payment whose lease this worker took to a definite outcome if the processor can give
-     * one. A charge that may have been sent is looked up by its key first, and sent again under the
-     * same key only if the processor holds none and the first send is recent
+     * Drives a payment whose lease this worker took ({@code payment} as it took it: the
+     * {@link CardPayment#nextAttempt} of the payment it read) to a definite outcome if the processor
+     * can give one. A charge that may have been sent is looked up by its key first, and sent again
+     * under the same key only if the processor holds none and the first send is recent
      * ({@code payonce.processor.resend-within}, well inside the processor's key retention): a key
      * the processor no longer remembers would make a resend a second charge. Past that, a charge
      * the processor cannot find leaves the payment UNKNOWN, overdue, for an operator.

@@ -103,7 +103,7 @@ public class CardPay {
             }
             return cards.takeLease(pool, payment.id(), charges.lease()).flatMap(taken -> {
                 if (taken) {
-                    return charges.resume(payment);
+                    return charges.resume(payment.nextAttempt());
                 }
                 return soFar != null ? Uni.createFrom().item(soFar) : Uni.createFrom().failure(new ApiException(ErrorCode.PAYMENT_IN_PROGRESS));
             });

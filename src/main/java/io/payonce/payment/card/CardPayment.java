@@ -4,16 +4,19 @@ import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.payment.PaymentMethod;
 import io.payonce.payment.PaymentPhase;
 import io.payonce.payment.PaymentView;
+import io.payonce.processor.ChargeOutcome;
 
 import java.time.Duration;
 
 /**
  * A card payment as stored: the order it pays, whose key began it, the card token to charge, the
- * charge's own key at the processor, the phase it has reached, and how long ago its charge was
- * first sent (null while it never was).
+ * charge's own key at the processor, the phase it has reached, how long ago its charge was first
+ * sent (null while it never was), and its {@code attempts}: the charge attempts counted when it was
+ * read, or, in the hands of a worker, when that worker took its step, which fences the worker's
+ * lease.
  */
 record CardPayment(long id, long orderId, String userId, long amount, String currency, PaymentPhase phase, IdempotencyKey key,
-                   String cardToken, String processorKey, Duration sinceFirstSent) {
+                   String cardToken, String processorKey, Duration sinceFirstSent, int attempts) {
 
     /** Where the client finds the payment: the Location of its 202. */
     String location() {
@@ -35,7 +38,21 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
         return new PaymentView(id, orderId, amount, currency, PaymentMethod.CARD, phase);
     }
 
+    /**
+     * The charge is this payment's: its amount, its currency (processors write it in either case),
+     * and its order, where the processor echoes what the charge was for.
+     */
+    boolean isChargedBy(ChargeOutcome.Succeeded charged) {
+        return charged.amount() == amount && currency.equalsIgnoreCase(charged.currency())
+                && (charged.reference() == null || charged.reference().equals(reference()));
+    }
+
     CardPayment in(PaymentPhase next) {
-        return new CardPayment(id, orderId, userId, amount, currency, next, key, cardToken, processorKey, sinceFirstSent);
+        return new CardPayment(id, orderId, userId, amount, currency, next, key, cardToken, processorKey, sinceFirstSent, attempts);
+    }
+
+    /** The payment as the worker holds it that has just counted one more attempt (marking it sent, or taking its lease). */
+    CardPayment nextAttempt() {
+        return new CardPayment(id, orderId, userId, amount, currency, phase, key, cardToken, processorKey, sinceFirstSent, attempts + 1);
     }
 }

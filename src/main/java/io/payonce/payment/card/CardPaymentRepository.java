@@ -20,51 +20,58 @@ import java.util.UUID;
  * SQL for card payments. Every phase change is a compare-and-set on the phases it may leave, so that
  * the request, a retry of it and the recovery job on any instance can race and only one moves it.
  * {@code busy_until} is a lease: while it lies ahead one worker owns the payment's next call to the
- * processor; once it has passed, anyone may take it.
+ * processor; once it has passed, anyone may take it. {@code leased_until} is the same lease alone,
+ * without the recovery job's backoff that {@code busy_until} also holds: what an operator's
+ * settlement waits for ({@link OperatorSettlementRepository}).
  */
 @ApplicationScoped
 class CardPaymentRepository {
 
-    private static final String COLUMNS = "id, order_id, user_id, amount, currency, phase, idem_key, card_token, processor_key, "
-            + "TIMESTAMPDIFF(MICROSECOND, first_sent_at, NOW(6)) AS sent_micros_ago";
+    /** A payment's columns, of pay_record named {@code p}, as {@link #from} reads them. */
+    static final String COLUMNS = "p.id, p.order_id, p.user_id, p.amount, p.currency, p.phase, p.idem_key, p.card_token, p.processor_key, "
+            + "p.charge_attempts, TIMESTAMPDIFF(MICROSECOND, p.first_sent_at, NOW(6)) AS sent_micros_ago";
 
     private static final String UNSETTLED = "('STARTED', 'CHARGE_SENT', 'UNKNOWN')";
 
     /** UNIQUE(live_order_id): an order has at most one payment that is not declined. */
     private static final String INSERT_STARTED = """
-            INSERT INTO pay_record (order_id, user_id, amount, currency, method, phase, idem_key, card_token, processor_key, busy_until)
-            VALUES (?, ?, ?, ?, 'CARD', 'STARTED', ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)""";
+            INSERT INTO pay_record (order_id, user_id, amount, currency, method, phase, idem_key, card_token, processor_key, busy_until,
+                leased_until)
+            VALUES (?, ?, ?, ?, 'CARD', 'STARTED', ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, NOW(6) + INTERVAL ? MICROSECOND)""";
 
     /** Renews the lease too: the worker that sends owns the payment for a whole call from now. */
     private static final String MARK_SENT = """
             UPDATE pay_record SET phase = 'CHARGE_SENT', charge_attempts = charge_attempts + 1, first_sent_at = NOW(6),
-                busy_until = NOW(6) + INTERVAL ? MICROSECOND
+                busy_until = NOW(6) + INTERVAL ? MICROSECOND, leased_until = NOW(6) + INTERVAL ? MICROSECOND
             WHERE id = ? AND phase = 'STARTED'""";
 
     private static final String TAKE_LEASE = "UPDATE pay_record SET busy_until = NOW(6) + INTERVAL ? MICROSECOND, "
+            + "leased_until = NOW(6) + INTERVAL ? MICROSECOND, "
             + "charge_attempts = charge_attempts + 1 WHERE id = ? AND phase IN " + UNSETTLED + " AND busy_until < NOW(6)";
 
-    private static final String SUCCEED = "UPDATE pay_record SET phase = 'SUCCEEDED', processor_charge_id = ?, busy_until = NULL "
-            + "WHERE id = ? AND phase IN " + UNSETTLED;
+    private static final String SUCCEED = "UPDATE pay_record SET phase = 'SUCCEEDED', processor_charge_id = ?, busy_until = NULL, "
+            + "leased_until = NULL WHERE id = ? AND phase IN " + UNSETTLED;
 
     private static final String DECLINE = "UPDATE pay_record SET phase = 'DECLINED', processor_charge_id = ?, decline_code = ?, "
-            + "busy_until = NULL WHERE id = ? AND phase IN " + UNSETTLED;
+            + "busy_until = NULL, leased_until = NULL WHERE id = ? AND phase IN " + UNSETTLED;
 
     /**
      * Hands the payment to the recovery job after a backoff that the attempts so far stretch; never
      * sooner than a lease another worker may hold, so that a worker that stalled past its own lease
-     * cannot cut short the lease of the one that took over.
+     * cannot cut short the lease of the one that took over. The worker's own lease ends here, and only
+     * its own: the attempt it took the lease with fences it.
      */
     private static final String MARK_UNKNOWN = "UPDATE pay_record SET phase = 'UNKNOWN', busy_until = GREATEST(busy_until, "
             + "NOW(6) + INTERVAL LEAST(? * POW(2, LEAST(charge_attempts, 20)), ?) MICROSECOND), "
-            + "first_sent_at = IF(?, NULL, first_sent_at) WHERE id = ? AND phase IN " + UNSETTLED;
+            + "first_sent_at = IF(?, NULL, first_sent_at), leased_until = IF(charge_attempts = ?, NULL, leased_until) "
+            + "WHERE id = ? AND phase IN " + UNSETTLED;
 
-    private static final String SELECT_BY_ORDER_AND_KEY = "SELECT " + COLUMNS + " FROM pay_record "
-            + "WHERE order_id = ? AND idem_key = ? AND method = 'CARD' ORDER BY id DESC LIMIT 1";
+    private static final String SELECT_BY_ORDER_AND_KEY = "SELECT " + COLUMNS + " FROM pay_record p "
+            + "WHERE p.order_id = ? AND p.idem_key = ? AND p.method = 'CARD' ORDER BY p.id DESC LIMIT 1";
 
     /** Through the index (phase, busy_until): the payments whose lease has run out. */
-    private static final String SELECT_UNATTENDED = "SELECT " + COLUMNS + " FROM pay_record "
-            + "WHERE phase IN " + UNSETTLED + " AND busy_until < NOW(6) ORDER BY busy_until LIMIT ?";
+    private static final String SELECT_UNATTENDED = "SELECT " + COLUMNS + " FROM pay_record p "
+            + "WHERE p.phase IN " + UNSETTLED + " AND p.busy_until < NOW(6) ORDER BY p.busy_until LIMIT ?";
 
     private static final String INSERT_PHASE = "INSERT INTO payment_phase (payment_id, phase, detail) VALUES (?, ?, ?)";
 
@@ -75,18 +82,18 @@ class CardPaymentRepository {
         String processorKey = "payonce-" + UUID.randomUUID();
         return tx.preparedQuery(INSERT_STARTED)
                 .execute(Tuple.of(order.id(), order.userId(), order.amount(), order.currency(), key.value(), cardToken)
-                        .addString(processorKey).addLong(micros(lease)))
+                        .addString(processorKey).addLong(micros(lease)).addLong(micros(lease)))
                 .map(rows -> new CardPayment(rows.property(MySQLClient.LAST_INSERTED_ID), order.id(), order.userId(), order.amount(),
-                        order.currency(), PaymentPhase.STARTED, key, cardToken, processorKey, null));
+                        order.currency(), PaymentPhase.STARTED, key, cardToken, processorKey, null, 0));
     }
 
     Uni<Boolean> markSent(SqlClient client, long id, Duration lease) {
-        return moved(client.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), id)));
+        return moved(client.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), micros(lease), id)));
     }
 
     /** True when this caller now owns the payment's next call for {@code lease}. */
     Uni<Boolean> takeLease(SqlClient client, long id, Duration lease) {
-        return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), id)));
+        return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), micros(lease), id)));
     }
 
     Uni<Boolean> succeed(SqlClient tx, long id, String chargeId) {
@@ -99,10 +106,11 @@ class CardPaymentRepository {
 
     /**
      * {@code neverSent}: no send of the charge has reached the processor so far (each one failed to
-     * connect), so the resend window has not started yet.
+     * connect), so the resend window has not started yet. {@code attempts}: the attempts this worker
+     * took its lease with.
      */
-    Uni<Boolean> markUnknown(SqlClient tx, long id, Duration firstBackoff, Duration maxBackoff, boolean neverSent) {
-        return moved(tx.preparedQuery(MARK_UNKNOWN).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), neverSent, id)));
+    Uni<Boolean> markUnknown(SqlClient tx, long id, Duration firstBackoff, Duration maxBackoff, boolean neverSent, int attempts) {
+        return moved(tx.preparedQuery(MARK_UNKNOWN).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), neverSent, attempts, id)));
     }
 
     Uni<CardPayment> findByOrderAndKey(SqlClient client, long orderId, IdempotencyKey key) {
@@ -127,11 +135,11 @@ class CardPaymentRepository {
         return tx.preparedQuery(INSERT_PHASE).execute(Tuple.of(paymentId, phase.name(), detail)).replaceWithVoid();
     }
 
-    private static Uni<Boolean> moved(Uni<RowSet<Row>> update) {
+    static Uni<Boolean> moved(Uni<RowSet<Row>> update) {
         return update.map(rows -> rows.rowCount() == 1);
     }
 
-    private static long micros(Duration duration) {
+    static long micros(Duration duration) {
         return duration.toNanos() / 1000;
     }
 
@@ -140,11 +148,12 @@ class CardPaymentRepository {
         return iterator.hasNext() ? from(iterator.next()) : null;
     }
 
-    private static CardPayment from(Row row) {
+    /** A payment from a row of {@link #COLUMNS}. */
+    static CardPayment from(Row row) {
         Long sentMicrosAgo = row.getLong("sent_micros_ago");
         return new CardPayment(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getLong("amount"),
                 row.getString("currency"), PaymentPhase.valueOf(row.getString("phase")), new IdempotencyKey(row.getString("idem_key")),
                 row.getString("card_token"), row.getString("processor_key"),
-                sentMicrosAgo == null ? null : Duration.ofNanos(sentMicrosAgo * 1000));
+                sentMicrosAgo == null ? null : Duration.ofNanos(sentMicrosAgo * 1000), row.getInteger("charge_attempts"));
     }
 }

@@ -62,7 +62,7 @@ class CardSettlement {
 
     Uni<Answer> settle(CardPayment payment, ChargeOutcome outcome) {
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
-            if (isThisPayments(charged, payment)) {
+            if (payment.isChargedBy(charged)) {
                 return succeeded(payment, charged);
             }
             LOG.errorf("Processor charge %s under payment %d's key is %d %s for %s, not %d %s for %s: left UNKNOWN for an operator",
@@ -79,42 +79,52 @@ class CardSettlement {
         return unknown(payment, "no charge found yet", false);
     }
 
-    /**
-     * The charge is this payment's: its amount, its currency (processors write it in either case),
-     * and its order, where the processor echoes what the charge was for.
-     */
-    private static boolean isThisPayments(ChargeOutcome.Succeeded charged, CardPayment payment) {
-        return charged.amount() == payment.amount() && payment.currency().equalsIgnoreCase(charged.currency())
-                && (charged.reference() == null || charged.reference().equals(payment.reference()));
-    }
-
     /** What the payment's key answers now, for a worker that found the payment taken over or settled by another. */
     Uni<Answer> answerSoFar(CardPayment payment) {
         return answerSoFar(pool, payment);
     }
 
     private Uni<Answer> succeeded(CardPayment payment, ChargeOutcome.Succeeded charged) {
-        CardPayment paid = payment.in(PaymentPhase.SUCCEEDED);
-        return recorded(payment, tx -> cards.succeed(tx, payment.id(), charged.chargeId()), tx -> orderMoved(tx, payment, OrderStatus.PAID)
-                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED, "charge " + charged.chargeId()))
-                .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, payment.userId(), payment.orderId(),
-                        EntryType.referenceOf(payment.id()), payment.amount(), payment.currency(), payment.key().value()))
-                .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.created(paid.view()))));
+        return recorded(payment, tx -> cards.succeed(tx, payment.id(), charged.chargeId()),
+                tx -> charged(tx, payment, "charge " + charged.chargeId()));
     }
 
     private Uni<Answer> declined(CardPayment payment, ChargeOutcome.Declined declined) {
-        ApiException refusal = new ApiException(ErrorCode.CARD_DECLINED,
-                Map.of("paymentId", payment.id(), "declineCode", declined.declineCode()), declined.declineCode());
         return recorded(payment, tx -> cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode()),
-                tx -> orderMoved(tx, payment, OrderStatus.UNPAID)
-                        .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED, declined.declineCode()))
-                        .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath()))));
+                tx -> notCharged(tx, payment, declined.declineCode(), declined.declineCode()));
+    }
+
+    /**
+     * The rest of a payment that charged the card, once its phase has moved to SUCCEEDED in {@code tx}:
+     * the order PAID, the phase in its history with {@code detail}, its event, and the client's 201
+     * stored under its key, which this answers.
+     */
+    Uni<Answer> charged(SqlConnection tx, CardPayment payment, String detail) {
+        CardPayment paid = payment.in(PaymentPhase.SUCCEEDED);
+        return orderMoved(tx, payment, OrderStatus.PAID)
+                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED, detail))
+                .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, payment.userId(), payment.orderId(),
+                        EntryType.referenceOf(payment.id()), payment.amount(), payment.currency(), payment.key().value()))
+                .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.created(paid.view())));
+    }
+
+    /**
+     * The rest of a payment that charged nothing, once its phase has moved to DECLINED in {@code tx}:
+     * the order UNPAID again, the phase in its history with {@code detail}, and the client's 402
+     * CARD_DECLINED with {@code declineCode} stored under its key, which this answers.
+     */
+    Uni<Answer> notCharged(SqlConnection tx, CardPayment payment, String declineCode, String detail) {
+        ApiException refusal = new ApiException(ErrorCode.CARD_DECLINED, Map.of("paymentId", payment.id(), "declineCode", declineCode),
+                declineCode);
+        return orderMoved(tx, payment, OrderStatus.UNPAID)
+                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED, detail))
+                .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())));
     }
 
     /** {@code neverSent}: the send that failed was the first to be tried and never reached the processor. */
     private Uni<Answer> unknown(CardPayment payment, String reason, boolean neverSent) {
         CardPayment unknown = payment.in(PaymentPhase.UNKNOWN);
-        return recorded(payment, tx -> cards.markUnknown(tx, payment.id(), FIRST_BACKOFF, maxBackoff, neverSent),
+        return recorded(payment, tx -> cards.markUnknown(tx, payment.id(), FIRST_BACKOFF, maxBackoff, neverSent, payment.attempts()),
                 tx -> (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
                         : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason))
                         .flatMap(v -> guard.answerForNow(tx, payment.userId(), payment.key(),
