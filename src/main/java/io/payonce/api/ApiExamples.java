@@ -38,6 +38,12 @@ public final class ApiExamples {
             {"refundNo":"rf-1","amount":999}""";
     public static final String REFUND = """
             {"refundId":1,"orderId":1,"refundNo":"rf-1","amount":999,"refundedTotal":999,"orderStatus":"PAID"}""";
+    public static final String SETTLEMENT_REQUEST = """
+            {"outcome":"charged","chargeId":"ch_1","reason":"the processor's dashboard shows ch_1 for order-3; ticket OPS-12"}""";
+    public static final String SETTLEMENT = """
+            {"paymentId":3,"orderId":3,"phase":"SUCCEEDED","outcome":"charged","chargeId":"ch_1",\
+            "reason":"the processor's dashboard shows ch_1 for order-3; ticket OPS-12","settledBy":"carol",\
+            "processorSaid":"by id: ch_1 succeeded, 1999 eur for order-3; under the payment's key: no charge"}""";
 
     private ApiExamples() {
     }

@@ -37,11 +37,17 @@ public enum ErrorCode {
     REFUND_EXCEEDS_PAYMENT(409, Kind.RECORDED, "Refund exceeds payment", "Refunding %d would take the refunds of order %d beyond its payment of %d; %d remains refundable."),
     ALREADY_APPLIED(409, Kind.RECORDED, "Already applied", "The %s with reference %s was applied to this account before."),
     REFUND_NO_CONFLICT(409, Kind.RECORDED, "Refund number already used", "Refund %s of this order was made for a different amount."),
+    ALREADY_SETTLED(409, Kind.REFUSED, "Already settled", "%s is already settled: %s."),
+    NOT_OVERDUE(409, Kind.REFUSED, "Not overdue", "%s is %s, and payonce may still learn its outcome itself: an operator settles only an "
+            + "outcome the processor still cannot give %s after the first send."),
+    WORKER_HOLDS_LEASE(409, Kind.NOT_NOW, "A worker holds the lease", "A worker is asking the processor about %s right now; retry shortly with the same key."),
+    PROCESSOR_DISAGREES(409, Kind.REFUSED, "Processor disagrees", "The processor does not confirm this settlement: %s."),
     PAYLOAD_TOO_LARGE(413, Kind.REFUSED, "Payload too large", "The request body exceeds the size this service accepts."),
     HEADERS_TOO_LARGE(431, Kind.REFUSED, "Request headers too large", "The request's headers exceed the size this service accepts."),
     UNSUPPORTED_MEDIA_TYPE(415, Kind.REFUSED, "Unsupported media type", "Send the body as application/json."),
     IDEMPOTENCY_KEY_REUSED(422, Kind.REFUSED, "Idempotency-Key reused", "This key was first used for a different request; these fields differ: %s."),
     DEPENDENCY_UNAVAILABLE(503, Kind.NOT_NOW, "Dependency unavailable", "A store this service needs is unreachable; retry later."),
+    PROCESSOR_UNAVAILABLE(503, Kind.NOT_NOW, "Processor unavailable", "The card processor gave no clear answer (%s); retry later with the same key."),
     INTERNAL_ERROR(500, Kind.FAILED, "Internal error", "The request failed unexpectedly; it is safe to retry with the same key.");
 
     /** Where the pages of the problem types are served. */

@@ -12,9 +12,11 @@ import java.time.Instant;
  *
  * @param ref        the payment's or refund's id, or the deposit's external reference: what the ledger line names
  * @param occurredAt when the money moved, in UTC: written with the event, the same on every publish of it
+ * @param outcome    what an operator settled a payment as ({@code charged}, {@code not_charged}); only on
+ *                   {@code payment.settled-by-operator}
  */
 @RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Event(String eventId, String type, String userId, Long orderId, String ref, long amount, String currency,
-                    String idempotencyKey, Instant occurredAt) {
+                    String idempotencyKey, Instant occurredAt, String outcome) {
 }

@@ -3,6 +3,12 @@ package io.payonce.events;
 /** What happened to money, as consumers downstream see it: the event's type and its routing key. */
 public enum EventType {
     PAYMENT_SUCCEEDED("payment.succeeded"),
+    /**
+     * An operator settled a card payment the processor could not account for, charged or not charged
+     * (the event's {@code outcome}). One that was charged has its {@code payment.succeeded} besides,
+     * as every card payment that charged: this one tells who decided, not that money moved.
+     */
+    PAYMENT_SETTLED_BY_OPERATOR("payment.settled-by-operator"),
     REFUND_CREATED("refund.created"),
     DEPOSIT_CREDITED("deposit.credited");
 

@@ -34,11 +34,25 @@ public class Outbox {
      */
     public Uni<Void> record(SqlClient tx, EventType type, String userId, Long orderId, String ref, long amount, String currency,
                             String key) {
+        return write(tx, type, userId, orderId, ref, amount, currency, key, null);
+    }
+
+    /**
+     * Writes {@code payment.settled-by-operator} for payment {@code ref} of {@code amount}, settled as
+     * {@code outcome} under the operator's {@code key}, in the settlement's transaction.
+     */
+    public Uni<Void> recordSettlement(SqlClient tx, String userId, long orderId, String ref, long amount, String currency, String key,
+                                      String outcome) {
+        return write(tx, EventType.PAYMENT_SETTLED_BY_OPERATOR, userId, orderId, ref, amount, currency, key, outcome);
+    }
+
+    private Uni<Void> write(SqlClient tx, EventType type, String userId, Long orderId, String ref, long amount, String currency, String key,
+                            String outcome) {
         String eventId = UUID.randomUUID().toString();
         // The instance's clock, to the microsecond like the database's times: the event is written
         // inside the transaction that moves the money, so this is that moment to within its commit.
         Instant occurredAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
-        Event event = new Event(eventId, type.routingKey(), userId, orderId, ref, amount, currency, key, occurredAt);
+        Event event = new Event(eventId, type.routingKey(), userId, orderId, ref, amount, currency, key, occurredAt, outcome);
         return events.insert(tx, event, type, toJson(event));
     }
 

@@ -10,6 +10,7 @@ public enum WriteOperation {
     CREATE_ORDER("create-order", "orders"),
     PAY("pay", "order:%s"),
     REFUND("refund", "order:%s"),
+    SETTLE_PAYMENT("settle-payment", "payment:%s"),
     SHIP("ship", "order:%s"),
     COMPLETE("complete", "order:%s"),
     CANCEL("cancel", "order:%s"),

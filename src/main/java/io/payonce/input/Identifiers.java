@@ -20,6 +20,15 @@ public final class Identifiers {
      */
     public static final String CARD_TOKEN = "^[A-Za-z0-9_-]{1,64}$";
 
+    /**
+     * A charge's id at the processor, as an operator names it: letters, digits, '_' and '-', at the
+     * length payonce stores, so that it can never leave its place in the processor's URL path.
+     */
+    public static final String PROCESSOR_ID = "^[A-Za-z0-9_-]{1,255}$";
+
+    /** Why an operator did what they did: printable ASCII, at the length the audit row stores. */
+    public static final String OPERATOR_REASON = "^[\\x20-\\x7E]{1,500}$";
+
     /** A one-time submit token as GET /orders/token issues it. */
     public static final String SUBMIT_TOKEN = "^[A-Za-z0-9_-]{1,64}$";
 

@@ -36,7 +36,7 @@ class HostileInputTest {
     private final Database db = Database.forTests();
 
     /** What each request is sent against: a funded user with an unpaid and a paid order, and a stranger. */
-    record Scene(String user, String bearer, String ops, long unpaidOrder, long paidOrder, String stranger) {
+    record Scene(String user, String bearer, String ops, long unpaidOrder, long paidOrder, long payment, String stranger) {
 
         RequestSpecification deposit(String key) {
             return Api.as(ops).header("Idempotency-Key", key).contentType("application/json");
@@ -52,6 +52,11 @@ class HostileInputTest {
 
         String refundPath() {
             return "/orders/" + paidOrder + "/refunds";
+        }
+
+        Response settle(String body) {
+            return Api.as(ops).header("Idempotency-Key", Api.newKey()).contentType("application/json").body(body)
+                    .post("/payments/" + payment + "/settlement");
         }
     }
 
@@ -125,7 +130,24 @@ class HostileInputTest {
                 hostile("coupon: activity not ASCII", s -> Api.as(s.bearer).post("/coupons/fête/grants"), 400, "VALIDATION_FAILED"),
                 hostile("route: unknown", s -> Api.as(s.bearer).post("/orders/" + s.unpaidOrder + "/pay-twice"), 404, "NOT_FOUND"),
                 hostile("method: DELETE an account", s -> Api.as(s.ops).delete("/accounts/" + s.user), 405, "METHOD_NOT_ALLOWED"),
-                hostile("method: PUT a payment", s -> Api.as(s.bearer).put("/orders/" + s.unpaidOrder + "/pay"), 405, "METHOD_NOT_ALLOWED"));
+                hostile("method: PUT a payment", s -> Api.as(s.bearer).put("/orders/" + s.unpaidOrder + "/pay"), 405, "METHOD_NOT_ALLOWED"),
+                hostile("settlement: an unknown outcome", s -> s.settle("{\"outcome\":\"refunded\",\"reason\":\"r\"}"), 400, "MALFORMED_REQUEST"),
+                hostile("settlement: charged without a charge", s -> s.settle("{\"outcome\":\"charged\",\"reason\":\"r\"}"), 400,
+                        "VALIDATION_FAILED"),
+                hostile("settlement: not charged naming a charge", s -> s.settle("{\"outcome\":\"not_charged\",\"chargeId\":\"ch_1\",\"reason\":\"r\"}"),
+                        400, "VALIDATION_FAILED"),
+                hostile("settlement: a charge id that leaves the processor's path", s -> s.settle("{\"outcome\":\"charged\",\"chargeId\":\"..\","
+                        + "\"reason\":\"r\"}"), 400, "VALIDATION_FAILED"),
+                hostile("settlement: no reason", s -> s.settle("{\"outcome\":\"not_charged\"}"), 400, "VALIDATION_FAILED"),
+                hostile("settlement: a blank reason", s -> s.settle("{\"outcome\":\"not_charged\",\"reason\":\"   \"}"), 400, "VALIDATION_FAILED"),
+                hostile("settlement: a reason of 501 characters", s -> s.settle("{\"outcome\":\"not_charged\",\"reason\":\"" + "r".repeat(501) + "\"}"),
+                        400, "VALIDATION_FAILED"),
+                hostile("settlement: a reason not in ASCII", s -> s.settle("{\"outcome\":\"not_charged\",\"reason\":\"déjà débité\"}"), 400,
+                        "VALIDATION_FAILED"),
+                hostile("settlement: a reason with a line break", s -> s.settle("{\"outcome\":\"not_charged\",\"reason\":\"a\\nb\"}"), 400,
+                        "VALIDATION_FAILED"),
+                hostile("settlement: by the payment's owner", s -> Api.as(s.bearer).header("Idempotency-Key", Api.newKey()).contentType("application/json")
+                        .body("{\"outcome\":\"not_charged\",\"reason\":\"r\"}").post("/payments/" + s.payment + "/settlement"), 403, "FORBIDDEN"));
     }
 
     /**
@@ -235,15 +257,17 @@ class HostileInputTest {
         Buyer buyer = Buyer.withBalance(2_000);
         long unpaid = buyer.newOrder(400);
         long paid = buyer.newOrder(1_000);
-        assertEquals(201, Api.pay(buyer.bearer(), paid, Api.newKey()).statusCode());
-        return new Scene(buyer.userId(), buyer.bearer(), Tokens.ops(), unpaid, paid, Tokens.newUserId());
+        Response payment = Api.pay(buyer.bearer(), paid, Api.newKey());
+        assertEquals(201, payment.statusCode());
+        return new Scene(buyer.userId(), buyer.bearer(), Tokens.ops(), unpaid, paid, payment.jsonPath().getLong("paymentId"), Tokens.newUserId());
     }
 
     private long businessRows(Scene scene) {
         return db.rowsOwnedBy(scene.user) + db.rowsOwnedBy(scene.stranger)
                 + db.count("SELECT COUNT(*) FROM pay_record WHERE user_id IN (?, ?)", scene.user, scene.stranger)
                 + db.count("SELECT COUNT(*) FROM refund_record WHERE user_id IN (?, ?)", scene.user, scene.stranger)
-                + db.count("SELECT COUNT(*) FROM coupon_grant WHERE user_id IN (?, ?)", scene.user, scene.stranger);
+                + db.count("SELECT COUNT(*) FROM coupon_grant WHERE user_id IN (?, ?)", scene.user, scene.stranger)
+                + db.count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ?", scene.payment);
     }
 
     private static Response payWithBody(Scene scene, String body) {

@@ -48,7 +48,8 @@ class ErrorCodeTest {
     @Test
     void onlyTheCodesThatMaySucceedLaterCarryRetryAfter() {
         assertEquals(EnumSet.of(ErrorCode.SUBMIT_TOKEN_IN_USE, ErrorCode.IDEMPOTENCY_KEY_IN_USE, ErrorCode.PAYMENT_IN_PROGRESS,
-                        ErrorCode.CARD_PAYMENT_PENDING, ErrorCode.DEPENDENCY_UNAVAILABLE),
+                        ErrorCode.CARD_PAYMENT_PENDING, ErrorCode.WORKER_HOLDS_LEASE, ErrorCode.DEPENDENCY_UNAVAILABLE,
+                        ErrorCode.PROCESSOR_UNAVAILABLE),
                 EnumSet.copyOf(Arrays.stream(ErrorCode.values()).filter(code -> code.kind().retryAfter()).toList()));
         assertEquals(EnumSet.of(ErrorCode.CARD_PAYMENT_PENDING), codesOf(RETRY_LATER), "the one wait that can outlast a queue's pause");
     }

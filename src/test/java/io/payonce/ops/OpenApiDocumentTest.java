@@ -155,7 +155,7 @@ class OpenApiDocumentTest {
     void theIdempotencyKeyPatternAcceptsWhatPayonceAccepts(String which) throws IOException {
         JsonNode parsed = new ObjectMapper().readTree(read(which));
         List<String> disagreements = new ArrayList<>();
-        for (String path : List.of("/orders/{id}/pay", "/orders/{id}/refunds", "/accounts/{userId}/deposits", "/orders")) {
+        for (String path : List.of("/orders/{id}/pay", "/orders/{id}/refunds", "/accounts/{userId}/deposits", "/orders", "/payments/{id}/settlement")) {
             String documented = header(parsed.path("paths").path(path).path("post"), "Idempotency-Key").path("schema").path("pattern").asText("");
             assertFalse(documented.isEmpty(), which + " " + path + " documents the key's pattern");
             Pattern pattern = Pattern.compile(documented);
@@ -192,7 +192,8 @@ class OpenApiDocumentTest {
             bodies.add(ref.substring(ref.lastIndexOf('/') + 1));
         }));
 
-        assertEquals(Set.of("DepositRequest", "NewAccountRequest", "NewOrderRequest", "PayRequest", "RefundRequest"), bodies, which);
+        assertEquals(Set.of("DepositRequest", "NewAccountRequest", "NewOrderRequest", "PayRequest", "RefundRequest", "SettlementRequest"), bodies,
+                which);
         for (String body : bodies) {
             JsonNode amount = parsed.path("components").path("schemas").path(body).path("properties").path("amount");
             if (!amount.isMissingNode()) {
@@ -246,6 +247,7 @@ class OpenApiDocumentTest {
             "/orders/{id}/complete          | true  | 401 403 409 422 503",
             "/orders/{id}/cancel            | true  | 401 403 404 409 422 503",
             "/accounts/{userId}/deposits    | true  | 400 401 403 404 409 422 503",
+            "/payments/{id}/settlement      | true  | 400 401 403 404 409 422 503",
             "/accounts                      | false | 401 403 409 503",
             "/coupons/{activityId}/grants   | false | 400 401 403 503"})
     void everyWriteDeclaresItsKeyAndItsProblems(String path, boolean keyed, String statuses) {
@@ -289,6 +291,7 @@ class OpenApiDocumentTest {
             "/orders/{id}/complete          | 200",
             "/orders/{id}/cancel            | 200",
             "/accounts/{userId}/deposits    | 201",
+            "/payments/{id}/settlement      | 201",
             "/accounts                      | 201",
             "/coupons/{activityId}/grants   | 201"})
     void everyWriteDocumentsTheRepeatMarker(String path, String statuses) {
@@ -307,6 +310,7 @@ class OpenApiDocumentTest {
             "/orders/{id}/pay               | true",
             "/orders/{id}/refunds           | true",
             "/accounts/{userId}/deposits    | true",
+            "/payments/{id}/settlement      | true",
             "/orders                        | false"})
     void theKeyIsMarkedRequiredWhereItIs(String path, boolean required) {
         JsonNode key = header(document.path("paths").path(path).path("post"), "Idempotency-Key");
@@ -320,7 +324,9 @@ class OpenApiDocumentTest {
             "/orders/{id}/pay               | 409",
             "/orders/{id}/pay               | 503",
             "/orders                        | 409",
-            "/accounts/{userId}/deposits    | 503"})
+            "/accounts/{userId}/deposits    | 503",
+            "/payments/{id}/settlement      | 409",
+            "/payments/{id}/settlement      | 503"})
     void answersThatMayAskToWaitDeclareRetryAfter(String path, String status) {
         JsonNode answer = document.path("paths").path(path).path("post").path("responses").path(status);
 
@@ -341,7 +347,9 @@ class OpenApiDocumentTest {
             "/orders/{id}/pay               | 202",
             "/orders/{id}/pay               | 402",
             "/orders/{id}/refunds           | request",
-            "/orders/{id}/refunds           | 201"})
+            "/orders/{id}/refunds           | 201",
+            "/payments/{id}/settlement      | request",
+            "/payments/{id}/settlement      | 201"})
     void theMainCallsHaveExamplesWithTheirSchemasFields(String path, String part) throws Exception {
         JsonNode post = document.path("paths").path(path).path("post");
         JsonNode content = "request".equals(part) ? post.path("requestBody").path("content") : post.path("responses").path(part).path("content");

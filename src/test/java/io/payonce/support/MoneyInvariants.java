@@ -83,13 +83,30 @@ public final class MoneyInvariants {
                                       WHEN 'payment.succeeded' THEN 'PAYMENT' WHEN 'refund.created' THEN 'REFUND' ELSE 'DEPOSIT' END)
                   AND NOT EXISTS (SELECT 1 FROM pay_record p
                                   WHERE o.event_type = 'payment.succeeded' AND p.id = CAST(o.ref_id AS UNSIGNED) AND p.method = 'CARD'
-                                    AND p.phase = 'SUCCEEDED' AND p.user_id = o.user_id)""");
+                                    AND p.phase = 'SUCCEEDED' AND p.user_id = o.user_id)
+                  AND NOT EXISTS (SELECT 1 FROM operator_settlement s JOIN pay_record p ON p.id = s.payment_id
+                                  WHERE o.event_type = 'payment.settled-by-operator' AND s.payment_id = CAST(o.ref_id AS UNSIGNED)
+                                    AND p.user_id = o.user_id)""");
         QUERIES.put("succeeded card payments without exactly one event of their amount", """
                 SELECT COUNT(*) FROM pay_record p
                 WHERE p.method = 'CARD' AND p.phase = 'SUCCEEDED'
                   AND (SELECT COUNT(*) FROM outbox_event o
                        WHERE o.user_id = p.user_id AND o.event_type = 'payment.succeeded' AND o.ref_id = CAST(p.id AS CHAR CHARACTER SET ascii)
                          AND JSON_VALUE(o.payload, '$.amount') = p.amount) <> 1""");
+        // An operator settles a payment once, as the processor confirmed, and says so downstream.
+        QUERIES.put("operator settlements not recorded on their payment as asked", """
+                SELECT COUNT(*) FROM operator_settlement s JOIN pay_record p ON p.id = s.payment_id
+                WHERE p.method <> 'CARD'
+                   OR (s.outcome = 'charged' AND (p.phase <> 'SUCCEEDED' OR p.processor_charge_id <> s.charge_id))
+                   OR (s.outcome = 'not_charged' AND (p.phase <> 'DECLINED' OR p.decline_code <> 'settled_not_charged'))""");
+        QUERIES.put("operator settlements without exactly one event of their outcome", """
+                SELECT COUNT(*) FROM operator_settlement s JOIN pay_record p ON p.id = s.payment_id
+                WHERE (SELECT COUNT(*) FROM outbox_event o
+                       WHERE o.user_id = p.user_id AND o.event_type = 'payment.settled-by-operator'
+                         AND o.ref_id = CAST(p.id AS CHAR CHARACTER SET ascii) AND JSON_VALUE(o.payload, '$.outcome') = s.outcome) <> 1""");
+        QUERIES.put("payments settled as not charged without an operator's settlement", """
+                SELECT COUNT(*) FROM pay_record p
+                WHERE p.decline_code = 'settled_not_charged' AND NOT EXISTS (SELECT 1 FROM operator_settlement s WHERE s.payment_id = p.id)""");
         // Users without an account own only orders that state-machine tests moved by direct SQL.
         QUERIES.put("paid orders of account holders without a payment", """
                 SELECT COUNT(*) FROM orders o

@@ -11,8 +11,9 @@ import java.util.List;
  * A payment as {@code GET /payments/{id}} shows it: where it stands and the phases it went through.
  * {@code processorKey} is the Idempotency-Key the charge carries at the processor (what support
  * looks the charge up by), {@code chargeId} the processor's charge, {@code declineCode} the
- * processor's reason for a decline; all are null for a balance payment. Times are instants of the
- * database's clock, written in UTC.
+ * processor's reason for a decline; all are null for a balance payment. {@code settlement} is the
+ * audit row of an operator's settlement, shown to ops only, null where there is none. Times are
+ * instants of the database's clock, written in UTC.
  */
 @RegisterForReflection
 public record PaymentDetails(
@@ -28,10 +29,20 @@ public record PaymentDetails(
         String declineCode,
         Instant createdAt,
         Instant updatedAt,
-        List<PhaseEntry> history) {
+        List<PhaseEntry> history,
+        Settlement settlement) {
 
     /** One phase the payment entered, with a word on why where there is one. */
     @RegisterForReflection
     public record PhaseEntry(PaymentPhase phase, String detail, Instant at) {
+    }
+
+    /**
+     * How an operator settled the payment: {@code charged} (by {@code chargeId}) or {@code not_charged},
+     * who ({@code settledBy}, their token's subject), why, and what the processor said when payonce
+     * looked the charge up.
+     */
+    @RegisterForReflection
+    public record Settlement(String outcome, String chargeId, String reason, String settledBy, String processorSaid, Instant at) {
     }
 }

@@ -19,7 +19,8 @@ import java.util.List;
 /**
  * Reads a payment and its history for its owner or ops; anyone else finds no such payment, as with
  * orders. A balance payment was SUCCEEDED from its first commit and has no history rows: its history
- * is that one phase, at its creation.
+ * is that one phase, at its creation. Ops also see the audit row of an operator's settlement, which
+ * names staff and their words, not the owner's business.
  */
 @ApplicationScoped
 class PaymentLookup {
@@ -30,6 +31,10 @@ class PaymentLookup {
             FROM pay_record WHERE id = ?""";
 
     private static final String SELECT_HISTORY = "SELECT phase, detail, created_at FROM payment_phase WHERE payment_id = ? ORDER BY id";
+
+    /** UNIQUE(payment_id): at most one. */
+    private static final String SELECT_SETTLEMENT =
+            "SELECT outcome, charge_id, reason, operator_id, processor_said, created_at FROM operator_settlement WHERE payment_id = ?";
 
     private final Pool pool;
 
@@ -43,7 +48,18 @@ class PaymentLookup {
             if (row == null || !caller.maySee(row.getString("user_id"))) {
                 return Uni.createFrom().failure(new ApiException(ErrorCode.PAYMENT_NOT_FOUND, id));
             }
-            return history(row).map(history -> details(row, history));
+            return history(row).flatMap(history -> settlement(caller, row).map(settlement -> details(row, history, settlement)));
+        });
+    }
+
+    private Uni<PaymentDetails.Settlement> settlement(Caller caller, Row payment) {
+        if (!caller.ops()) {
+            return Uni.createFrom().nullItem();
+        }
+        return pool.preparedQuery(SELECT_SETTLEMENT).execute(Tuple.of(payment.getLong("id"))).map(rows -> {
+            Row row = Rows.first(rows);
+            return row == null ? null : new PaymentDetails.Settlement(row.getString("outcome"), row.getString("charge_id"),
+                    row.getString("reason"), row.getString("operator_id"), row.getString("processor_said"), UtcTimes.instant(row, "created_at"));
         });
     }
 
@@ -61,10 +77,10 @@ class PaymentLookup {
         });
     }
 
-    private static PaymentDetails details(Row row, List<PaymentDetails.PhaseEntry> history) {
+    private static PaymentDetails details(Row row, List<PaymentDetails.PhaseEntry> history, PaymentDetails.Settlement settlement) {
         return new PaymentDetails(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getLong("amount"),
                 row.getString("currency"), PaymentMethod.valueOf(row.getString("method")), PaymentPhase.valueOf(row.getString("phase")),
                 row.getString("processor_key"), row.getString("processor_charge_id"), row.getString("decline_code"),
-                UtcTimes.instant(row, "created_at"), UtcTimes.instant(row, "updated_at"), history);
+                UtcTimes.instant(row, "created_at"), UtcTimes.instant(row, "updated_at"), history, settlement);
     }
 }

@@ -1,0 +1,474 @@
+package io.payonce.payment.card;
+
+import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.processor.ProcessorSimulator.Fault;
+import io.payonce.processor.ProcessorSimulator;
+import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
+import io.payonce.support.Concurrently;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Replays;
+import io.payonce.support.Tokens;
+import io.quarkus.scheduler.Scheduler;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Ops settle a card payment the processor cannot account for, against the processor simulator: the
+ * payment's answer is lost (202, UNKNOWN), and its first send is moved back beyond resend-within, as
+ * an hour of the recovery job finding nothing under its key would leave it. The recovery job is paused
+ * so that nothing but the test moves the payment, except where a test races it on purpose.
+ */
+@QuarkusTest
+@WithTestResource(value = ProcessorSimulatorResource.class, scope = TestResourceScope.GLOBAL)
+@ExtendWith(LedgerInvariants.class)
+class OperatorSettlementTest {
+
+    private final Database db = Database.forTests();
+
+    @Inject
+    Scheduler scheduler;
+
+    @Inject
+    CardRecoveryJob recovery;
+
+    @Inject
+    CardPaymentRepository cards;
+
+    @Inject
+    Pool pool;
+
+    @BeforeEach
+    void pauseTheRecoveryJob() {
+        scheduler.pause(CardRecoveryJob.IDENTITY);
+    }
+
+    @AfterEach
+    void healAndResume() {
+        processor().heal();
+        processor().up();
+        scheduler.resume(CardRecoveryJob.IDENTITY);
+    }
+
+    /** A payment payonce lost the answer of; {@code processorKey} is its charge's key at the processor. */
+    record Overdue(Checkout buyer, long payment, String processorKey) {
+    }
+
+    @Test
+    void settledAsNotChargedTheOrderIsUnpaidAgainAndTheClientsKeyAnswersDeclined() {
+        Overdue overdue = overdue(1500, Fault.ERROR_BEFORE_CHARGE);
+        String operator = "ops-" + UUID.randomUUID();
+        String ops = Tokens.ops(operator);
+        String key = Api.newKey();
+
+        Response settled = settle(ops, overdue.payment(), key, notCharged());
+        Response replay = settle(ops, overdue.payment(), key, notCharged());
+        Response clientsRetry = overdue.buyer().payByCard("tok_visa");
+        Response paidAgain = Api.payByCard(overdue.buyer().bearer(), overdue.buyer().order(), Api.newKey(), "tok_visa");
+
+        assertEquals(201, settled.statusCode(), settled.asString());
+        assertEquals("not_charged", settled.jsonPath().getString("outcome"));
+        assertEquals("DECLINED", settled.jsonPath().getString("phase"));
+        assertEquals("under the payment's key: no charge", settled.jsonPath().getString("processorSaid"));
+        Replays.assertReplayOf(settled, replay);
+        assertEquals(402, clientsRetry.statusCode(), clientsRetry.asString());
+        assertEquals("CARD_DECLINED", clientsRetry.jsonPath().getString("code"));
+        assertEquals("settled_not_charged", clientsRetry.jsonPath().getString("declineCode"));
+        assertEquals("true", clientsRetry.header("Idempotent-Replayed"), "the key's answer was stored with the settlement");
+        assertEquals("DECLINED", phase(overdue));
+        assertEquals(201, paidAgain.statusCode(), "the order can be paid again: " + paidAgain.asString());
+        assertEquals("PAID", db.orderStatus(overdue.buyer().order()));
+        assertNull(processor().chargeUnder(overdue.processorKey()), "nothing was charged under the settled payment's key");
+        assertAudited(overdue, operator, key, "not_charged", null);
+        assertEquals(0, events(overdue, "payment.succeeded"));
+    }
+
+    @Test
+    void settledAsChargedByAChargeTheProcessorFindsOnlyByItsIdTheOrderIsPaid() {
+        Overdue overdue = overdue(1700, Fault.ERROR_BEFORE_CHARGE);
+        ProcessorSimulator.Charge charge = processor().chargeWithoutKey(1700, "EUR", "order-" + overdue.buyer().order());
+        String operator = "ops-" + UUID.randomUUID();
+        String ops = Tokens.ops(operator);
+        String key = Api.newKey();
+
+        Response settled = settle(ops, overdue.payment(), key, charged(charge.id()));
+        Response clientsRetry = overdue.buyer().payByCard("tok_visa");
+
+        assertEquals(201, settled.statusCode(), settled.asString());
+        assertEquals("SUCCEEDED", settled.jsonPath().getString("phase"));
+        assertEquals(charge.id(), settled.jsonPath().getString("chargeId"));
+        assertEquals("by id: " + charge.id() + " succeeded, 1700 eur for order-" + overdue.buyer().order()
+                + "; under the payment's key: no charge", settled.jsonPath().getString("processorSaid"));
+        assertEquals(201, clientsRetry.statusCode(), clientsRetry.asString());
+        assertEquals("SUCCEEDED", clientsRetry.jsonPath().getString("phase"));
+        assertEquals("true", clientsRetry.header("Idempotent-Replayed"));
+        assertEquals("PAID", db.orderStatus(overdue.buyer().order()));
+        assertEquals(charge.id(), db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", overdue.payment()));
+        assertEquals(List.of("STARTED", "CHARGE_SENT", "UNKNOWN", "SUCCEEDED"), history(overdue));
+        assertAudited(overdue, operator, key, "charged", charge.id());
+        assertEquals(1, events(overdue, "payment.succeeded"), "the money moved: the event every charged card payment has");
+    }
+
+    /** The processor holds the charge under the payment's key too, and it is the one named. */
+    @Test
+    void settledAsChargedByTheChargeUnderThePaymentsOwnKey() {
+        Overdue overdue = overdue(1900, Fault.ERROR_AFTER_CHARGE);
+        String chargeId = processor().chargeUnder(overdue.processorKey()).id();
+
+        Response settled = settle(Tokens.ops(), overdue.payment(), Api.newKey(), charged(chargeId));
+
+        assertEquals(201, settled.statusCode(), settled.asString());
+        assertTrue(settled.jsonPath().getString("processorSaid").endsWith("under the payment's key: " + chargeId + " succeeded, 1900 eur for order-"
+                + overdue.buyer().order()), settled.asString());
+        assertEquals("PAID", db.orderStatus(overdue.buyer().order()));
+    }
+
+    @Test
+    void opsSeeTheSettlementInThePaymentAndItsOwnerDoesNot() {
+        Overdue overdue = overdue(1100, Fault.ERROR_BEFORE_CHARGE);
+        String operator = "ops-" + UUID.randomUUID();
+        assertEquals(201, settle(Tokens.ops(operator), overdue.payment(), Api.newKey(), notCharged()).statusCode());
+
+        Response forOps = Api.as(Tokens.ops()).get("/payments/" + overdue.payment());
+        Response forOwner = Api.as(overdue.buyer().bearer()).get("/payments/" + overdue.payment());
+
+        assertEquals(200, forOps.statusCode(), forOps.asString());
+        assertEquals("not_charged", forOps.jsonPath().getString("settlement.outcome"));
+        assertEquals(operator, forOps.jsonPath().getString("settlement.settledBy"));
+        assertEquals("the processor's dashboard shows nothing for this order", forOps.jsonPath().getString("settlement.reason"));
+        assertEquals("under the payment's key: no charge", forOps.jsonPath().getString("settlement.processorSaid"));
+        assertNotNull(forOps.jsonPath().getString("settlement.at"));
+        assertEquals(200, forOwner.statusCode(), forOwner.asString());
+        assertNull(forOwner.jsonPath().get("settlement"), "staff and their words are not the owner's business");
+        assertEquals("DECLINED", forOwner.jsonPath().getString("phase"));
+    }
+
+    @Test
+    void notChargedIsRefusedWhileTheProcessorHoldsAChargeUnderThePaymentsKeyAndTheKeyStaysFree() {
+        Overdue overdue = overdue(1300, Fault.ERROR_AFTER_CHARGE);
+        String chargeId = processor().chargeUnder(overdue.processorKey()).id();
+        String ops = Tokens.ops();
+        String key = Api.newKey();
+
+        Response refused = settle(ops, overdue.payment(), key, notCharged());
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertTrue(refused.jsonPath().getString("detail").contains("under the payment's key: " + chargeId + " succeeded"), refused.asString());
+        assertNothingSettled(overdue);
+        Response corrected = settle(ops, overdue.payment(), key, charged(chargeId));
+        assertEquals(201, corrected.statusCode(), "a refusal is not stored under the key: " + corrected.asString());
+    }
+
+    /** A charge named as this payment's, that the processor describes otherwise. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "another amount,    1401, EUR, true",
+            "another currency,  1400, USD, true",
+            "another order,     1400, EUR, false"})
+    void chargedIsRefusedWhenTheNamedChargeIsNotThisPayments(String description, long amount, String currency, boolean thisOrder) {
+        Overdue overdue = overdue(1400, Fault.ERROR_BEFORE_CHARGE);
+        String reference = "order-" + (thisOrder ? overdue.buyer().order() : overdue.buyer().order() + 1);
+        ProcessorSimulator.Charge other = processor().chargeWithoutKey(amount, currency, reference);
+
+        Response refused = settle(Tokens.ops(), overdue.payment(), Api.newKey(), charged(other.id()));
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertNothingSettled(overdue);
+    }
+
+    @Test
+    void chargedIsRefusedForAChargeTheProcessorDoesNotKnowOrThatItDeclined() {
+        Overdue overdue = overdue(1200, Fault.ERROR_BEFORE_CHARGE);
+        Overdue declined = overdue(1200, Fault.ERROR_AFTER_CHARGE, "tok_decline_lost");
+        String declinedCharge = processor().chargeUnder(declined.processorKey()).id();
+
+        Response unknown = settle(Tokens.ops(), overdue.payment(), Api.newKey(), charged("ch_nobody_made_this"));
+        Response declinedOne = settle(Tokens.ops(), declined.payment(), Api.newKey(), charged(declinedCharge));
+
+        assertRefused(unknown, "PROCESSOR_DISAGREES");
+        assertTrue(unknown.jsonPath().getString("detail").contains("by id: no charge"), unknown.asString());
+        assertRefused(declinedOne, "PROCESSOR_DISAGREES");
+        assertTrue(declinedOne.jsonPath().getString("detail").contains(declinedCharge + " declined, card_declined"), declinedOne.asString());
+        assertNothingSettled(overdue);
+        assertNothingSettled(declined);
+    }
+
+    /** The charge named is this payment's amount and order, but the payment's own key holds another: that one is the payment's. */
+    @Test
+    void chargedIsRefusedWhenThePaymentsKeyHoldsAnotherCharge() {
+        Overdue overdue = overdue(1600, Fault.ERROR_AFTER_CHARGE);
+        ProcessorSimulator.Charge lookalike = processor().chargeWithoutKey(1600, "EUR", "order-" + overdue.buyer().order());
+
+        Response refused = settle(Tokens.ops(), overdue.payment(), Api.newKey(), charged(lookalike.id()));
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertNothingSettled(overdue);
+    }
+
+    @Test
+    void aPaymentPayonceMayStillSettleItselfIsNotOverdue() {
+        Overdue recent = lost(1000, Fault.ERROR_BEFORE_CHARGE, "tok_visa");
+        Overdue neverSent = overdue(1000, Fault.ERROR_BEFORE_CHARGE);
+        db.update("UPDATE pay_record SET first_sent_at = NULL WHERE id = ?", neverSent.payment());
+
+        Response tooSoon = settle(Tokens.ops(), recent.payment(), Api.newKey(), notCharged());
+        Response notSent = settle(Tokens.ops(), neverSent.payment(), Api.newKey(), notCharged());
+
+        assertRefused(tooSoon, "NOT_OVERDUE");
+        assertRefused(notSent, "NOT_OVERDUE");
+        assertNothingSettled(recent);
+        assertNothingSettled(neverSent);
+    }
+
+    @Test
+    void aSettledPaymentIsNotSettledAgain() {
+        Checkout card = Buyer.withBalance(0).checkout(800);
+        long cardPayment = Await.until(() -> card.payByCard("tok_visa"), answer -> answer.statusCode() == 201, Duration.ofSeconds(20),
+                "a charged card payment").jsonPath().getLong("paymentId");
+        Checkout balance = Buyer.withBalance(800).checkout(800);
+        long balancePayment = balance.pay().jsonPath().getLong("paymentId");
+
+        Response charged = settle(Tokens.ops(), cardPayment, Api.newKey(), notCharged());
+        Response fromTheBalance = settle(Tokens.ops(), balancePayment, Api.newKey(), notCharged());
+        Response missing = settle(Tokens.ops(), Long.MAX_VALUE, Api.newKey(), notCharged());
+
+        assertRefused(charged, "ALREADY_SETTLED");
+        assertRefused(fromTheBalance, "ALREADY_SETTLED");
+        assertEquals(404, missing.statusCode(), missing.asString());
+        assertEquals("PAYMENT_NOT_FOUND", missing.jsonPath().getString("code"));
+        assertEquals("PAID", db.orderStatus(card.order()));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id IN (?, ?)", cardPayment, balancePayment));
+    }
+
+    @Test
+    void aPaymentIsNotSettledWhileAWorkerHoldsItsLease() {
+        Overdue overdue = overdue(900, Fault.ERROR_BEFORE_CHARGE);
+        db.update("UPDATE pay_record SET leased_until = NOW(6) + INTERVAL 1 MINUTE WHERE id = ?", overdue.payment());
+        String ops = Tokens.ops();
+        String key = Api.newKey();
+
+        Response refused = settle(ops, overdue.payment(), key, notCharged());
+
+        assertRefused(refused, "WORKER_HOLDS_LEASE");
+        assertEquals("1", refused.header("Retry-After"));
+        assertNothingSettled(overdue);
+        db.update("UPDATE pay_record SET leased_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", overdue.payment());
+        assertEquals(201, settle(ops, overdue.payment(), key, notCharged()).statusCode(), "the same request, once the lease has run out");
+    }
+
+    /** A worker's step that ends with the outcome still unknown gives its lease back, and only its own. */
+    @Test
+    void aWorkerGivesBackItsOwnLeaseAndNeverAnotherWorkersOne() {
+        Overdue overdue = lost(950, Fault.ERROR_BEFORE_CHARGE, "tok_visa");
+        assertEquals(0, leased(overdue), "the request that got the 202 gave its lease back");
+        db.update("UPDATE pay_record SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", overdue.payment());
+        CardPayment stale = cards.findByOrderAndKey(pool, overdue.buyer().order(), new IdempotencyKey(overdue.buyer().key()))
+                .await().atMost(Duration.ofSeconds(5));
+
+        assertTrue(cards.takeLease(pool, stale.id(), Duration.ofMinutes(1)).await().atMost(Duration.ofSeconds(5)), "another worker takes it over");
+        markUnknown(stale);
+        assertEquals(1, leased(overdue), "the stale worker's late outcome left the lease of the one that took over");
+        markUnknown(stale.nextAttempt());
+        assertEquals(0, leased(overdue), "the worker that holds it gave it back");
+    }
+
+    @Test
+    void anUnclearProcessorSettlesNothing() {
+        Overdue overdue = overdue(850, Fault.ERROR_BEFORE_CHARGE);
+        processor().down();
+
+        Response refused = settle(Tokens.ops(), overdue.payment(), Api.newKey(), notCharged());
+
+        processor().up();
+        assertEquals(503, refused.statusCode(), refused.asString());
+        assertEquals("PROCESSOR_UNAVAILABLE", refused.jsonPath().getString("code"));
+        assertEquals("1", refused.header("Retry-After"));
+        assertNothingSettled(overdue);
+    }
+
+    @Test
+    void onlyOpsSettleAndAKeyIsBoundToItsRequest() {
+        Overdue overdue = overdue(750, Fault.ERROR_BEFORE_CHARGE);
+        String ops = Tokens.ops();
+        String key = Api.newKey();
+
+        Response byTheOwner = settle(overdue.buyer().bearer(), overdue.payment(), key, notCharged());
+        Response first = settle(ops, overdue.payment(), key, notCharged());
+        Response otherRequestSameKey = settle(ops, overdue.payment(), key,
+                Map.of("outcome", "not_charged", "reason", "another reason"));
+
+        assertEquals(403, byTheOwner.statusCode(), byTheOwner.asString());
+        assertEquals("FORBIDDEN", byTheOwner.jsonPath().getString("code"));
+        assertEquals(201, first.statusCode(), first.asString());
+        assertEquals(422, otherRequestSameKey.statusCode(), otherRequestSameKey.asString());
+        assertEquals("IDEMPOTENCY_KEY_REUSED", otherRequestSameKey.jsonPath().getString("code"));
+    }
+
+    /** Six operators at once, half saying charged and half not charged, each under a key of their own: one settles the payment. */
+    @Test
+    void concurrentSettlementsOfOnePaymentSettleItOnce() throws Exception {
+        Overdue overdue = overdue(2000, Fault.ERROR_BEFORE_CHARGE);
+        ProcessorSimulator.Charge charge = processor().chargeWithoutKey(2000, "EUR", "order-" + overdue.buyer().order());
+        List<Callable<Response>> operators = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            Map<String, String> body = i % 2 == 0 ? charged(charge.id()) : notCharged();
+            operators.add(() -> settle(Tokens.ops(), overdue.payment(), Api.newKey(), body));
+        }
+
+        List<Response> answers = Concurrently.run(operators);
+
+        List<Response> settled = answers.stream().filter(answer -> answer.statusCode() == 201).toList();
+        assertEquals(1, settled.size(), answers.stream().map(Response::asString).toList().toString());
+        answers.stream().filter(answer -> answer.statusCode() != 201).forEach(answer -> assertRefused(answer, "ALREADY_SETTLED"));
+        boolean charged = "charged".equals(settled.get(0).jsonPath().getString("outcome"));
+        assertEquals(charged ? "PAID" : "UNPAID", db.orderStatus(overdue.buyer().order()));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ?", overdue.payment()));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM payment_phase WHERE payment_id = ? AND phase IN ('SUCCEEDED', 'DECLINED')",
+                overdue.payment()));
+        assertEquals(charged ? 1 : 0, events(overdue, "payment.succeeded"));
+    }
+
+    /**
+     * Operators settle as charged while the recovery job, whose backoff has run out, finds the same
+     * charge under the payment's key: whoever's compare-and-set comes first settles it, once; an
+     * operator who lost is refused and leaves no audit row.
+     */
+    @Test
+    void settlementsRacingTheRecoveryJobSettleThePaymentOnce() throws Exception {
+        Overdue overdue = overdue(2200, Fault.ERROR_AFTER_CHARGE);
+        String chargeId = processor().chargeUnder(overdue.processorKey()).id();
+        db.update("UPDATE pay_record SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", overdue.payment());
+        List<Callable<Response>> racers = new ArrayList<>();
+        racers.add(() -> {
+            recovery.recover().await().atMost(Duration.ofSeconds(10));
+            return null;
+        });
+        for (int i = 0; i < 4; i++) {
+            racers.add(() -> settle(Tokens.ops(), overdue.payment(), Api.newKey(), charged(chargeId)));
+        }
+
+        List<Response> answers = Concurrently.run(racers).subList(1, racers.size());
+
+        long settledByOps = answers.stream().filter(answer -> answer.statusCode() == 201).count();
+        assertTrue(settledByOps <= 1, answers.stream().map(Response::asString).toList().toString());
+        answers.stream().filter(answer -> answer.statusCode() != 201).forEach(answer ->
+                assertTrue(Set.of("ALREADY_SETTLED", "WORKER_HOLDS_LEASE").contains(answer.jsonPath().getString("code")), answer.asString()));
+        assertEquals("SUCCEEDED", phase(overdue));
+        assertEquals("PAID", db.orderStatus(overdue.buyer().order()));
+        assertEquals(settledByOps, db.count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ?", overdue.payment()));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM payment_phase WHERE payment_id = ? AND phase = 'SUCCEEDED'", overdue.payment()));
+        assertEquals(1, events(overdue, "payment.succeeded"));
+        assertEquals(1, processor().chargeRequestsUnder(overdue.processorKey()), "nothing sent again");
+    }
+
+    private Overdue overdue(long amount, Fault fault) {
+        return overdue(amount, fault, "tok_visa");
+    }
+
+    /** As {@link #lost}, its first send then moved back two hours: past resend-within (1 h) and any lease. */
+    private Overdue overdue(long amount, Fault fault, String cardToken) {
+        Overdue lost = lost(amount, fault, cardToken);
+        db.update("UPDATE pay_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", lost.payment());
+        return lost;
+    }
+
+    /** A card pay whose answer the processor's {@code fault} lost: 202, UNKNOWN, the order PAYING. */
+    private Overdue lost(long amount, Fault fault, String cardToken) {
+        Checkout buyer = Buyer.withBalance(0).checkout(amount);
+        processor().failNext(fault);
+        Response accepted = buyer.payByCard(cardToken);
+        assertEquals(202, accepted.statusCode(), accepted.asString());
+        long payment = accepted.jsonPath().getLong("paymentId");
+        return new Overdue(buyer, payment, db.string("SELECT processor_key FROM pay_record WHERE id = ?", payment));
+    }
+
+    private static Response settle(String bearer, long payment, String key, Map<String, String> body) {
+        return Api.as(bearer).header("Idempotency-Key", key).contentType(ContentType.JSON).body(body).post("/payments/" + payment + "/settlement");
+    }
+
+    private static Map<String, String> notCharged() {
+        return Map.of("outcome", "not_charged", "reason", "the processor's dashboard shows nothing for this order");
+    }
+
+    private static Map<String, String> charged(String chargeId) {
+        return Map.of("outcome", "charged", "chargeId", chargeId, "reason", "the processor's dashboard shows " + chargeId);
+    }
+
+    private void markUnknown(CardPayment worker) {
+        pool.withTransaction(tx -> cards.markUnknown(tx, worker.id(), Duration.ofMillis(500), Duration.ofSeconds(2), false, worker.attempts()))
+                .await().atMost(Duration.ofSeconds(5));
+    }
+
+    private long leased(Overdue overdue) {
+        return db.count("SELECT COUNT(*) FROM pay_record WHERE id = ? AND leased_until > NOW(6)", overdue.payment());
+    }
+
+    private String phase(Overdue overdue) {
+        return db.string("SELECT phase FROM pay_record WHERE id = ?", overdue.payment());
+    }
+
+    private List<String> history(Overdue overdue) {
+        return db.strings("SELECT phase FROM payment_phase WHERE payment_id = ? ORDER BY id", overdue.payment());
+    }
+
+    private long events(Overdue overdue, String type) {
+        return db.count("SELECT COUNT(*) FROM outbox_event WHERE event_type = ? AND ref_id = ?", type, Long.toString(overdue.payment()));
+    }
+
+    /** The audit row, and the settlement's one event, say who settled it, under which key, as what, and why. */
+    private void assertAudited(Overdue overdue, String operator, String key, String outcome, String chargeId) {
+        String audit = "SELECT CONCAT_WS('|', operator_id, idem_key, outcome, COALESCE(charge_id, '-'), reason) FROM operator_settlement "
+                + "WHERE payment_id = ?";
+        String reason = chargeId == null ? notCharged().get("reason") : charged(chargeId).get("reason");
+        assertEquals(String.join("|", operator, key, outcome, chargeId == null ? "-" : chargeId, reason), db.string(audit, overdue.payment()));
+        assertEquals(outcome, db.string("SELECT JSON_VALUE(payload, '$.outcome') FROM outbox_event WHERE event_type = "
+                + "'payment.settled-by-operator' AND ref_id = ?", Long.toString(overdue.payment())));
+        assertEquals(1, events(overdue, "payment.settled-by-operator"));
+    }
+
+    private static void assertRefused(Response answer, String code) {
+        assertEquals(409, answer.statusCode(), answer.asString());
+        assertEquals(code, answer.jsonPath().getString("code"), answer.asString());
+    }
+
+    /** A refusal left the payment as it was: UNKNOWN, its order PAYING, no audit row, no event. */
+    private void assertNothingSettled(Overdue overdue) {
+        assertEquals("UNKNOWN", phase(overdue));
+        assertEquals("PAYING", db.orderStatus(overdue.buyer().order()));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ?", overdue.payment()));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE event_type LIKE 'payment.%' AND ref_id = ?",
+                Long.toString(overdue.payment())));
+    }
+
+    private static ProcessorSimulator processor() {
+        return ProcessorSimulatorResource.simulator();
+    }
+}
