@@ -53,6 +53,8 @@ import java.util.stream.Stream;
  *   - the hop to the processor, from the processor simulator's own ledger: every card payment settled
  *     by the recovery job, each order charged at most once, every SUCCEEDED card payment one charge of
  *     its amount under its own key, no charge payonce does not know;
+ *   - operators' settlements: each audit row belongs to exactly one settlement of the history, under
+ *     its key (a payment settled by an operator twice would be two), and the path ran;
  *   - the run proved something: enough operations of every type, most of them acknowledged, every
  *     fault injected while attempts were in flight, a workload that ended cleanly, a history where
  *     every attempt has its outcome and all definite answers of one operation are identical.
@@ -123,6 +125,10 @@ public final class Checker {
     }
 
     record OrderRow(long id, String user, String orderSn, long amount) {
+    }
+
+    /** An operator's settlement as its audit row records it. */
+    record Settlement(long id, long paymentId, String key) {
     }
 
     /** A database row, named for the report, and the operation of the history it belongs to (null: none). */
@@ -347,7 +353,25 @@ public final class Checker {
         checks.add(reconciliation("refunds not matching exactly one refund of the history",
                 "refund_record vs refunds (user, order, refund number, amount)",
                 refunds.values().stream().map(r -> new Claim("refund_record " + r.id, byEffect.get(effectOf(r)))).toList()));
+        checks.add(operatorSettlements(byEffect));
         checkLedgerTotals(ledger);
+    }
+
+    /**
+     * Every audit row of an operator's settlement belongs to exactly one ops-settle of the history,
+     * by its key and payment: a settlement the history never sent, or one payment settled twice,
+     * shows here. What a settlement did to the money is the money checks' business; that the path
+     * ran under the faults, this one's.
+     */
+    Check operatorSettlements(Map<String, Op> byEffect) throws SQLException {
+        List<Op> attempted = ops.stream().filter(op -> op.type.equals("ops-settle")).toList();
+        Check audits = reconciliation("operator settlements not matching exactly one settlement of the history, or none attempted",
+                "operator_settlement vs ops-settle (key, payment)",
+                rows("SELECT id, payment_id, idem_key FROM operator_settlement", row -> new Settlement(row.getLong(1), row.getLong(2), row.getString(3)))
+                        .stream().map(s -> new Claim("operator_settlement " + s.id, byEffect.get(effect("ops-settle", s.key, s.paymentId)))).toList());
+        return new Check(audits.name(), audits.violations() + (attempted.isEmpty() ? 1 : 0), audits.detail() + "; " + attempted.size()
+                + " attempted, answered " + attempted.stream().collect(Collectors.groupingBy(op -> op.status + " " + op.detail, TreeMap::new,
+                Collectors.counting())));
     }
 
     /**
@@ -361,6 +385,7 @@ public final class Checker {
             case "pay", "card-pay" -> effect("pay", op.user, op.subject, op.key, op.amount);
             case "refund" -> effect("refund", op.user, op.subject, op.amount);
             case "create" -> effect("create", op.user, op.subject, op.amount);
+            case "ops-settle" -> effect("ops-settle", op.key, op.subject);
             default -> null;
         };
     }
@@ -615,6 +640,7 @@ public final class Checker {
                 yield count("SELECT COUNT(*) FROM refund_record WHERE order_id = ? AND refund_no = ?", orderAndNo[0], orderAndNo[1]);
             }
             case "create" -> count("SELECT COUNT(*) FROM orders WHERE user_id = ? AND order_sn = ?", op.user, op.subject);
+            case "ops-settle" -> count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ? AND idem_key = ?", op.subject, op.key);
             default -> throw new IllegalArgumentException(op.type);
         };
     }
@@ -699,6 +725,7 @@ public final class Checker {
                         op.detail, orderAndNo[0], orderAndNo[1], op.amount) == 1;
             }
             case "create" -> count("SELECT COUNT(*) FROM orders WHERE id = ? AND order_sn = ?", op.detail, op.subject) == 1;
+            case "ops-settle" -> effects == 1;
             default -> throw new IllegalArgumentException(op.type);
         };
     }

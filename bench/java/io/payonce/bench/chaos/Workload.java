@@ -37,7 +37,9 @@ import java.util.regex.Pattern;
  * by sending the pay again with the same key. A fifth of the pays, by card or from the balance, and
  * of the refunds go as commands through the broker instead (message-id = key, sent again under the
  * same id until a definite reply comes: a card pay's 202 reply is answered by sending it again, as
- * over HTTP), as an upstream order system would send them. Every attempt and every operation's
+ * over HTTP), as an upstream order system would send them. Now and then ops try to settle a card
+ * payment the workload has seen (POST /payments/{id}/settlement): nearly always refused, since no
+ * payment is overdue within a run, but sent under the faults like the rest, and never to move money. Every attempt and every operation's
  * outcome is written to a history file for the checker; an exception inside the workload still
  * writes the outcome line (as unknown) and makes the workload exit with status 1.
  *
@@ -70,6 +72,8 @@ public final class Workload {
     static final int DECLINED_CARD_PERCENT = 10;
     /** The target index of the broker in the history, after the gateway (0) and the two instances (1, 2). */
     static final int BROKER = 3;
+    /** Share of operations that are an operator's settlement of a card payment. */
+    static final int OPERATOR_SETTLEMENT_PERCENT = 3;
 
     final String[] targets;
     final History history;
@@ -78,6 +82,8 @@ public final class Workload {
             .connectTimeout(Duration.ofSeconds(1)).build();
     final AtomicLong operationIds = new AtomicLong();
     final List<User> users = new ArrayList<>();
+    /** Card payments named in answers to card pays, settled or not: what an operator may try to settle. */
+    final List<Long> cardPayments = new CopyOnWriteArrayList<>();
     final String opsToken;
 
     Workload(String[] targets, History history, CommandChannel commands) {
@@ -178,6 +184,9 @@ public final class Workload {
                     Long.toString(order.id));
             return byMessage ? pay.asCommand("{\"type\":\"pay\",\"userId\":\"" + user.id + "\",\"orderId\":" + order.id + "}") : pay;
         }
+        if (dice >= 100 - OPERATOR_SETTLEMENT_PERCENT && !cardPayments.isEmpty()) {
+            return operatorSettlement(user, cardPayments.get(random.nextInt(cardPayments.size())));
+        }
         if (dice < 85) {
             long amount = 1 + random.nextLong(Math.max(1, order.amount / 3));
             String refundNo = "r-" + UUID.randomUUID();
@@ -187,6 +196,19 @@ public final class Workload {
                     + "\",\"amount\":" + amount + "}") : refund;
         }
         return deposit(user, 100 + random.nextInt(9900));
+    }
+
+    /**
+     * Settles a card payment as not charged or, now and then, as charged by a charge the processor
+     * never made: payonce must refuse both (the payment is not overdue, or settled already, or the
+     * processor disagrees). {@code user} only places it in the history.
+     */
+    Operation operatorSettlement(User user, long payment) {
+        String body = ThreadLocalRandom.current().nextInt(5) == 0
+                ? "{\"outcome\":\"charged\",\"chargeId\":\"ch_chaos_" + payment + "\",\"reason\":\"chaos: the processor shows a charge\"}"
+                : "{\"outcome\":\"not_charged\",\"reason\":\"chaos: the processor shows nothing\"}";
+        return new Operation(this, "ops-settle", user, newKey(), "/payments/" + payment + "/settlement", opsToken, body, 0,
+                Long.toString(payment));
     }
 
     /** The deposit's external reference is its key: one settlement, one key, kept across retries. */
@@ -282,7 +304,9 @@ public final class Workload {
             while (System.currentTimeMillis() < giveUpAt) {
                 // A command is sent again only when its reply is late: a copy sent while the first is in
                 // flight is put back on the queue for a second, which would only slow the consumers down.
-                boolean doubleClick = command == null && attempts == 0 && random.nextInt(100) < 15;
+                // An operator's settlement is refused without being stored (its key stays free for when the
+                // payment can be settled), so two clicks at once may be told two refusals: it is sent once.
+                boolean doubleClick = command == null && !type.equals("ops-settle") && attempts == 0 && random.nextInt(100) < 15;
                 Attempt attempt = doubleClick ? doubleClick(target) : attempt(target, target == BROKER ? commandTimeout(random) : timeout(random));
                 if (attempt.definite()) {
                     return new Outcome(attempt.status / 100 == 2 ? "ok" : "fail", attempt);
@@ -345,6 +369,9 @@ public final class Workload {
                 throw e;
             }
             workload.history.attempt(this, number, target, start, System.currentTimeMillis(), attempt);
+            if (type.equals("card-pay") && attempt.status / 100 == 2 && !attempt.detail.isEmpty()) {
+                workload.cardPayments.add(Long.parseLong(attempt.detail));
+            }
             return attempt;
         }
 
