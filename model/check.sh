@@ -106,7 +106,7 @@ verify no-stall-bound            statements.pml answers_a      'acceptance cycle
 verify key-per-delivery          broker.pml     once           'assertion violated  !( !(((debits<=1)&& !((declined&&orderPaid)))))' -DKEY_PER_DELIVERY
 verify owner-per-instance        lock.pml       own_lock       'assertion violated  !( !( !(stolen)))' -DOWNER_PER_INSTANCE
 verify blame-first-unconfirmed   outbox.pml     blame          'assertion violated  !( !(((( !(parked[0])' -DNAIVE_BLAME
-verify park-without-probe        outbox.pml     blame          'assertion violated  !( !(((( !(parked[0])' -DPARK_WITHOUT_PROBE
+verify nack-is-refusal           outbox.pml     blame          'assertion violated  !( !(((( !(parked[0])' -DNACK_IS_REFUSAL
 verify no-parking                outbox.pml     flows          'acceptance cycle' -DNO_PARKING
 
 wait

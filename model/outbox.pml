@@ -5,9 +5,12 @@
  * what the first marked. A relay may crash inside its transaction: what it marked, counted and
  * parked rolls back; what it published stays published.
  *
- * The broker (ConfirmedPublisher, ConfirmingChannel) refuses either nothing, one event (the poison: a
- * message over its size limit), or every event (a full queue that rejects what overflows it), chosen
- * at the start. A refused message may still reach the consumers' queue (another queue took it). A
+ * The broker (ConfirmedPublisher, ConfirmingChannel) refuses either nothing or one event (the poison: a
+ * message over its size limit, the channel closed with 406), or nacks one event or every event (a full
+ * queue that rejects what overflows it, bound to that event's routing key or to all), chosen at the
+ * start. A refused message may still reach the consumers' queue (another queue took it); a nacked one
+ * does (the full queue is another). A nack is no refusal: the relay is told the event was not
+ * confirmed, as by a broker that is away, and waits. A
  * call's answer is what the relay is told (ConfirmedPublisher.Confirmed): how many of its events, from
  * the first on, were confirmed, and whether the broker refused one of the rest. That one is not named:
  * the broker closes the channel on a message too large, and the confirms of the messages before it
@@ -16,8 +19,9 @@
  *
  * Each step names the method that implements it. The broken variants (-D flags) are in model/check.sh
  * with the property each must break: NAIVE_BLAME counts a batch's refusal against its first unconfirmed
- * event; PARK_WITHOUT_PROBE parks a refused event without the broker taking the one behind it;
- * NO_PARKING is the relay before parking.
+ * event; NACK_IS_REFUSAL is the release that counted a nack as a refusal (a full queue bound to one
+ * event's routing key had that event parked while the others were taken); NO_PARKING is the relay
+ * before parking.
  */
 
 #define EVENTS 3
@@ -25,7 +29,8 @@
 #define NONE 255
 #define ALL 254
 
-byte refused = NONE;            /* what the broker refuses: NONE, ALL, or one event */
+byte refused = NONE;            /* what the broker refuses (406): NONE, or one event */
+byte nacked = NONE;             /* what a full queue makes the broker nack: NONE, ALL, or one event */
 
 /* --- MariaDB: outbox_event --- */
 bool sent[EVENTS];
@@ -42,8 +47,14 @@ byte unconfirmed = 0;
 byte crashes = 0;
 #define MAX_CRASHES 1
 
-#define refusedByBroker(e) (refused == ALL || refused == e)
-#define innocent(e) (!refusedByBroker(e))
+#define innocent(e) (refused != e)
+#define nackedByBroker(e) (nacked == ALL || nacked == e)
+/* What the relay is told is refused. */
+#ifdef NACK_IS_REFUSAL
+#define refusedByBroker(e) (!innocent(e) || nackedByBroker(e))
+#else
+#define refusedByBroker(e) (!innocent(e))
+#endif
 /* Nothing left to do for the event: sent, parked, or the poison with no event behind it to let past. */
 #define settled(e) (sent[e] || parked[e] || (refused == e && e == EVENTS - 1))
 
@@ -91,9 +102,10 @@ inline nextFrom(from, e) {
 #define UNCONFIRMED 3
 inline alone(e, result) {
     if
-    :: innocent(e) -> deliver(e); result = TAKEN
+    :: !refusedByBroker(e) && !nackedByBroker(e) -> deliver(e); result = TAKEN
+    :: !refusedByBroker(e) && nackedByBroker(e) -> deliver(e); result = UNCONFIRMED
     :: refusedByBroker(e) -> result = REFUSED;
-        if :: deliver(e) :: skip fi
+        if :: deliver(e) :: !innocent(e) fi
     :: atomic { unconfirmed < MAX_UNCONFIRMED -> unconfirmed++ }; result = UNCONFIRMED;
         if :: deliver(e) :: skip fi
     fi
@@ -111,10 +123,11 @@ inline batch(first, confirmed, wasRefused) {
     wasRefused = false;
     do
     :: e == EVENTS -> confirmed = EVENTS; break
-    :: e < EVENTS && innocent(e) -> deliver(e); nextFrom(e + 1, e)
-    :: e < EVENTS && innocent(e) && unconfirmed < MAX_UNCONFIRMED ->
+    :: e < EVENTS && !refusedByBroker(e) && !nackedByBroker(e) -> deliver(e); nextFrom(e + 1, e)
+    :: e < EVENTS && !refusedByBroker(e) && !nackedByBroker(e) && unconfirmed < MAX_UNCONFIRMED ->
         /* its confirm, and every later one, lost or late */
         unconfirmed++; confirmed = e; break
+    :: e < EVENTS && !refusedByBroker(e) && nackedByBroker(e) -> confirmed = e; break   /* nacked: not confirmed */
     :: e < EVENTS && refusedByBroker(e) -> confirmed = e; wasRefused = true; break
     od;
     /*
@@ -122,7 +135,7 @@ inline batch(first, confirmed, wasRefused) {
      * the channel or the connection ended; a refused message perhaps, which another queue took.
      */
     do
-    :: e < EVENTS && refusedByBroker(e) -> if :: deliver(e) :: skip fi; nextFrom(e + 1, e)
+    :: e < EVENTS && !innocent(e) -> if :: deliver(e) :: skip fi; nextFrom(e + 1, e)
     :: e < EVENTS && innocent(e) -> deliver(e); nextFrom(e + 1, e)
     :: break
     od;
@@ -226,9 +239,6 @@ refusal:                                                       /* OutboxRelay.re
         :: else -> skip
         fi;
 #ifndef NO_PARKING
-#ifdef PARK_WITHOUT_PROBE
-        parked[e] = true; e = n; goto publishAll
-#else
         alone(n, result);                                      /* OutboxRelay.parkIfTheNextIsTaken */
         crashHere();
         if
@@ -236,7 +246,6 @@ refusal:                                                       /* OutboxRelay.re
         :: result == REFUSED -> countRefusal(n)
         :: result == UNCONFIRMED -> skip
         fi;
-#endif
 #endif
 commit:
         locked = false;
@@ -252,22 +261,25 @@ next:
 init {
     atomic {
         if
-        :: refused = NONE
-        :: refused = ALL
+        :: skip
         :: refused = 0
         :: refused = 1
         :: refused = 2
+        :: nacked = ALL
+        :: nacked = 0
+        :: nacked = 1
+        :: nacked = 2
         fi;
         run Relay();
         run Relay()
     }
 }
 
-/* Only an event the broker refuses is parked: never an innocent neighbour, nothing while it refuses them all. */
+/* Only an event the broker refuses is parked: never an innocent neighbour, never a nacked event. */
 ltl blame { [] ((!parked[0] || refused == 0) && (!parked[1] || refused == 1) && (!parked[2] || refused == 2)) }
 
 /*
  * Every event the broker takes is sent, and the one it refuses is parked once an event behind it is
- * taken: the outbox flows (weak fairness, faults bounded). A broker that refuses every event is waited for.
+ * taken: the outbox flows (weak fairness, faults bounded). A broker that nacks an event is waited for.
  */
-ltl flows { <> (refused == ALL || (settled(0) && settled(1) && settled(2))) }
+ltl flows { <> (nacked != NONE || (settled(0) && settled(1) && settled(2))) }

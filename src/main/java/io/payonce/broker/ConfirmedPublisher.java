@@ -106,7 +106,8 @@ public class ConfirmedPublisher {
      * Publishes {@code messages} in order, to the durable topic exchange {@code ownExchange} (declared
      * first: this service owns it) or to the exchanges they name; the item is how many of them, from
      * the first on, the broker confirmed within the timeout, and whether it refused one after those. A
-     * failure means none was confirmed and none refused: the broker is away, or did not answer in time.
+     * failure means none was confirmed and none refused: the broker is away, did not answer in time,
+     * or nacked the first (it refuses for now, a full queue, say: no refusal of the message).
      */
     public Uni<Confirmed> publish(String ownExchange, List<Outgoing> messages) {
         return vertx.executeBlocking(() -> publishAndConfirm(ownExchange, messages), false);
@@ -114,9 +115,8 @@ public class ConfirmedPublisher {
 
     /**
      * How many of a call's messages, from the first on, were confirmed, of how many; and, if the
-     * broker refused one of the rest, its reason: then the refused message is the first unconfirmed one
-     * when the broker nacked it, that one or one behind it when the broker closed the channel on it.
-     * Null when the rest were merely not confirmed in time.
+     * broker refused one of the rest, its reason: the broker closed the channel on the first unconfirmed
+     * one or one behind it. Null when the rest were merely not confirmed: not in time, or nacked.
      */
     public record Confirmed(int count, int of, String refusal) {
 
@@ -167,7 +167,7 @@ public class ConfirmedPublisher {
     }
 
     private static NotConfirmed notConfirmedInTime() {
-        return new NotConfirmed("not confirmed by RabbitMQ within " + TIMEOUT.toMillis() + " ms", null);
+        return new NotConfirmed("not confirmed by RabbitMQ within " + TIMEOUT.toMillis() + " ms, or nacked", null);
     }
 
     private synchronized Connection connection() throws IOException, TimeoutException {

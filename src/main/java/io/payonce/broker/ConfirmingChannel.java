@@ -18,8 +18,10 @@ import java.util.concurrent.TimeoutException;
 /**
  * A channel in confirm mode that knows which of its messages the broker acked, so that a caller
  * learns how many of a call's messages, from the first on, are confirmed: a nack or a timeout in the
- * middle of a batch leaves the part before it confirmed. It tells a refusal (the broker will not
- * take a message) from a broker that did not answer in time. One caller uses it at a time.
+ * middle of a batch leaves the part before it confirmed. It tells a refusal (the broker will never
+ * take this message) from a broker that did not take it now: one that did not answer in time, or
+ * nacked it (a full queue that rejects what overflows it refuses every message routed to it, not
+ * this one). One caller uses it at a time.
  */
 final class ConfirmingChannel implements ConfirmListener {
 
@@ -48,9 +50,10 @@ final class ConfirmingChannel implements ConfirmListener {
 
     /**
      * Publishes in order and waits up to {@code timeout}; answers how many, from the first on, were
-     * acked, and why the broker refused a message after them, if it did: it nacked the next one, or
-     * closed the channel on that one or one behind it (406 PRECONDITION_FAILED, a message it never
-     * takes: over its max_message_size, say). Any other end of the channel is no refusal, and fails.
+     * acked, and why the broker refused a message after them, if it did: it closed the channel on that
+     * one or one behind it (406 PRECONDITION_FAILED, a message it never takes: over its
+     * max_message_size, say). A nack is no refusal: the nacked message and those behind it are merely
+     * not confirmed. Any other end of the channel is no refusal, and fails.
      */
     ConfirmedPublisher.Confirmed publishAll(List<ConfirmedPublisher.Outgoing> messages, Duration timeout)
             throws IOException, InterruptedException {
@@ -76,9 +79,6 @@ final class ConfirmingChannel implements ConfirmListener {
         int confirmed = 0;
         while (confirmed < sequence.length && Boolean.TRUE.equals(acked.get(sequence[confirmed]))) {
             confirmed++;
-        }
-        if (refusal == null && confirmed < sequence.length && Boolean.FALSE.equals(acked.get(sequence[confirmed]))) {
-            refusal = "nacked by the broker";
         }
         return new ConfirmedPublisher.Confirmed(confirmed, messages.size(), refusal);
     }

@@ -205,8 +205,9 @@ public interface PayonceConfig {
         Duration retention();
 
         /**
-         * How many times the broker may refuse an event published alone (a nack, a message over its size
-         * limit) before the relay parks it and lets the events behind it go on; one try per relay run.
+         * How many times the broker may refuse an event published alone (closing the channel on it, 406:
+         * a message over its size limit; a nack is no refusal) before the relay parks it and lets the
+         * events behind it go on; one try per relay run.
          */
         @WithDefault("10")
         @Min(1)

@@ -30,11 +30,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * after {@code payonce.outbox.retention}, one small batch per run. An instance that is stopping starts
  * no run, and a run ends before its next batch ({@link Draining}).
  *
- * <p>An event the broker refuses (a nack, a message over its size limit) is found and tried alone,
- * once per run, while the events behind it wait unsent; after {@code payonce.outbox.park-after-refusals}
- * refusals it is parked, as soon as the broker takes the event behind it, and the rest goes on in id
- * order. A broker that refuses the event behind it too refuses more than one event: that is waited
- * for, as a broker that is away, not parked event by event.
+ * <p>An event the broker refuses (it closes the channel on that message, 406 PRECONDITION_FAILED: over
+ * its max_message_size, say) is found and tried alone, once per run, while the events behind it wait
+ * unsent; after {@code payonce.outbox.park-after-refusals} refusals it is parked, as soon as the broker
+ * takes the event behind it, and the rest goes on in id order. A nack is no refusal of the event: the
+ * broker refuses for now (a full queue that rejects what overflows it nacks every event routed to it),
+ * and it is waited for in order, as a broker that is away, never parked.
  */
 @Startup
 @ApplicationScoped
@@ -124,6 +125,15 @@ public class OutboxRelay {
     }
 
     /**
+     * {@link #publishAll} behind what this run has counted, parked or marked so far: a broker that does
+     * not confirm them in time ends the run with that committed, as {@link #alone} does, rather than
+     * rolling it back and sending the same event again next run.
+     */
+    private Uni<Integer> publishAllAfter(SqlClient tx, List<PendingEvent> batch) {
+        return publishAll(tx, batch).onFailure(ConfirmedPublisher.NotConfirmed.class).recoverWithItem(0);
+    }
+
+    /**
      * After the broker refused one of {@code rest}, each published alone until one is refused by
      * itself: its refusal is counted then, never an innocent neighbour's (a broker that closes the
      * channel on a message too large does not say which one it was).
@@ -148,7 +158,7 @@ public class OutboxRelay {
         List<PendingEvent> behind = batch.subList(1, batch.size());
         return alone(event).flatMap(confirmed -> {
             if (confirmed.count() == 1) {
-                return events.markSent(tx, List.of(event)).flatMap(sent -> publishAll(tx, behind)).map(more -> more + 1);
+                return events.markSent(tx, List.of(event)).flatMap(sent -> publishAllAfter(tx, behind)).map(more -> more + 1);
             }
             return confirmed.refused() ? refused(tx, event, confirmed.refusal(), behind) : Uni.createFrom().item(0);
         });
@@ -177,7 +187,7 @@ public class OutboxRelay {
                         .invoke(() -> LOG.errorf("Event %s (%s) parked: the broker refused it %d times and takes the events behind it;"
                                 + " they go on. Last refusal: %s", refused.eventId(), refused.type(), refused.refusals() + 1, refusal))
                         .flatMap(parkedOne -> events.markSent(tx, List.of(next)))
-                        .flatMap(sent -> publishAll(tx, behind.subList(1, behind.size())))
+                        .flatMap(sent -> publishAllAfter(tx, behind.subList(1, behind.size())))
                         .map(more -> more + 1);
             }
             // Counted, never parked from here: a broker refusing two events in a row may be refusing them all.

@@ -1,6 +1,8 @@
 package io.payonce.events;
 
 import com.rabbitmq.client.GetResponse;
+import io.payonce.broker.ConfirmedPublisher;
+import io.payonce.broker.RefusingPublisher;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.Broker;
@@ -8,15 +10,21 @@ import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Management;
+import io.payonce.support.Tokens;
+import io.quarkus.arc.ClientProxy;
+import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -28,8 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * while the events behind it wait unsent, it is parked after payonce.outbox.park-after-refusals
  * refusals (3 in tests) once the broker takes the event behind it, and the rest goes on in commit
  * order; the payonce_outbox_parked gauge counts it, and the statement README gives operators sends
- * it again. A broker that refuses the event behind it too is waited for, nothing parked. Real
- * RabbitMQ: a queue of the test's own that holds nothing makes the broker nack what is routed to it.
+ * it again. The broker's refusal of one message, its closing the channel on it (406), is injected
+ * ({@link RefusingPublisher}); a nack, real RabbitMQ's (a queue of the test's own that holds nothing),
+ * is no refusal: it parks nothing, the events wait in commit order until the broker takes them.
  */
 @QuarkusTest
 @ExtendWith(LedgerInvariants.class)
@@ -42,9 +51,58 @@ class OutboxParkingTest {
     private static final int PARK_AFTER_REFUSALS = 3;
 
     private final Database db = Database.forTests();
+    private final AtomicBoolean refusing = new AtomicBoolean(true);
+    private final AtomicBoolean batchesUnconfirmed = new AtomicBoolean(true);
+
+    @Inject
+    ConfirmedPublisher publisher;
 
     @Test
     void anEventTheBrokerKeepsRefusingIsParkedTheEventsBehindItGoOnInOrderAndTheOperatorsStatementSendsItAgain() throws Exception {
+        String userId = Tokens.newUserId();
+        String mine = "\"userId\":\"" + userId + "\"";
+        QuarkusMock.installMockForType(new RefusingPublisher(ClientProxy.unwrap(publisher), message -> refusing.get()
+                && message.routingKey().equals("deposit.credited") && new String(message.body(), StandardCharsets.UTF_8).contains(mine),
+                batchesUnconfirmed::get), ConfirmedPublisher.class);
+        try (Broker broker = Broker.connect()) {
+            String payments = broker.temporaryQueueOn(Broker.EVENTS, "payment.succeeded");
+            Buyer buyer = Buyer.named(userId, 10_000);
+            for (int i = 0; i < PAYMENTS; i++) {
+                assertEquals(201, Api.pay(buyer.bearer(), buyer.newOrder(1000), Api.newKey()).statusCode());
+            }
+            String deposit = eventIds(buyer, "deposit.credited").get(0);
+            List<String> written = eventIds(buyer, "payment.succeeded");
+
+            // Batches go unconfirmed meanwhile: the parking, made before the batch behind it, is kept all the same.
+            Await.until(() -> db.count("SELECT COUNT(*) FROM outbox_event WHERE event_id = ? AND parked_at IS NOT NULL", deposit) == 1,
+                    WITHIN, "the refused event parked");
+            batchesUnconfirmed.set(false);
+            Await.until(() -> unsent(buyer, "payment.succeeded") == 0, WITHIN, "the events behind it sent");
+            Thread.sleep(2000); // two more relay runs: time for any event sent again to arrive
+            List<String> delivered = deliveredOf(broker, payments, buyer);
+
+            assertEquals(written, delivered.stream().distinct().toList(), "each event behind delivered, first in commit order");
+            Map<String, Long> times = delivered.stream().collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+            assertTrue(times.values().stream().allMatch(n -> n <= 2),
+                    "sent again at most once after the parking, not every second while the refused one was tried: " + times);
+            assertEquals(PARK_AFTER_REFUSALS, db.count("SELECT refusals FROM outbox_event WHERE event_id = ?", deposit));
+            assertEquals(RefusingPublisher.TOO_LARGE, db.string("SELECT last_refusal FROM outbox_event WHERE event_id = ?", deposit));
+            Await.until(() -> Management.sample(Management.metrics(), "payonce_outbox_parked") >= 1, WITHIN, "the gauge counting it");
+
+            refusing.set(false);
+            assertEquals(1, db.update(SEND_AGAIN, deposit));
+            Await.until(() -> unsent(buyer, "deposit.credited") == 0, WITHIN, "the parked event sent once an operator sent it again");
+            assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE parked_at IS NOT NULL AND user_id = ?", buyer.userId()));
+        }
+    }
+
+    /**
+     * A queue whose overflow is reject-publish, full, nacks every event routed to it while the broker
+     * takes the others: that is no refusal of the event. Nothing is parked, nothing counted, the events
+     * behind wait unsent, and everything goes, in commit order, once the broker takes the event again.
+     */
+    @Test
+    void aNackParksNothingTheEventsWaitInOrderUntilTheBrokerTakesThem() throws Exception {
         try (Broker broker = Broker.connect()) {
             String payments = broker.temporaryQueueOn(Broker.EVENTS, "payment.succeeded");
             String refusing = broker.refusingQueueOn(Broker.EVENTS, "deposit.credited");
@@ -55,54 +113,16 @@ class OutboxParkingTest {
             String deposit = eventIds(buyer, "deposit.credited").get(0);
             List<String> written = eventIds(buyer, "payment.succeeded");
 
-            Await.until(() -> db.count("SELECT COUNT(*) FROM outbox_event WHERE event_id = ? AND parked_at IS NOT NULL", deposit) == 1,
-                    WITHIN, "the refused event parked");
-            Await.until(() -> unsent(buyer, "payment.succeeded") == 0, WITHIN, "the events behind it sent");
-            Thread.sleep(2000); // two more relay runs: time for any event sent again to arrive
-            List<String> delivered = deliveredOf(broker, payments, buyer);
-
-            assertEquals(written, delivered.stream().distinct().toList(), "each event behind delivered, first in commit order");
-            Map<String, Long> times = delivered.stream().collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
-            assertTrue(times.values().stream().allMatch(n -> n <= 2),
-                    "sent again at most once after the parking, not every second while the refused one was tried: " + times);
-            assertEquals(PARK_AFTER_REFUSALS, db.count("SELECT refusals FROM outbox_event WHERE event_id = ?", deposit));
-            assertEquals("nacked by the broker", db.string("SELECT last_refusal FROM outbox_event WHERE event_id = ?", deposit));
-            Await.until(() -> Management.sample(Management.metrics(), "payonce_outbox_parked") >= 1, WITHIN, "the gauge counting it");
-
-            broker.delete(refusing);
-            assertEquals(1, db.update(SEND_AGAIN, deposit));
-            Await.until(() -> unsent(buyer, "deposit.credited") == 0, WITHIN, "the parked event sent once an operator sent it again");
-            assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE parked_at IS NOT NULL AND user_id = ?", buyer.userId()));
-        }
-    }
-
-    /**
-     * The broker refuses the event behind the refused one too: it may be refusing every event (a full
-     * queue whose overflow is reject-publish), so nothing is parked event by event, and everything goes,
-     * in commit order, once the broker takes events again.
-     */
-    @Test
-    void aBrokerThatRefusesTheEventBehindTooParksNothingAndAllGoInOrderOnceItTakesThem() throws Exception {
-        try (Broker broker = Broker.connect()) {
-            String events = broker.temporaryQueueOn(Broker.EVENTS, "#");
-            String refusing = broker.refusingQueueOn(Broker.EVENTS, "#");
-            Buyer buyer = Buyer.withBalance(10_000);
-            assertEquals(201, Api.pay(buyer.bearer(), buyer.newOrder(1000), Api.newKey()).statusCode());
-            String deposit = eventIds(buyer, "deposit.credited").get(0);
-            String payment = eventIds(buyer, "payment.succeeded").get(0);
-
-            Await.until(() -> db.count("SELECT refusals FROM outbox_event WHERE event_id = ?", payment) > 0, WITHIN,
-                    "the event behind tried alone");
-            assertTrue(db.count("SELECT refusals FROM outbox_event WHERE event_id = ?", deposit) >= PARK_AFTER_REFUSALS,
-                    "the first one tried up to the bound first");
+            Thread.sleep(PARK_AFTER_REFUSALS * 3000L); // many relay runs, each nacked
             assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE parked_at IS NOT NULL AND user_id = ?", buyer.userId()),
-                    "nothing parked while the broker refuses the event behind too");
+                    "nothing parked on a nack");
+            assertEquals(0, db.count("SELECT refusals FROM outbox_event WHERE event_id = ?", deposit), "a nack is no refusal");
+            assertEquals(PAYMENTS, unsent(buyer, "payment.succeeded"), "the events behind wait in commit order");
 
             broker.delete(refusing);
             Await.until(() -> unsent(buyer, "payment.succeeded") + unsent(buyer, "deposit.credited") == 0, WITHIN, "all sent");
             Thread.sleep(1000); // a relay run: time for the last confirmed event to arrive
-            List<String> delivered = deliveredOf(broker, events, buyer);
-            assertEquals(List.of(deposit, payment), delivered.stream().distinct().toList(), "first deliveries in commit order");
+            assertEquals(written, deliveredOf(broker, payments, buyer).stream().distinct().toList(), "first deliveries in commit order");
         }
     }
 
