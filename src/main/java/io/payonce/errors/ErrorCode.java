@@ -42,6 +42,8 @@ public enum ErrorCode {
             + "outcome the processor still cannot give %s after the first send."),
     WORKER_HOLDS_LEASE(409, Kind.NOT_NOW, "A worker holds the lease", "A worker is asking the processor about %s right now; retry shortly with the same key."),
     PROCESSOR_DISAGREES(409, Kind.REFUSED, "Processor disagrees", "The processor does not confirm this settlement: %s."),
+    CHARGE_ALREADY_RECORDED(409, Kind.REFUSED, "Charge already recorded", "The processor's charge %s already settles another payment: "
+            + "one charge pays for one payment."),
     PAYLOAD_TOO_LARGE(413, Kind.REFUSED, "Payload too large", "The request body exceeds the size this service accepts."),
     HEADERS_TOO_LARGE(431, Kind.REFUSED, "Request headers too large", "The request's headers exceed the size this service accepts."),
     UNSUPPORTED_MEDIA_TYPE(415, Kind.REFUSED, "Unsupported media type", "Send the body as application/json."),

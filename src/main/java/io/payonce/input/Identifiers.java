@@ -21,10 +21,12 @@ public final class Identifiers {
     public static final String CARD_TOKEN = "^[A-Za-z0-9_-]{1,64}$";
 
     /**
-     * A charge's id at the processor, as an operator names it: letters, digits, '_' and '-', at the
-     * length payonce stores, so that it can never leave its place in the processor's URL path.
+     * A charge's id at the processor, as an operator names it: the characters and length payonce keeps
+     * of a processor's ids (letters, digits, '.', '_', ':' and '-', up to 255), so that every recorded
+     * charge id can be named; never "." or "..", so that it can never leave its place in the
+     * processor's URL path.
      */
-    public static final String PROCESSOR_ID = "^[A-Za-z0-9_-]{1,255}$";
+    public static final String PROCESSOR_ID = "^(?!\\.{1,2}$)[A-Za-z0-9._:-]{1,255}$";
 
     /** Why an operator did what they did: printable ASCII, at the length the audit row stores. */
     public static final String OPERATOR_REASON = "^[\\x20-\\x7E]{1,500}$";

@@ -73,7 +73,8 @@ public class CardSettlementResource {
             + "or MALFORMED_REQUEST (an unknown outcome); nothing is recorded")
     @APIResponse(responseCode = "404", description = "PAYMENT_NOT_FOUND: no payment has this id")
     @APIResponse(responseCode = "409", description = "ALREADY_SETTLED, NOT_OVERDUE (payonce may still learn the outcome itself) or "
-            + "PROCESSOR_DISAGREES (the detail says what the processor holds); WORKER_HOLDS_LEASE or IDEMPOTENCY_KEY_IN_USE (retry after "
+            + "PROCESSOR_DISAGREES (the detail says what the processor holds), CHARGE_ALREADY_RECORDED (the charge settles another "
+            + "payment); WORKER_HOLDS_LEASE or IDEMPOTENCY_KEY_IN_USE (retry after "
             + "Retry-After with the same key); none is recorded")
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
     @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; DEPENDENCY_UNAVAILABLE: "

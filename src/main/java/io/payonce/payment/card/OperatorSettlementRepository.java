@@ -1,6 +1,9 @@
 package io.payonce.payment.card;
 
 import io.payonce.db.Rows;
+import io.payonce.db.SqlErrors;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
@@ -61,9 +64,12 @@ class OperatorSettlementRepository {
     /**
      * Settles {@code payment} as charged by {@code chargeId}, if it still is as the operator found it
      * ({@link CardPayment#attempts}) and overdue past {@code window}; true when this moved it.
+     *
+     * @throws ApiException CHARGE_ALREADY_RECORDED when another payment holds {@code chargeId} (UNIQUE(processor_charge_id))
      */
     Uni<Boolean> succeed(SqlClient tx, CardPayment payment, String chargeId, Duration window) {
-        return CardPaymentRepository.moved(tx.preparedQuery(SUCCEED).execute(settleable(Tuple.of(chargeId), payment, window)));
+        return CardPaymentRepository.moved(tx.preparedQuery(SUCCEED).execute(settleable(Tuple.of(chargeId), payment, window))
+                .onFailure(SqlErrors::isDuplicateKey).transform(duplicate -> new ApiException(ErrorCode.CHARGE_ALREADY_RECORDED, chargeId)));
     }
 
     /** As {@link #succeed}, settling it as not charged, with {@code declineCode}. */

@@ -31,8 +31,9 @@ record ProcessorVerdict(String said) {
         }
         requireAnswer(named);
         String said = "by id: " + describe(named) + "; " + keyHolds;
+        // The named charge must say what it paid for: without a reference, it could be any order's charge of that amount.
         if (!(named instanceof ChargeOutcome.Succeeded charged) || !request.chargeId().equals(charged.chargeId())
-                || !payment.isChargedBy(charged)) {
+                || charged.reference() == null || !payment.isChargedBy(charged)) {
             throw disagrees(said + "; payment " + payment.id() + " is " + payment.amount() + " " + payment.currency() + " for "
                     + payment.reference());
         }

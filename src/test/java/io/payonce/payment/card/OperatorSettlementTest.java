@@ -233,6 +233,52 @@ class OperatorSettlementTest {
         assertNothingSettled(overdue);
     }
 
+    /** A charge of this payment's amount that says nothing of what it paid for could be any order's: it is not this one's. */
+    @Test
+    void chargedIsRefusedForAChargeThatNamesNoOrder() {
+        Overdue overdue = overdue(1450, Fault.ERROR_BEFORE_CHARGE);
+        ProcessorSimulator.Charge anonymous = processor().chargeWithoutKey(1450, "EUR", null);
+
+        Response refused = settle(Tokens.ops(), overdue.payment(), Api.newKey(), charged(anonymous.id()));
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertNothingSettled(overdue);
+    }
+
+    /**
+     * One charge pays for one payment: a charge another payment already holds is refused with a clear
+     * 409, whatever the processor says of it, and nothing is settled.
+     */
+    @Test
+    void aChargeAnotherPaymentHoldsIsRefused() {
+        Overdue holder = overdue(1350, Fault.ERROR_BEFORE_CHARGE);
+        Overdue overdue = overdue(1350, Fault.ERROR_BEFORE_CHARGE);
+        ProcessorSimulator.Charge charge = processor().chargeWithoutKey(1350, "EUR", "order-" + overdue.buyer().order());
+        db.update("UPDATE pay_record SET processor_charge_id = ? WHERE id = ?", charge.id(), holder.payment());
+        String key = Api.newKey();
+
+        Response refused = settle(Tokens.ops(), overdue.payment(), key, charged(charge.id()));
+        Response again = settle(Tokens.ops(), overdue.payment(), key, charged(charge.id()));
+
+        assertRefused(refused, "CHARGE_ALREADY_RECORDED");
+        assertTrue(refused.jsonPath().getString("detail").contains(charge.id()), refused.asString());
+        assertRefused(again, "CHARGE_ALREADY_RECORDED");
+        assertNothingSettled(overdue);
+    }
+
+    /** Every charge id payonce records can be named, dots and colons too; "." and ".." never reach the processor's path. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"ch_1.a:b, 409", "ch.:-_Z9, 409", "., 400", "'..', 400", "ch/1, 400"})
+    void aChargeIdIsNamedInTheCharactersPayonceKeepsOfIt(String chargeId, int status) {
+        Overdue overdue = overdue(1250, Fault.ERROR_BEFORE_CHARGE);
+
+        Response answer = settle(Tokens.ops(), overdue.payment(), Api.newKey(), charged(chargeId));
+
+        assertEquals(status, answer.statusCode(), answer.asString());
+        assertEquals(status == 409 ? "PROCESSOR_DISAGREES" : "VALIDATION_FAILED", answer.jsonPath().getString("code"), answer.asString());
+        assertNothingSettled(overdue);
+    }
+
     @Test
     void aPaymentPayonceMayStillSettleItselfIsNotOverdue() {
         Overdue recent = lost(1000, Fault.ERROR_BEFORE_CHARGE, "tok_visa");
