@@ -11,6 +11,13 @@
 ALTER TABLE pay_record
     ADD COLUMN leased_until DATETIME(6) NULL AFTER busy_until;
 
+-- Instances of the release before take their leases in busy_until alone, and keep doing so during a
+-- rolling deploy: a payment one of them is working on must not look free to an operator. Its lease is
+-- carried over here; an old instance's lease taken after this runs is not (settle only once the
+-- rollout is done). A backoff carried over only delays a settlement until it runs out.
+UPDATE pay_record SET leased_until = busy_until
+WHERE phase IN ('STARTED', 'CHARGE_SENT', 'UNKNOWN') AND busy_until IS NOT NULL;
+
 CREATE TABLE operator_settlement (
     id             BIGINT        NOT NULL AUTO_INCREMENT,
     payment_id     BIGINT        NOT NULL,
