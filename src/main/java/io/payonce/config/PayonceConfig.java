@@ -164,6 +164,9 @@ public interface PayonceConfig {
 
         /** PAYONCE_PROCESSOR_URL: the card processor's API; the REST client reads it from here. */
         String processorUrl();
+
+        /** PAYONCE_PROCESSOR_KEY_NAMESPACE: payonce.processor.key-namespace reads it from here. */
+        String processorKeyNamespace();
     }
 
     interface Commands {
@@ -263,6 +266,15 @@ public interface PayonceConfig {
 
         /** The processor's secret API key, sent as a bearer token on every call; none when the processor needs none. */
         Optional<String> apiKey();
+
+        /**
+         * This environment's part of every key payonce sends the processor (io.payonce.processor.ProcessorKeys):
+         * unique to each environment that shares a processor account, and to each database that begins
+         * empty (its order ids start over); kept across a restore or a failover of the same database, so
+         * that a retry after either meets the processor's first charge. Required in production.
+         */
+        @Pattern(regexp = "[A-Za-z0-9._:-]{1,64}")
+        String keyNamespace();
 
         /**
          * How long after its first send a charge the processor cannot find may be sent again under its

@@ -69,6 +69,9 @@ class ConfigCheckTest {
                         "payonce.required-in-production.rabbitmq-password", "secret",
                         "payonce.required-in-production.processor-url", "https://processor.example",
                         "payonce.public-url", "https://api.example.com/payonce"))
+                .withDefaultValues(Map.of(
+                        "payonce.required-in-production.processor-key-namespace", "production",
+                        "payonce.processor.key-namespace", "production"))
                 .withDefaultValues(values)
                 .build();
         return config.getConfigMapping(PayonceConfig.class);

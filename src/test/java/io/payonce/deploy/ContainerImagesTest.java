@@ -56,7 +56,7 @@ class ContainerImagesTest {
         while (variable.find()) {
             required.add(variable.group(1));
         }
-        assertEquals(9, required.size(), "the variables production requires: " + required);
+        assertEquals(10, required.size(), "the variables production requires: " + required);
         return required;
     }
 }
