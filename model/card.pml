@@ -19,7 +19,7 @@ byte phase = STARTED;          /* pay_record.phase, set only by compare-and-set 
 bool orderPaid = false;        /* orders.status PAID, moved with SUCCEEDED in one transaction */
 bool charged[KEYS];            /* the processor's ledger: a charge under each key */
 byte charges = 0;              /* charges the processor made for this order */
-byte nextKey = 1;              /* the payment's processor key (CardPaymentRepository.insertStarted) */
+byte nextKey = 1;              /* the payment's processor key, derived from the request (ProcessorKeys.charge, CardPay.insertStarted) */
 byte lostAnswers = 0;
 #define MAX_LOST 2
 byte settlements = 0;          /* outcomes recorded: each one an event and a stored answer */

@@ -1,5 +1,8 @@
 package io.payonce.support;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -9,6 +12,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Direct SQL for tests and for the programs under bench/, over plain JDBC so that it works the same
@@ -18,11 +22,15 @@ import java.util.List;
 public final class Database {
 
     private final String name;
+    private final String host;
+    private final String port;
     private final String url;
 
-    private Database(String name, String url) {
+    private Database(String name, String host, String port) {
         this.name = name;
-        this.url = url;
+        this.host = host;
+        this.port = port;
+        this.url = "jdbc:mariadb://" + host + ":" + port + "/" + name;
     }
 
     /** The test database: {@code payonce_test} on the local MariaDB unless the environment says otherwise. */
@@ -34,7 +42,46 @@ public final class Database {
     public static Database named(String name) {
         String host = System.getenv().getOrDefault("PAYONCE_DB_HOST", "127.0.0.1");
         String port = System.getenv().getOrDefault("PAYONCE_DB_PORT", "3306");
-        return new Database(name, "jdbc:mariadb://" + host + ":" + port + "/" + name);
+        return new Database(name, host, port);
+    }
+
+    /**
+     * {@code tables} as a backup holds them, by mariadb-dump: their definitions, rows and
+     * AUTO_INCREMENT counters, read in one consistent snapshot.
+     */
+    public String dump(String... tables) {
+        List<String> command = new ArrayList<>(List.of("mariadb-dump", "--single-transaction", "--skip-dump-date", name));
+        command.addAll(List.of(tables));
+        return client(command, "");
+    }
+
+    /** The tables of {@code dump} restored as they were, by the mariadb client: whatever was written to them since is gone. */
+    public void restore(String dump) {
+        client(List.of("mariadb", name), dump);
+    }
+
+    private String client(List<String> command, String input) {
+        List<String> invocation = new ArrayList<>(command.subList(0, 1));
+        invocation.addAll(List.of("--host=" + host, "--port=" + port, "--user=" + System.getenv().getOrDefault("PAYONCE_DB_USER", "root")));
+        invocation.addAll(command.subList(1, command.size()));
+        ProcessBuilder builder = new ProcessBuilder(invocation).redirectError(ProcessBuilder.Redirect.INHERIT);
+        builder.environment().put("MYSQL_PWD", System.getenv().getOrDefault("PAYONCE_DB_PASSWORD", ""));
+        try {
+            Process process = builder.start();
+            try (var stdin = process.getOutputStream()) {
+                stdin.write(input.getBytes(StandardCharsets.UTF_8));
+            }
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                throw new IllegalStateException(invocation.get(0) + " failed on " + name);
+            }
+            return output;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Returns once a session on this database runs a statement that begins with {@code prefix}, such as a debit waiting for a held row. */

@@ -1,6 +1,7 @@
 package io.payonce.payment.card;
 
 import io.payonce.auth.Caller;
+import io.payonce.db.SqlErrors;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.Answer;
@@ -16,6 +17,7 @@ import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaidOrders;
 import io.payonce.payment.PayRequest;
 import io.payonce.payment.PaymentPhase;
+import io.payonce.processor.ProcessorKeys;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -24,9 +26,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * The card pay, in committed phases. One transaction claims the key, moves the order UNPAID→PAYING
  * by compare-and-set and records the payment STARTED; then the charge goes to the processor outside
- * any transaction, under the payment's own processor key; its outcome settles the payment
- * ({@link CardSettlement}). A retry with the same key resumes from the last committed phase instead
- * of starting over; a pay with another key is answered from the order's state. No Redis lock is
+ * any transaction, under the payment's processor key, derived from the request ({@link ProcessorKeys}):
+ * a retry after the database lost the payment (a restore, a failover) meets the processor's first
+ * charge under it instead of making another. Its outcome settles the payment ({@link CardSettlement}).
+ * A retry with the same key resumes from the last committed phase instead of starting over; a pay
+ * with another key is answered from the order's state. No Redis lock is
  * taken: the first transaction is short and the database alone decides it, and the processor call
  * holds nothing while it waits.
  */
@@ -40,9 +44,10 @@ public class CardPay {
     private final CardPaymentRepository cards;
     private final CardCharges charges;
     private final PaidOrders paidOrders;
+    private final ProcessorKeys keys;
 
     CardPay(Pool pool, IdempotencyGuard guard, OrderAccess access, OrderRepository orders, CardPaymentRepository cards,
-            CardCharges charges, PaidOrders paidOrders) {
+            CardCharges charges, PaidOrders paidOrders, ProcessorKeys keys) {
         this.pool = pool;
         this.guard = guard;
         this.access = access;
@@ -50,6 +55,7 @@ public class CardPay {
         this.cards = cards;
         this.charges = charges;
         this.paidOrders = paidOrders;
+        this.keys = keys;
     }
 
     /**
@@ -72,10 +78,24 @@ public class CardPay {
 
     private Uni<Begun<CardPayment>> start(SqlConnection tx, Order order, KeyedWrite write, String cardToken) {
         return orders.compareAndSetStatus(tx, order.id(), OrderStatus.UNPAID, OrderStatus.PAYING).flatMap(moved -> moved
-                ? cards.insertStarted(tx, order, write.key(), cardToken, charges.lease())
+                ? insertStarted(tx, order, write, cardToken)
                         .call(payment -> cards.recordPhase(tx, payment.id(), PaymentPhase.STARTED, null))
                         .map(Begun::started)
                 : paidOrders.existingPayment(tx, order.id(), RepeatDefence.STATE_CAS).map(Begun::answered));
+    }
+
+    /**
+     * The payment, STARTED under the processor key the request derives. A row that already holds
+     * the key is this very request's payment, declined, whose answer the key's record no longer
+     * keeps (retention deleted it, or the database lost it and kept the payment): the request is
+     * answered the 402 that payment answered, recorded under the key again, and nothing is sent.
+     */
+    private Uni<CardPayment> insertStarted(SqlConnection tx, Order order, KeyedWrite write, String cardToken) {
+        String processorKey = keys.charge(write.scope(), write.key().value(), order.id());
+        return cards.insertStarted(tx, order, write.key(), cardToken, processorKey, charges.lease())
+                .onFailure(SqlErrors::isDuplicateKey).recoverWithUni(taken -> cards.findDeclined(tx, processorKey)
+                        .onItem().ifNull().failWith(taken)
+                        .flatMap(declined -> Uni.createFrom().<CardPayment>failure(declined.refusal())));
     }
 
     private Uni<Answer> proceed(Begun<CardPayment> begun, Order order, KeyedWrite write) {

@@ -14,7 +14,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * SQL for card payments. Every phase change is a compare-and-set on the phases it may leave, so that
@@ -33,7 +32,12 @@ class CardPaymentRepository {
 
     private static final String UNSETTLED = "('STARTED', 'CHARGE_SENT', 'UNKNOWN')";
 
-    /** UNIQUE(live_order_id): an order has at most one payment that is not declined. */
+    /**
+     * UNIQUE(live_order_id): an order has at most one payment that is not declined.
+     * UNIQUE(processor_key): one payment row per key at the processor. The key is derived from the
+     * request (io.payonce.processor.ProcessorKeys); a payment begun while keys were random keeps its
+     * random "payonce-" key on its row, and every later call under it reads it from there.
+     */
     private static final String INSERT_STARTED = """
             INSERT INTO pay_record (order_id, user_id, amount, currency, method, phase, idem_key, card_token, processor_key, busy_until,
                 leased_until)
@@ -73,18 +77,33 @@ class CardPaymentRepository {
     private static final String SELECT_UNATTENDED = "SELECT " + COLUMNS + " FROM pay_record p "
             + "WHERE p.phase IN " + UNSETTLED + " AND p.busy_until < NOW(6) ORDER BY p.busy_until LIMIT ?";
 
+    /** Through UNIQUE(processor_key); only a declined payment leaves its order payable, under the same key again. */
+    private static final String SELECT_DECLINED_BY_PROCESSOR_KEY = "SELECT id, decline_code FROM pay_record "
+            + "WHERE processor_key = ? AND phase = 'DECLINED'";
+
     private static final String INSERT_PHASE = "INSERT INTO payment_phase (payment_id, phase, detail) VALUES (?, ?, ?)";
 
     private static final String COUNT_OVERDUE = "SELECT COUNT(*) AS overdue FROM pay_record WHERE phase IN " + UNSETTLED
             + " AND created_at < NOW(6) - INTERVAL ? MICROSECOND";
 
-    Uni<CardPayment> insertStarted(SqlClient tx, Order order, IdempotencyKey key, String cardToken, Duration lease) {
-        String processorKey = "payonce-" + UUID.randomUUID();
+    Uni<CardPayment> insertStarted(SqlClient tx, Order order, IdempotencyKey key, String cardToken, String processorKey, Duration lease) {
         return tx.preparedQuery(INSERT_STARTED)
                 .execute(Tuple.of(order.id(), order.userId(), order.amount(), order.currency(), key.value(), cardToken)
                         .addString(processorKey).addLong(micros(lease)).addLong(micros(lease)))
                 .map(rows -> new CardPayment(rows.property(MySQLClient.LAST_INSERTED_ID), order.id(), order.userId(), order.amount(),
                         order.currency(), PaymentPhase.STARTED, key, cardToken, processorKey, null, 0));
+    }
+
+    /** The declined payment made under {@code processorKey}, or null. */
+    Uni<CardDecline> findDeclined(SqlClient client, String processorKey) {
+        return client.preparedQuery(SELECT_DECLINED_BY_PROCESSOR_KEY).execute(Tuple.of(processorKey)).map(rows -> {
+            var iterator = rows.iterator();
+            if (!iterator.hasNext()) {
+                return null;
+            }
+            Row row = iterator.next();
+            return new CardDecline(row.getLong("id"), row.getString("decline_code"));
+        });
     }
 
     Uni<Boolean> markSent(SqlClient client, long id, Duration lease) {

@@ -4,7 +4,6 @@ import io.payonce.account.EntryType;
 import io.payonce.config.PayonceConfig;
 import io.payonce.db.Transactions;
 import io.payonce.errors.ApiException;
-import io.payonce.errors.ErrorCode;
 import io.payonce.events.EventType;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
@@ -21,7 +20,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -114,8 +112,7 @@ class CardSettlement {
      * CARD_DECLINED with {@code declineCode} stored under its key, which this answers.
      */
     Uni<Answer> notCharged(SqlConnection tx, CardPayment payment, String declineCode, String detail) {
-        ApiException refusal = new ApiException(ErrorCode.CARD_DECLINED, Map.of("paymentId", payment.id(), "declineCode", declineCode),
-                declineCode);
+        ApiException refusal = new CardDecline(payment.id(), declineCode).refusal();
         return orderMoved(tx, payment, OrderStatus.UNPAID)
                 .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED, detail))
                 .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())));
