@@ -6,6 +6,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -15,6 +16,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * charge, never a second one; a key whose first request is still being answered gets 409; a key
  * sent again with other parameters gets 422. It can be told to answer slowly, to charge and then
  * lose the answer (a timeout, a 500, a reset connection), to fail before charging, or to be down
- * (its port refuses connections). Its ledger of charges is what the checks compare payonce with.
+ * (its port refuses connections), and to forget keys after a retention, as real processors do
+ * after 24 hours. Its ledger of charges is what the checks compare payonce with.
  *
  * <p>Tokens starting with {@code tok_decline} are declined ({@code card_declined}); every other
  * token is charged.
@@ -76,6 +79,9 @@ public final class ProcessorSimulator implements AutoCloseable {
     private final Random random = new Random();
     private volatile double randomFaultShare;
     private volatile HttpServer server;
+    private final Map<String, Long> keyedAtNanos = new ConcurrentHashMap<>();
+    private final List<Charge> underForgottenKeys = new CopyOnWriteArrayList<>();
+    private volatile Duration keyRetention;
 
     private ProcessorSimulator(int port) {
         this.port = port;
@@ -123,13 +129,27 @@ public final class ProcessorSimulator implements AutoCloseable {
         port = server.actualPort();
     }
 
+    /** Every charge made, under a key still known or one forgotten. */
     public List<Charge> charges() {
-        return new ArrayList<>(charges.values());
+        forgetExpiredKeys();
+        List<Charge> all = new ArrayList<>(charges.values());
+        all.addAll(underForgottenKeys);
+        return all;
     }
 
-    /** The charge under {@code key}, or null. */
+    /** The charge under {@code key}, or null, as the processor knows it now. */
     public Charge chargeUnder(String key) {
+        forgetExpiredKeys();
         return charges.get(key);
+    }
+
+    /**
+     * A key is forgotten this long after its charge was made: a lookup under it finds nothing, and a
+     * charge under it is a new charge. The ledger keeps every charge. Until set, or after {@link #heal},
+     * keys are kept for ever.
+     */
+    public void retainKeysFor(Duration retention) {
+        this.keyRetention = retention;
     }
 
     /** How many charge requests arrived under {@code key}, replays and refusals included. */
@@ -152,6 +172,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     public void heal() {
         nextFaults.clear();
         randomFaultShare = 0;
+        keyRetention = null;
     }
 
     private void handle(HttpServerRequest request) {
@@ -164,7 +185,7 @@ public final class ProcessorSimulator implements AutoCloseable {
             lookupById(request, path.substring("/v1/charges/".length()));
         } else if ("GET".equals(request.method().name()) && "/v1/ledger".equals(path)) {
             JsonArray ledger = new JsonArray();
-            charges.values().forEach(charge -> ledger.add(charge.json().put("key", charge.key()).put("source", charge.source())));
+            charges().forEach(charge -> ledger.add(charge.json().put("key", charge.key()).put("source", charge.source())));
             request.response().putHeader("Content-Type", "application/json").end(ledger.encode());
         } else if ("POST".equals(request.method().name()) && path.startsWith("/control/down/")) {
             long millis = Long.parseLong(path.substring("/control/down/".length()));
@@ -201,6 +222,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         // One decision at a time: requests arrive on whichever event loop the listening server has. A
         // lock of the ledger's own, never the simulator's: down() holds that one while it waits for
         // the event loop to close the server.
+        forgetExpiredKeys();
         synchronized (charges) {
             if (!admit(request, key, params)) {
                 return;
@@ -257,7 +279,25 @@ public final class ProcessorSimulator implements AutoCloseable {
         Charge charge = new Charge("ch_" + ids.incrementAndGet(), key, params.getLong("amount"), params.getString("currency"), source,
                 params.getString("reference"), declined ? "declined" : "succeeded", declined ? "card_declined" : null);
         charges.put(key, charge);
+        keyedAtNanos.put(key, System.nanoTime());
         return charge;
+    }
+
+    private void forgetExpiredKeys() {
+        Duration retention = keyRetention;
+        if (retention == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        synchronized (charges) {
+            keyedAtNanos.entrySet().removeIf(keyed -> {
+                boolean expired = now - keyed.getValue() >= retention.toNanos();
+                if (expired) {
+                    underForgottenKeys.add(charges.remove(keyed.getKey()));
+                }
+                return expired;
+            });
+        }
     }
 
     private void lookup(HttpServerRequest request, String key) {
@@ -265,6 +305,7 @@ public final class ProcessorSimulator implements AutoCloseable {
             answer(request, 500, new JsonObject().put("error", "api_error"));
             return;
         }
+        forgetExpiredKeys();
         Charge charge = charges.get(key);
         if (charge == null) {
             answer(request, 404, new JsonObject().put("error", "no_such_charge"));

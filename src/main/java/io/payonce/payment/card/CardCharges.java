@@ -8,6 +8,7 @@ import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.ChargeRequest;
 import io.payonce.processor.Processor;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
@@ -26,6 +27,7 @@ class CardCharges {
      */
     private static final int HALF_CALLS_PER_LEASE = 5;
 
+    private final Pool pool;
     private final Transactions transactions;
     private final CardPaymentRepository cards;
     private final Processor processor;
@@ -33,8 +35,9 @@ class CardCharges {
     private final Duration lease;
     private final Duration resendWithin;
 
-    CardCharges(Transactions transactions, CardPaymentRepository cards, Processor processor, CardSettlement settlement,
+    CardCharges(Pool pool, Transactions transactions, CardPaymentRepository cards, Processor processor, CardSettlement settlement,
                 PayonceConfig config) {
+        this.pool = pool;
         this.transactions = transactions;
         this.cards = cards;
         this.processor = processor;
@@ -54,7 +57,7 @@ class CardCharges {
      * payment already moved on (it stalled past its lease and another took over) leaves it to them.
      */
     Uni<Answer> sendFirst(CardPayment payment) {
-        return transactions.inTransaction(tx -> cards.markSent(tx, payment.id(), lease).flatMap(sent -> sent
+        return transactions.inTransaction(tx -> cards.markSent(tx, payment, lease).flatMap(sent -> sent
                         ? cards.recordPhase(tx, payment.id(), PaymentPhase.CHARGE_SENT, null).replaceWith(true)
                         : Uni.createFrom().item(false)))
                 .flatMap(sent -> sent ? send(payment.in(PaymentPhase.CHARGE_SENT).nextAttempt()) : settlement.answerSoFar(payment));
@@ -67,7 +70,8 @@ class CardCharges {
      * under the same key only if the processor holds none and the first send is recent
      * ({@code payonce.processor.resend-within}, well inside the processor's key retention): a key
      * the processor no longer remembers would make a resend a second charge. Past that, a charge
-     * the processor cannot find leaves the payment UNKNOWN, overdue, for an operator.
+     * the processor cannot find leaves the payment UNKNOWN, overdue, for an operator. The window
+     * starts at the first send that may have reached the processor, a resend included.
      */
     Uni<Answer> resume(CardPayment payment) {
         if (payment.phase() == PaymentPhase.STARTED) {
@@ -77,13 +81,21 @@ class CardCharges {
             if (!(outcome instanceof ChargeOutcome.Absent)) {
                 return settlement.settle(payment, outcome);
             }
-            return mayResend(payment) ? send(payment) : settlement.settle(payment, new ChargeOutcome.Unknown(
+            return mayResend(payment) ? resend(payment) : settlement.settle(payment, new ChargeOutcome.Unknown(
                     "no charge found under its key, and too long after the first send to send it again"));
         });
     }
 
     private boolean mayResend(CardPayment payment) {
         return payment.sinceFirstSent() == null || payment.sinceFirstSent().compareTo(resendWithin) < 0;
+    }
+
+    /**
+     * Records the resend before making it (its time, if no send recorded one), fenced by this
+     * worker's attempts: a worker whose payment another has taken over sends nothing.
+     */
+    private Uni<Answer> resend(CardPayment payment) {
+        return cards.markResent(pool, payment).flatMap(marked -> marked ? send(payment.nextAttempt()) : settlement.answerSoFar(payment));
     }
 
     private Uni<Answer> send(CardPayment payment) {

@@ -121,9 +121,9 @@ public class CardPay {
                         .onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE))
                         .map(settled -> settled.repeatCaughtBy(write.request().keyDefence()));
             }
-            return cards.takeLease(pool, payment.id(), charges.lease()).flatMap(taken -> {
-                if (taken) {
-                    return charges.resume(payment.nextAttempt());
+            return cards.takeLease(pool, payment, charges.lease()).flatMap(leased -> {
+                if (leased != null) {
+                    return charges.resume(leased);
                 }
                 return soFar != null ? Uni.createFrom().item(soFar) : Uni.createFrom().failure(new ApiException(ErrorCode.PAYMENT_IN_PROGRESS));
             });

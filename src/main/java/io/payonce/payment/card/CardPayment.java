@@ -9,11 +9,12 @@ import io.payonce.processor.ChargeOutcome;
 import java.time.Duration;
 
 /**
- * A card payment as stored: the order it pays, whose key began it, the card token to charge, the
- * charge's own key at the processor, the phase it has reached, how long ago its charge was first
- * sent (null while it never was), and its {@code attempts}: the charge attempts counted when it was
- * read, or, in the hands of a worker, when that worker took its step, which fences the worker's
- * lease.
+ * A card payment as a worker holds it: the order it pays, whose key began it, the card token to
+ * charge, the charge's own key at the processor, the phase it has reached, how long ago its charge
+ * was first sent (null while no send has reached the processor), and its attempts: charge_attempts
+ * as this worker last read or moved it. Every lease taken and every send counts one, so the
+ * attempts are the worker's fencing token: a write fenced by them finds them changed, and is not
+ * made, once another worker has taken the payment over.
  */
 record CardPayment(long id, long orderId, String userId, long amount, String currency, PaymentPhase phase, IdempotencyKey key,
                    String cardToken, String processorKey, Duration sinceFirstSent, int attempts) {
@@ -51,7 +52,7 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
         return new CardPayment(id, orderId, userId, amount, currency, next, key, cardToken, processorKey, sinceFirstSent, attempts);
     }
 
-    /** The payment as the worker holds it that has just counted one more attempt (marking it sent, or taking its lease). */
+    /** The payment once this worker's fenced write counted one more attempt. */
     CardPayment nextAttempt() {
         return new CardPayment(id, orderId, userId, amount, currency, phase, key, cardToken, processorKey, sinceFirstSent, attempts + 1);
     }

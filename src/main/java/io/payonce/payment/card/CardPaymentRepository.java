@@ -21,12 +21,19 @@ import java.util.List;
  * {@code busy_until} is a lease: while it lies ahead one worker owns the payment's next call to the
  * processor; once it has passed, anyone may take it. {@code leased_until} is the same lease alone,
  * without the recovery job's backoff that {@code busy_until} also holds: what an operator's
- * settlement waits for ({@link OperatorSettlementRepository}).
+ * settlement waits for ({@link OperatorSettlementRepository}). {@code charge_attempts} fences the workers:
+ * taking the lease and marking a send each count one, by compare-and-set on the count the worker
+ * holds ({@link CardPayment#attempts}), so a worker that stalled past its lease finds the count
+ * moved on and neither sends nor clears the first send's time.
+ *
+ * <p>{@code first_sent_at} starts the resend window, and is NULL only while no send can have reached
+ * the processor: every send records its time first (a resend too, if the window never started), and
+ * only the worker whose own send could not connect, having found no send recorded when it took its
+ * lease, clears it, fenced by its attempts.
  */
 @ApplicationScoped
 class CardPaymentRepository {
 
-    /** A payment's columns, of pay_record named {@code p}, as {@link #from} reads them. */
     static final String COLUMNS = "p.id, p.order_id, p.user_id, p.amount, p.currency, p.phase, p.idem_key, p.card_token, p.processor_key, "
             + "p.charge_attempts, TIMESTAMPDIFF(MICROSECOND, p.first_sent_at, NOW(6)) AS sent_micros_ago";
 
@@ -47,11 +54,19 @@ class CardPaymentRepository {
     private static final String MARK_SENT = """
             UPDATE pay_record SET phase = 'CHARGE_SENT', charge_attempts = charge_attempts + 1, first_sent_at = NOW(6),
                 busy_until = NOW(6) + INTERVAL ? MICROSECOND, leased_until = NOW(6) + INTERVAL ? MICROSECOND
-            WHERE id = ? AND phase = 'STARTED'""";
+            WHERE id = ? AND phase = 'STARTED' AND charge_attempts = ?""";
 
+    /**
+     * A send after the first, by the worker that holds the lease: its time starts the resend window
+     * if no send did (the ones before could not connect), since this one may reach the processor.
+     */
+    private static final String MARK_RESENT = "UPDATE pay_record SET charge_attempts = charge_attempts + 1, "
+            + "first_sent_at = COALESCE(first_sent_at, NOW(6)) WHERE id = ? AND phase IN ('CHARGE_SENT', 'UNKNOWN') AND charge_attempts = ?";
+
+    /** By compare-and-set on the attempts as read, so that what was read of the payment is what the lease holds. */
     private static final String TAKE_LEASE = "UPDATE pay_record SET busy_until = NOW(6) + INTERVAL ? MICROSECOND, "
-            + "leased_until = NOW(6) + INTERVAL ? MICROSECOND, "
-            + "charge_attempts = charge_attempts + 1 WHERE id = ? AND phase IN " + UNSETTLED + " AND busy_until < NOW(6)";
+            + "leased_until = NOW(6) + INTERVAL ? MICROSECOND, charge_attempts = charge_attempts + 1 WHERE id = ? AND phase IN " + UNSETTLED + " AND busy_until < NOW(6) "
+            + "AND charge_attempts = ?";
 
     private static final String SUCCEED = "UPDATE pay_record SET phase = 'SUCCEEDED', processor_charge_id = ?, busy_until = NULL, "
             + "leased_until = NULL WHERE id = ? AND phase IN " + UNSETTLED;
@@ -67,7 +82,7 @@ class CardPaymentRepository {
      */
     private static final String MARK_UNKNOWN = "UPDATE pay_record SET phase = 'UNKNOWN', busy_until = GREATEST(busy_until, "
             + "NOW(6) + INTERVAL LEAST(? * POW(2, LEAST(charge_attempts, 20)), ?) MICROSECOND), "
-            + "first_sent_at = IF(?, NULL, first_sent_at), leased_until = IF(charge_attempts = ?, NULL, leased_until) "
+            + "first_sent_at = IF(? AND charge_attempts = ?, NULL, first_sent_at), leased_until = IF(charge_attempts = ?, NULL, leased_until) "
             + "WHERE id = ? AND phase IN " + UNSETTLED;
 
     private static final String SELECT_BY_ORDER_AND_KEY = "SELECT " + COLUMNS + " FROM pay_record p "
@@ -106,13 +121,20 @@ class CardPaymentRepository {
         });
     }
 
-    Uni<Boolean> markSent(SqlClient client, long id, Duration lease) {
-        return moved(client.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), micros(lease), id)));
+    /** True when the first send is this worker's to make: {@code payment}'s next attempt. */
+    Uni<Boolean> markSent(SqlClient client, CardPayment payment, Duration lease) {
+        return moved(client.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), micros(lease), payment.id(), payment.attempts())));
     }
 
-    /** True when this caller now owns the payment's next call for {@code lease}. */
-    Uni<Boolean> takeLease(SqlClient client, long id, Duration lease) {
-        return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), micros(lease), id)));
+    /** True when the resend is this worker's to make: {@code payment}'s next attempt. */
+    Uni<Boolean> markResent(SqlClient client, CardPayment payment) {
+        return moved(client.preparedQuery(MARK_RESENT).execute(Tuple.of(payment.id(), payment.attempts())));
+    }
+
+    /** The payment as this worker holds it once it owns its next call for {@code lease}; null when another took it first. */
+    Uni<CardPayment> takeLease(SqlClient client, CardPayment payment, Duration lease) {
+        return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), micros(lease), payment.id(), payment.attempts())))
+                .map(taken -> taken ? payment.nextAttempt() : null);
     }
 
     Uni<Boolean> succeed(SqlClient tx, long id, String chargeId) {
@@ -124,12 +146,13 @@ class CardPaymentRepository {
     }
 
     /**
-     * {@code neverSent}: no send of the charge has reached the processor so far (each one failed to
-     * connect), so the resend window has not started yet. {@code attempts}: the attempts this worker
-     * took its lease with.
+     * {@code neverSent}: no send of the charge has reached the processor so far (none was recorded
+     * when this worker took the payment, and its own could not connect), so the resend window has
+     * not started yet; believed only while {@code payment}'s attempts are still the payment's.
      */
-    Uni<Boolean> markUnknown(SqlClient tx, long id, Duration firstBackoff, Duration maxBackoff, boolean neverSent, int attempts) {
-        return moved(tx.preparedQuery(MARK_UNKNOWN).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), neverSent, attempts, id)));
+    Uni<Boolean> markUnknown(SqlClient tx, CardPayment payment, Duration firstBackoff, Duration maxBackoff, boolean neverSent) {
+        return moved(tx.preparedQuery(MARK_UNKNOWN).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), neverSent,
+                payment.attempts(), payment.attempts(), payment.id())));
     }
 
     Uni<CardPayment> findByOrderAndKey(SqlClient client, long orderId, IdempotencyKey key) {

@@ -74,8 +74,8 @@ class CardRecoveryJob {
         return cards.findUnattended(pool, batchSize)
                 .onItem().transformToMulti(payments -> Multi.createFrom().iterable(payments))
                 .onItem().transformToUniAndConcatenate(payment -> draining.stopping() ? Uni.createFrom().item(0) : cards
-                        .takeLease(pool, payment.id(), charges.lease())
-                        .flatMap(taken -> taken ? charges.resume(payment.nextAttempt()).replaceWith(1) : Uni.createFrom().item(0))
+                        .takeLease(pool, payment, charges.lease())
+                        .flatMap(leased -> leased != null ? charges.resume(leased).replaceWith(1) : Uni.createFrom().item(0))
                         .onFailure().invoke(e -> LOG.warnf("Card payment %d not recovered this time: %s", payment.id(), e.toString()))
                         .onFailure().recoverWithItem(0))
                 .collect().with(Collectors.summingInt(Integer::intValue));

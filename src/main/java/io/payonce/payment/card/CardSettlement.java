@@ -118,10 +118,13 @@ class CardSettlement {
                 .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())));
     }
 
-    /** {@code neverSent}: the send that failed was the first to be tried and never reached the processor. */
+    /**
+     * {@code neverSent}: the send that failed never reached the processor, and no send was recorded
+     * before it, so the resend window has not started.
+     */
     private Uni<Answer> unknown(CardPayment payment, String reason, boolean neverSent) {
         CardPayment unknown = payment.in(PaymentPhase.UNKNOWN);
-        return recorded(payment, tx -> cards.markUnknown(tx, payment.id(), FIRST_BACKOFF, maxBackoff, neverSent, payment.attempts()),
+        return recorded(payment, tx -> cards.markUnknown(tx, payment, FIRST_BACKOFF, maxBackoff, neverSent),
                 tx -> (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
                         : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason))
                         .flatMap(v -> guard.answerForNow(tx, payment.userId(), payment.key(),
