@@ -14,7 +14,11 @@ public sealed interface ChargeOutcome {
     record Declined(String chargeId, String declineCode) implements ChargeOutcome {
     }
 
-    /** {@code delivered} is false only when the request certainly never reached the processor (it could not connect). */
+    /**
+     * {@code delivered} is false only when the processor certainly did not take the request in: it
+     * could not connect, or the processor refused the call before handling it (401, 403; 404 or 405
+     * to a charge). Nothing was charged then.
+     */
     record Unknown(String reason, boolean delivered) implements ChargeOutcome {
 
         public Unknown(String reason) {

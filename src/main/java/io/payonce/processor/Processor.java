@@ -1,7 +1,10 @@
 package io.payonce.processor;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.config.PayonceConfig;
+import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,14 +15,24 @@ import org.jboss.logging.Logger;
 
 import java.net.ConnectException;
 import java.time.Duration;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * payonce's side of the processor: one call, one outcome. Every call is bounded by
  * {@code payonce.processor.timeout} and made once: nothing here retries, so nothing can send a
  * charge again under a new key. Whatever is not a definite answer (a timeout, a 5xx, a connection
  * that failed or was reset, a reply that cannot be read) is {@link ChargeOutcome.Unknown}: the card
- * may have been charged, and only the processor can say.
+ * may have been charged, and only the processor can say. A call the processor refused before
+ * handling it (401 or 403: payonce's API key is wrong, as after a key rotation gone wrong; 404 or 405
+ * to a charge: the processor's address is) charged nothing: it is not sent, like a call that could
+ * not connect, and counted in {@code payonce_processor_refused_total}, which an operator alerts on,
+ * since every card pay waits until it is put right. Made at start, so that the counter is there,
+ * at 0, before the first card pay.
  */
+@Startup
 @ApplicationScoped
 public class Processor {
 
@@ -28,11 +41,19 @@ public class Processor {
     private final ProcessorApi api;
     private final Duration timeout;
     private final String authorization;
+    private final Map<Integer, Counter> refusals;
 
-    Processor(@RestClient ProcessorApi api, PayonceConfig config) {
+    Processor(@RestClient ProcessorApi api, PayonceConfig config, MeterRegistry registry) {
         this.api = api;
         this.timeout = config.processor().timeout();
         this.authorization = config.processor().apiKey().map(key -> "Bearer " + key).orElse(null);
+        // Each status counted from 0 at start, so that the first refusal is an increase an alert sees.
+        this.refusals = Stream.of(401, 403, 404, 405).collect(Collectors.toMap(Function.identity(), status -> Counter
+                .builder("payonce.processor.refused")
+                .description("Calls the processor refused before handling them, by status: 401 or 403, payonce's API key is wrong; "
+                        + "404 or 405 to a charge, the processor's address is. Nothing was charged; every card pay waits")
+                .tag("status", Integer.toString(status))
+                .register(registry)));
     }
 
     /** Sends the charge under {@code key}; the same key always names the same charge at the processor. */
@@ -59,13 +80,28 @@ public class Processor {
         return call
                 .onFailure(WebApplicationException.class).recoverWithItem(e -> ((WebApplicationException) e).getResponse())
                 .ifNoItem().after(timeout).fail()
-                .map(response -> read(response, lookup))
+                .map(response -> answerOf(response, lookup))
                 .onFailure().recoverWithItem(Processor::unknown)
                 .invoke(outcome -> {
                     if (outcome instanceof ChargeOutcome.Unknown unknown) {
                         LOG.warnf("Processor %s: outcome unknown (%s)", described, unknown.reason());
                     }
                 });
+    }
+
+    private ChargeOutcome answerOf(Response response, boolean lookup) {
+        int status = response.getStatus();
+        return refusedUnhandled(status, lookup) ? notSent(status) : read(response, lookup);
+    }
+
+    /** 401 and 403 to any call; 404 and 405 to a charge only, since a lookup's 404 says the processor holds no charge under the key. */
+    private static boolean refusedUnhandled(int status, boolean lookup) {
+        return status == 401 || status == 403 || !lookup && (status == 404 || status == 405);
+    }
+
+    private ChargeOutcome notSent(int status) {
+        refusals.get(status).increment();
+        return new ChargeOutcome.Unknown("the processor refused payonce's call (" + status + ") and charged nothing", false);
     }
 
     /**

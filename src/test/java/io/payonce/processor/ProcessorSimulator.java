@@ -27,8 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * charge, never a second one; a key whose first request is still being answered gets 409; a key
  * sent again with other parameters gets 422. It can be told to answer slowly, to charge and then
  * lose the answer (a timeout, a 500, a reset connection), to fail before charging, or to be down
- * (its port refuses connections), and to forget keys after a retention, as real processors do
- * after 24 hours. Its ledger of charges is what the checks compare payonce with.
+ * (its port refuses connections), to forget keys after a retention, as real processors do after
+ * 24 hours, and to refuse every call with one status before handling it, as a processor does a
+ * wrong API key (401, 403) or a wrong address (404, 405). Its ledger of charges is what the checks compare payonce with.
  *
  * <p>Tokens starting with {@code tok_decline} are declined ({@code card_declined}); every other
  * token is charged.
@@ -82,6 +83,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     private final Map<String, Long> keyedAtNanos = new ConcurrentHashMap<>();
     private final List<Charge> underForgottenKeys = new CopyOnWriteArrayList<>();
     private volatile Duration keyRetention;
+    private volatile int refusingWith;
 
     private ProcessorSimulator(int port) {
         this.port = port;
@@ -173,11 +175,20 @@ public final class ProcessorSimulator implements AutoCloseable {
         nextFaults.clear();
         randomFaultShare = 0;
         keyRetention = null;
+        refusingWith = 0;
+    }
+
+    /** Every charge request and lookup is answered {@code status} before anything is read or charged, until {@link #heal}. */
+    public void refuseEveryCall(int status) {
+        this.refusingWith = status;
     }
 
     private void handle(HttpServerRequest request) {
         String path = request.path();
-        if ("POST".equals(request.method().name()) && "/v1/charges".equals(path)) {
+        int refusal = refusingWith;
+        if (refusal != 0 && path.startsWith("/v1/charges")) {
+            answer(request, refusal, new JsonObject().put("error", "refused"));
+        } else if ("POST".equals(request.method().name()) && "/v1/charges".equals(path)) {
             request.body().onSuccess(body -> charge(request, body.toString()));
         } else if ("GET".equals(request.method().name()) && path.startsWith("/v1/charges/by-idempotency-key/")) {
             lookup(request, path.substring("/v1/charges/by-idempotency-key/".length()));
