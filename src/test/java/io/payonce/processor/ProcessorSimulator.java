@@ -28,8 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * sent again with other parameters gets 422. It can be told to answer slowly, to charge and then
  * lose the answer (a timeout, a 500, a reset connection), to fail before charging, or to be down
  * (its port refuses connections), to forget keys after a retention, as real processors do after
- * 24 hours, and to refuse every call with one status before handling it, as a processor does a
- * wrong API key (401, 403) or a wrong address (404, 405). Its ledger of charges is what the checks compare payonce with.
+ * 24 hours, to refuse every call with one status before handling it, as a processor does a
+ * wrong API key (401, 403) or a wrong address (404, 405), and to plant a charge of another amount,
+ * currency or order under the key of the next charge request, answered as is. Its ledger of charges is what the checks compare payonce with.
  *
  * <p>Tokens starting with {@code tok_decline} are declined ({@code card_declined}); every other
  * token is charged.
@@ -84,6 +85,8 @@ public final class ProcessorSimulator implements AutoCloseable {
     private final List<Charge> underForgottenKeys = new CopyOnWriteArrayList<>();
     private volatile Duration keyRetention;
     private volatile int refusingWith;
+    private final Set<String> plantedKeys = ConcurrentHashMap.newKeySet();
+    private final Queue<Charge> toPlant = new ConcurrentLinkedQueue<>();
 
     private ProcessorSimulator(int port) {
         this.port = port;
@@ -173,9 +176,29 @@ public final class ProcessorSimulator implements AutoCloseable {
     /** No fault queued or drawn any more: the next test starts with a processor that answers. */
     public void heal() {
         nextFaults.clear();
+        toPlant.clear();
         randomFaultShare = 0;
         keyRetention = null;
         refusingWith = 0;
+    }
+
+    /**
+     * The next charge request finds a succeeded charge of {@code amount} {@code currency} for
+     * {@code reference} already made under its key, and is answered with it, as is every later
+     * request and lookup under that key, whatever they say: a key that another payment used first.
+     */
+    public void plantUnderNextKey(long amount, String currency, String reference) {
+        toPlant.add(new Charge(null, null, amount, currency, "tok_planted", reference, "succeeded", null));
+    }
+
+    private void plantUnder(String key) {
+        Charge planted = toPlant.poll();
+        if (planted != null && !charges.containsKey(key)) {
+            charges.put(key, new Charge("ch_" + ids.incrementAndGet(), key, planted.amount(), planted.currency(), planted.source(),
+                    planted.reference(), planted.status(), null));
+            keyedAtNanos.put(key, System.nanoTime());
+            plantedKeys.add(key);
+        }
     }
 
     /** Every charge request and lookup is answered {@code status} before anything is read or charged, until {@link #heal}. */
@@ -235,6 +258,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         // the event loop to close the server.
         forgetExpiredKeys();
         synchronized (charges) {
+            plantUnder(key);
             if (!admit(request, key, params)) {
                 return;
             }
@@ -268,8 +292,9 @@ public final class ProcessorSimulator implements AutoCloseable {
     private boolean admit(HttpServerRequest request, String key, JsonObject params) {
         Charge existing = charges.get(key);
         if (existing != null) {
-            if (existing.amount() != params.getLong("amount") || !existing.currency().equals(params.getString("currency"))
-                    || !existing.source().equals(params.getString("source"))) {
+            boolean sameParameters = existing.amount() == params.getLong("amount") && existing.currency().equals(params.getString("currency"))
+                    && existing.source().equals(params.getString("source"));
+            if (!sameParameters && !plantedKeys.contains(key)) {
                 answer(request, 422, new JsonObject().put("error", "idempotency_key_reused"));
             } else {
                 request.response().putHeader("Idempotent-Replayed", "true");

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
@@ -162,11 +163,36 @@ class CardPayTest {
         assertEquals(202, accepted.statusCode(), accepted.asString());
         assertEquals("DECLINED", settled.jsonPath().getString("phase"), settled.asString());
         assertEquals("card_declined", settled.jsonPath().getString("declineCode"));
+        assertEquals(1, processor().chargeRequestsUnder(processorKey(buyer, payment)), "the recovery looked the decline up and sent nothing");
         assertEquals(402, retry.statusCode(), retry.asString());
         assertEquals("CARD_DECLINED", retry.jsonPath().getString("code"));
         assertEquals("true", retry.header("Idempotent-Replayed"));
         assertEquals(201, paidByAnotherCard.statusCode(), paidByAnotherCard.asString());
         assertEquals("PAID", db.orderStatus(buyer.order()));
+    }
+
+    /**
+     * The processor holds, under the payment's own key, a charge of another amount, another currency
+     * or another order (a key another payment used first): it is not this payment's charge. The
+     * payment stays UNKNOWN for an operator, however often the recovery job asks, and is never
+     * SUCCEEDED.
+     */
+    @ParameterizedTest
+    @CsvSource({"999, EUR, order-of-the-payment", "1600, USD, order-of-the-payment", "1600, EUR, order-0"})
+    void aChargeOfAnotherAmountCurrencyOrOrderUnderThePaymentsKeyNeverSettlesIt(long amount, String currency, String reference) {
+        Checkout buyer = Buyer.withBalance(0).checkout(1600);
+        processor().plantUnderNextKey(amount, currency, reference.replace("order-of-the-payment", "order-" + buyer.order()));
+
+        Response answer = buyer.payByCard("tok_visa");
+
+        assertEquals(202, answer.statusCode(), answer.asString());
+        long payment = answer.jsonPath().getLong("paymentId");
+        assertEquals(amount, processor().chargeUnder(processorKey(buyer, payment)).amount(), "the charge was planted under the payment's key");
+        Await.until(() -> db.count("SELECT charge_attempts FROM pay_record WHERE id = ?", payment) >= 3, RECOVERY_BOUND,
+                "the recovery job asked the processor again about payment " + payment);
+        assertEquals("UNKNOWN", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
+        assertEquals("PAYING", db.orderStatus(buyer.order()));
+        assertEquals(202, buyer.payByCard("tok_visa").statusCode());
     }
 
     /** No charge was made (the processor failed first, or was down): the recovery job sends the same charge again, under the same key. */
