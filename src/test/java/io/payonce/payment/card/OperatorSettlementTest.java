@@ -339,10 +339,11 @@ class OperatorSettlementTest {
         CardPayment stale = cards.findByOrderAndKey(pool, overdue.buyer().order(), new IdempotencyKey(overdue.buyer().key()))
                 .await().atMost(Duration.ofSeconds(5));
 
-        assertTrue(cards.takeLease(pool, stale.id(), Duration.ofMinutes(1)).await().atMost(Duration.ofSeconds(5)), "another worker takes it over");
+        CardPayment takenOver = cards.takeLease(pool, stale, Duration.ofMinutes(1)).await().atMost(Duration.ofSeconds(5));
+        assertNotNull(takenOver, "another worker takes it over");
         markUnknown(stale);
         assertEquals(1, leased(overdue), "the stale worker's late outcome left the lease of the one that took over");
-        markUnknown(stale.nextAttempt());
+        markUnknown(takenOver);
         assertEquals(0, leased(overdue), "the worker that holds it gave it back");
     }
 
@@ -469,7 +470,7 @@ class OperatorSettlementTest {
     }
 
     private void markUnknown(CardPayment worker) {
-        pool.withTransaction(tx -> cards.markUnknown(tx, worker.id(), Duration.ofMillis(500), Duration.ofSeconds(2), false, worker.attempts()))
+        pool.withTransaction(tx -> cards.markUnknown(tx, worker, Duration.ofMillis(500), Duration.ofSeconds(2), false))
                 .await().atMost(Duration.ofSeconds(5));
     }
 
