@@ -4,15 +4,15 @@ import io.smallrye.mutiny.Uni;
 
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
  * The publisher, with the broker refusing the messages {@code refuses} picks as it refuses a message
  * over its max_message_size: it closes the channel on it (406 PRECONDITION_FAILED), so nothing from
- * that message on is confirmed. The messages before it go to the real broker. While
- * {@code batchesUnconfirmed} says so, a call of several messages that does not begin with a refused
- * one is not confirmed in time. The closed channel itself is tested against a real node in
+ * that message on is confirmed. The messages before it go to the real broker. A call of several
+ * messages that does not begin with a refused one, and that {@code unconfirmed} picks, is not
+ * confirmed in time: a test picks only its own messages, so that the events other tests left
+ * behind still flow. The closed channel itself is tested against a real node in
  * {@link ConfirmingChannelTest}.
  */
 public final class RefusingPublisher extends ConfirmedPublisher {
@@ -21,14 +21,14 @@ public final class RefusingPublisher extends ConfirmedPublisher {
 
     private final ConfirmedPublisher broker;
     private final Predicate<Outgoing> refuses;
-    private final BooleanSupplier batchesUnconfirmed;
+    private final Predicate<List<Outgoing>> unconfirmed;
 
-    public RefusingPublisher(ConfirmedPublisher broker, Predicate<Outgoing> refuses, BooleanSupplier batchesUnconfirmed)
+    public RefusingPublisher(ConfirmedPublisher broker, Predicate<Outgoing> refuses, Predicate<List<Outgoing>> unconfirmed)
             throws NoSuchAlgorithmException {
         super(null, "127.0.0.1", 0, "", "", "/", false);
         this.broker = broker;
         this.refuses = refuses;
-        this.batchesUnconfirmed = batchesUnconfirmed;
+        this.unconfirmed = unconfirmed;
     }
 
     @Override
@@ -42,7 +42,7 @@ public final class RefusingPublisher extends ConfirmedPublisher {
         while (refused < messages.size() && !refuses.test(messages.get(refused))) {
             refused++;
         }
-        if (refused > 0 && messages.size() > 1 && batchesUnconfirmed.getAsBoolean()) {
+        if (refused > 0 && messages.size() > 1 && unconfirmed.test(messages)) {
             return Uni.createFrom().failure(new NotConfirmed("not confirmed by RabbitMQ: the test's broker is slow", null));
         }
         if (refused == messages.size()) {

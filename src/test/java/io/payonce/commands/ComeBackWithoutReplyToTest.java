@@ -51,8 +51,11 @@ class ComeBackWithoutReplyToTest {
         return codesOf(ErrorCode.Kind.NOT_NOW);
     }
 
+    /** Enough words for every code's detail, whatever it names. */
+    private static final Object[] DETAIL_ARGUMENTS = {"payment 1", "UNKNOWN", "a word", "a word", "a word"};
+
     private static Stream<ApiException> codesOf(ErrorCode.Kind kind) {
-        return Arrays.stream(ErrorCode.values()).filter(code -> code.kind() == kind).map(code -> new ApiException(code));
+        return Arrays.stream(ErrorCode.values()).filter(code -> code.kind() == kind).map(code -> new ApiException(code, DETAIL_ARGUMENTS));
     }
 
     private static List<String> settled(ApiException refusal, boolean redelivered) throws ReflectiveOperationException {

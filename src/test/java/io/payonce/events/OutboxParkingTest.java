@@ -63,7 +63,8 @@ class OutboxParkingTest {
         String mine = "\"userId\":\"" + userId + "\"";
         QuarkusMock.installMockForType(new RefusingPublisher(ClientProxy.unwrap(publisher), message -> refusing.get()
                 && message.routingKey().equals("deposit.credited") && new String(message.body(), StandardCharsets.UTF_8).contains(mine),
-                batchesUnconfirmed::get), ConfirmedPublisher.class);
+                batch -> batchesUnconfirmed.get() && batch.stream().anyMatch(message -> new String(message.body(), StandardCharsets.UTF_8)
+                        .contains(mine))), ConfirmedPublisher.class);
         try (Broker broker = Broker.connect()) {
             String payments = broker.temporaryQueueOn(Broker.EVENTS, "payment.succeeded");
             Buyer buyer = Buyer.named(userId, 10_000);
