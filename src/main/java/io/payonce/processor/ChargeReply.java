@@ -18,7 +18,7 @@ record ChargeReply(String id, String status, Long amount, String currency, Strin
     }
 
     /** A scalar field as text, whether the processor wrote it as a string, a number or a boolean; null when absent or not a scalar. */
-    private static String text(JsonNode charge, String field) {
+    static String text(JsonNode charge, String field) {
         JsonNode value = charge.path(field);
         return value.isValueNode() && !value.isNull() ? value.asText() : null;
     }

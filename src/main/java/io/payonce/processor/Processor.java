@@ -109,8 +109,8 @@ public class Processor {
      * processor refusing the card outright, charging nothing); a 404 to a lookup means no charge
      * exists under the key, or with the id. Anything else (a 400 without a decline code, which may
      * be a key the processor saw with other parameters or a proxy's refusal, a 409 for a twin
-     * request still in flight at the processor, a charge still pending) is not an outcome. What the
-     * processor says is reduced to the characters payonce stores, at the lengths it stores.
+     * request still in flight at the processor, a charge still pending) is not an outcome. A charge
+     * object is read as {@link ChargeObject} reads it.
      */
     private static ChargeOutcome read(Response response, boolean lookup) {
         int status = response.getStatus();
@@ -120,20 +120,13 @@ public class Processor {
         if (status != 200 && status != 201 && status != 400 && status != 402) {
             return new ChargeOutcome.Unknown("the processor answered " + status);
         }
-        ChargeReply reply = ChargeReply.of(response.readEntity(JsonNode.class));
-        String chargeId = ProcessorText.of(reply.id(), ProcessorText.CHARGE_ID_LENGTH);
-        String declineCode = ProcessorText.of(reply.declineCode(), ProcessorText.CODE_LENGTH);
+        JsonNode charge = response.readEntity(JsonNode.class);
         if (status == 400) {
-            return declineCode != null ? new ChargeOutcome.Declined(chargeId, declineCode) : new ChargeOutcome.Unknown("the processor answered 400");
+            String declineCode = ProcessorText.of(ChargeReply.of(charge).declineCode(), ProcessorText.CODE_LENGTH);
+            return declineCode != null ? new ChargeOutcome.Declined(ChargeObject.id(charge), declineCode)
+                    : new ChargeOutcome.Unknown("the processor answered 400");
         }
-        return switch (String.valueOf(reply.status())) {
-            case "succeeded" -> chargeId == null || reply.amount() == null || reply.currency() == null
-                    ? new ChargeOutcome.Unknown("the processor's charge is incomplete")
-                    : new ChargeOutcome.Succeeded(chargeId, reply.amount(), ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH),
-                    ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH));
-            case "declined", "failed" -> new ChargeOutcome.Declined(chargeId, declineCode == null ? "declined" : declineCode);
-            default -> new ChargeOutcome.Unknown("the charge is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
-        };
+        return ChargeObject.outcome(charge);
     }
 
     /** Words for the payment's history, which its owner reads: no class names. */

@@ -1,0 +1,40 @@
+package io.payonce.processor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * A charge object as the processor writes it, in the answer to a charge or a lookup and in the
+ * events it pushes: read with one set of rules wherever it comes from, so that a webhook settles a
+ * payment exactly as a lookup would.
+ */
+public final class ChargeObject {
+
+    private ChargeObject() {
+    }
+
+    /**
+     * What the charge says of its outcome: {@link ChargeOutcome.Succeeded} with the charge's id,
+     * amount, currency and reference, {@link ChargeOutcome.Declined} with its decline code, or
+     * {@link ChargeOutcome.Unknown} for a charge that is neither (pending) or too incomplete to settle a
+     * payment with. What the processor says is reduced to the characters payonce stores, at the
+     * lengths it stores.
+     */
+    public static ChargeOutcome outcome(JsonNode charge) {
+        ChargeReply reply = ChargeReply.of(charge);
+        String chargeId = ProcessorText.of(reply.id(), ProcessorText.CHARGE_ID_LENGTH);
+        String declineCode = ProcessorText.of(reply.declineCode(), ProcessorText.CODE_LENGTH);
+        return switch (String.valueOf(reply.status())) {
+            case "succeeded" -> chargeId == null || reply.amount() == null || reply.currency() == null
+                    ? new ChargeOutcome.Unknown("the processor's charge is incomplete")
+                    : new ChargeOutcome.Succeeded(chargeId, reply.amount(), ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH),
+                    ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH));
+            case "declined", "failed" -> new ChargeOutcome.Declined(chargeId, declineCode == null ? "declined" : declineCode);
+            default -> new ChargeOutcome.Unknown("the charge is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
+        };
+    }
+
+    /** The charge's id at the processor, as payonce stores it; null when it has none. */
+    public static String id(JsonNode charge) {
+        return ProcessorText.of(ChargeReply.text(charge, "id"), ProcessorText.CHARGE_ID_LENGTH);
+    }
+}
