@@ -24,17 +24,22 @@ bench_database_user() {
 # The rest of an instance's environment: Redis at 127.0.0.1:${PAYONCE_REDIS_PORT:-6379}, RabbitMQ on
 # loopback with the broker's own loopback account unless PAYONCE_RABBITMQ_* say otherwise (events
 # go to the exchange PAYONCE_EVENTS_EXCHANGE names), the card processor at PAYONCE_PROCESSOR_URL
-# (a simulator on loopback port 8099 unless said otherwise), its ports, and the address its problem
-# types name (the instance itself, unless PAYONCE_PUBLIC_URL says otherwise).
+# (a simulator on loopback port 8099 unless said otherwise) and the secret its webhooks are signed
+# with (BENCH_WEBHOOK_SECRET, which the simulator is given too), its ports, and the address its
+# problem types name (the instance itself, unless PAYONCE_PUBLIC_URL says otherwise).
 payonce_env() {
     local http_port=$1
     export PAYONCE_REDIS_HOST=127.0.0.1 PAYONCE_REDIS_PORT=${PAYONCE_REDIS_PORT:-6379} \
         PAYONCE_RABBITMQ_HOST=${PAYONCE_RABBITMQ_HOST:-127.0.0.1} PAYONCE_RABBITMQ_USER=${PAYONCE_RABBITMQ_USER:-guest} \
         PAYONCE_RABBITMQ_PASSWORD=${PAYONCE_RABBITMQ_PASSWORD:-guest} \
         PAYONCE_PROCESSOR_URL=${PAYONCE_PROCESSOR_URL:-http://127.0.0.1:8099} \
+        PAYONCE_PROCESSOR_WEBHOOK_SECRET=${PAYONCE_PROCESSOR_WEBHOOK_SECRET:-$BENCH_WEBHOOK_SECRET} \
         PAYONCE_PUBLIC_URL=${PAYONCE_PUBLIC_URL:-http://127.0.0.1:$http_port} \
         PAYONCE_HTTP_PORT=$http_port PAYONCE_MANAGEMENT_PORT=$((http_port + 1000))
 }
+
+# The secret the bench's processor simulator signs its webhooks with: a bench's own, not secret.
+BENCH_WEBHOOK_SECRET=whsec_payonce_bench_simulator
 
 management_url() { echo "http://127.0.0.1:$(($1 + 1000))"; }
 

@@ -36,8 +36,11 @@ class LayeringTest {
     private static final List<Set<String>> FLOORS = List.of(
             Set.of("db", "redis", "broker", "metrics", "config", "input", "tracing", "errors", "shutdown", "digest"),
             Set.of("idempotency", "lock", "token", "auth", "events", "processor"),
-            Set.of("account", "order", "payment", "coupon", "commands", "dev"),
+            Set.of("account", "order", "payment", "coupon", "commands", "dev", "webhook"),
             Set.of("api"));
+
+    /** What the webhook room may use of the pay paths: their doors for an outcome learnt from the processor's events. */
+    private static final Set<String> WEBHOOK_DOORS = Set.of("payment.card.ChargeNotices", "payment.card.ChargeNotice");
 
     /** The pay paths beneath {@code payment}, which share its types and are chosen by its door. */
     private static final Set<String> PAYMENT_ROOMS = Set.of("payment.balance", "payment.card", "payment.refund", "payment.lookup");
@@ -130,6 +133,23 @@ class LayeringTest {
         assertEquals(Map.of(), wrong);
         assertEquals(PAYMENT_ROOMS, sources().stream().map(Source::pkg).filter(pkg -> pkg.startsWith("payment."))
                 .collect(Collectors.toCollection(TreeSet::new)), "the rooms beneath payment");
+    }
+
+    /**
+     * The processor's webhooks settle payments through the pay paths' doors for outcomes learnt from
+     * outside, never through their repositories or settlement: whatever an event says meets the same
+     * checks and compare-and-sets as payonce's own calls.
+     */
+    @Test
+    void webhooksReachPaymentsThroughTheirDoorsOnly() {
+        Set<String> reached = new TreeSet<>();
+        for (Source source : sources()) {
+            if (source.room().equals("webhook")) {
+                source.imports().stream().filter(imported -> imported.room().equals("payment") && !imported.pkg().equals("payment"))
+                        .forEach(imported -> reached.add(imported.pkg() + "." + imported.type()));
+            }
+        }
+        assertEquals(WEBHOOK_DOORS, reached);
     }
 
     private static int floorOf(String room) {

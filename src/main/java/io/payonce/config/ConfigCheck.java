@@ -14,6 +14,8 @@ public class ConfigCheck {
 
     static final Duration MIN_RETENTION = Duration.ofHours(24);
     static final Duration MAX_RESEND_WITHIN = Duration.ofHours(12);
+    static final Duration MAX_WEBHOOK_TOLERANCE = Duration.ofHours(1);
+    static final int MIN_WEBHOOK_SECRET_LENGTH = 16;
 
     public ConfigCheck(PayonceConfig config) {
         List<String> problems = problems(config);
@@ -38,6 +40,14 @@ public class ConfigCheck {
         requirePositive(problems, "payonce.processor.recovery-backoff-max", config.processor().recoveryBackoffMax());
         if (config.processor().resendWithin().compareTo(MAX_RESEND_WITHIN) > 0 || config.processor().resendWithin().isNegative()) {
             problems.add("payonce.processor.resend-within must lie between 0 and 12h, well inside a processor's 24h key retention");
+        }
+        Duration tolerance = config.processor().webhookTolerance();
+        if (tolerance.compareTo(Duration.ofSeconds(1)) < 0 || tolerance.compareTo(MAX_WEBHOOK_TOLERANCE) > 0) {
+            problems.add("payonce.processor.webhook-tolerance must lie between 1s and 1h: the window in which a signed webhook may be played back");
+        }
+        if (config.requiredInProduction().processorWebhookSecret().length() < MIN_WEBHOOK_SECRET_LENGTH) {
+            problems.add("PAYONCE_PROCESSOR_WEBHOOK_SECRET must be at least " + MIN_WEBHOOK_SECRET_LENGTH
+                    + " characters: the processor's signing secret for its webhooks");
         }
         if (config.database().statementTimeoutSeconds() <= config.database().lockWaitTimeoutSeconds()) {
             problems.add("payonce.database.statement-timeout-seconds must exceed payonce.database.lock-wait-timeout-seconds, "

@@ -167,6 +167,12 @@ public interface PayonceConfig {
 
         /** PAYONCE_PROCESSOR_KEY_NAMESPACE: payonce.processor.key-namespace reads it from here. */
         String processorKeyNamespace();
+
+        /**
+         * PAYONCE_PROCESSOR_WEBHOOK_SECRET: the secret the processor signs its webhook events with
+         * (HMAC-SHA256); an event whose signature it does not verify is refused. At least 16 characters.
+         */
+        String processorWebhookSecret();
     }
 
     interface Commands {
@@ -297,6 +303,14 @@ public interface PayonceConfig {
         @Min(1)
         @Max(1000)
         int recoveryBatchSize();
+
+        /**
+         * How far a webhook event's signed timestamp may lie from this instance's clock, either way: an
+         * older signature is refused as stale, so a recorded delivery cannot be played back later.
+         * Between 1 s and 1 h; the processor's clock and payonce's must agree within it.
+         */
+        @WithDefault("5m")
+        Duration webhookTolerance();
     }
 
     interface Tracing {

@@ -14,6 +14,8 @@ public enum ErrorCode {
     IDEMPOTENCY_KEY_MISSING(400, Kind.INVALID, "Idempotency-Key header missing", "This operation needs an Idempotency-Key header; reuse it on every retry."),
     IDEMPOTENCY_KEY_INVALID(400, Kind.INVALID, "Idempotency-Key header invalid", "An Idempotency-Key is 1 to 64 visible ASCII characters, bare or in double quotes."),
     SUBMIT_TOKEN_MISSING(400, Kind.INVALID, "Submit-Token header missing", "Send the token from GET /orders/token as Submit-Token, or an Idempotency-Key."),
+    WEBHOOK_SIGNATURE_INVALID(400, Kind.INVALID, "Webhook signature invalid",
+            "The Processor-Signature header does not verify this body: %s. Nothing was recorded."),
     SUBMIT_TOKEN_MALFORMED(400, Kind.INVALID, "Submit-Token header malformed", "A submit token is 1 to 64 characters of A-Z, a-z, 0-9, '-' and '_'."),
     INSUFFICIENT_FUNDS(402, Kind.RECORDED, "Insufficient funds", "The balance does not cover %d %s."),
     CARD_DECLINED(402, Kind.RECORDED, "Card declined", "The card was declined (%s); nothing was charged."),

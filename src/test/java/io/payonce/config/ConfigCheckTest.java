@@ -47,6 +47,21 @@ class ConfigCheckTest {
     }
 
     @Test
+    void aShortWebhookSecretIsRefused() {
+        List<String> problems = ConfigCheck.problems(config(Map.of("payonce.required-in-production.processor-webhook-secret", "whsec_short")));
+
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.get(0).contains("PAYONCE_PROCESSOR_WEBHOOK_SECRET"));
+    }
+
+    @Test
+    void aWebhookToleranceOutsideASecondToAnHourIsRefused() {
+        assertEquals(1, ConfigCheck.problems(config(Map.of("payonce.processor.webhook-tolerance", "0s"))).size());
+        assertEquals(1, ConfigCheck.problems(config(Map.of("payonce.processor.webhook-tolerance", "2h"))).size());
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.processor.webhook-tolerance", "1h"))));
+    }
+
+    @Test
     void theServiceRefusesToStartWithABadSetting() {
         PayonceConfig bad = config(Map.of("payonce.lock.ttl", "0s"));
 
@@ -68,6 +83,7 @@ class ConfigCheckTest {
                         "payonce.required-in-production.rabbitmq-user", "payonce",
                         "payonce.required-in-production.rabbitmq-password", "secret",
                         "payonce.required-in-production.processor-url", "https://processor.example",
+                        "payonce.required-in-production.processor-webhook-secret", "whsec_0123456789abcdef",
                         "payonce.public-url", "https://api.example.com/payonce"))
                 .withDefaultValues(Map.of(
                         "payonce.required-in-production.processor-key-namespace", "production",

@@ -39,12 +39,13 @@ class ProductionStartIT {
             "PAYONCE_RABBITMQ_PASSWORD", "not-empty",
             "PAYONCE_PROCESSOR_URL", "http://127.0.0.1:1",
             "PAYONCE_PROCESSOR_KEY_NAMESPACE", "production",
+            "PAYONCE_PROCESSOR_WEBHOOK_SECRET", "whsec_production_start_test",
             "PAYONCE_PUBLIC_URL", "https://api.example.com/payonce");
 
     @ParameterizedTest
     @ValueSource(strings = {"PAYONCE_DB_HOST", "PAYONCE_DB_USER", "PAYONCE_DB_PASSWORD", "PAYONCE_REDIS_HOST", "PAYONCE_RABBITMQ_HOST",
             "PAYONCE_RABBITMQ_USER", "PAYONCE_RABBITMQ_PASSWORD", "PAYONCE_PROCESSOR_URL", "PAYONCE_PROCESSOR_KEY_NAMESPACE",
-            "PAYONCE_PUBLIC_URL"})
+            "PAYONCE_PROCESSOR_WEBHOOK_SECRET", "PAYONCE_PUBLIC_URL"})
     void aMissingStoreVariableStopsTheStartAndIsNamed(String missing) throws Exception {
         Map<String, String> environment = production();
         environment.remove(missing);

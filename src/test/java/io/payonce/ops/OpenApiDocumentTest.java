@@ -192,7 +192,8 @@ class OpenApiDocumentTest {
             bodies.add(ref.substring(ref.lastIndexOf('/') + 1));
         }));
 
-        assertEquals(Set.of("DepositRequest", "NewAccountRequest", "NewOrderRequest", "PayRequest", "RefundRequest", "SettlementRequest"), bodies,
+        assertEquals(Set.of("DepositRequest", "NewAccountRequest", "NewOrderRequest", "PayRequest", "ProcessorEvent", "RefundRequest",
+                        "SettlementRequest"), bodies,
                 which);
         for (String body : bodies) {
             JsonNode amount = parsed.path("components").path("schemas").path(body).path("properties").path("amount");
@@ -218,6 +219,7 @@ class OpenApiDocumentTest {
         operations.forEach((where, operation) -> assertTrue(operation.path("security").isArray(),
                 which + " " + where + " states its security, an empty list where it is public"));
         assertEquals(0, operations.get("GET /problems/{type}").path("security").size(), which);
+        assertEquals(0, operations.get("POST /processor/webhooks").path("security").size(), which + ": the processor signs, it has no token");
         JsonNode readOrder = operations.get("GET /orders/{id}");
         assertEquals(2, readOrder.path("security").size(), which + ": user or ops, " + readOrder.path("security"));
         assertEquals("[\"user\",\"ops\"]", readOrder.path("x-roles-any-of").toString(), which);

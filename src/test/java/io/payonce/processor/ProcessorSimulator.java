@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * 24 hours, to refuse every call with one status before handling it, as a processor does a
  * wrong API key (401, 403) or a wrong address (404, 405), and to plant a charge of another amount,
  * currency or order under the key of the next charge request, answered as is. Its ledger of charges is what the checks compare payonce with.
+ * Once told where, it pushes an event about each charge to payonce's webhook ({@link WebhookSender}).
  *
  * <p>Tokens starting with {@code tok_decline} are declined ({@code card_declined}); every other
  * token is charged.
@@ -56,9 +57,9 @@ public final class ProcessorSimulator implements AutoCloseable {
                          String declineCode) {
 
         /** As the well-known processors write a charge: the currency in lower case. */
-        JsonObject json() {
+        public JsonObject json() {
             return new JsonObject().put("id", id).put("object", "charge").put("amount", amount).put("currency", currency.toLowerCase(Locale.ROOT))
-                    .put("status", status).put("decline_code", declineCode).put("reference", reference);
+                    .put("status", status).put("decline_code", declineCode).put("reference", reference).put("idempotency_key", key);
         }
 
         int httpStatus() {
@@ -87,6 +88,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     private volatile int refusingWith;
     private final Set<String> plantedKeys = ConcurrentHashMap.newKeySet();
     private final Queue<Charge> toPlant = new ConcurrentLinkedQueue<>();
+    private final WebhookSender webhooks = new WebhookSender(vertx);
 
     private ProcessorSimulator(int port) {
         this.port = port;
@@ -134,6 +136,11 @@ public final class ProcessorSimulator implements AutoCloseable {
         port = server.actualPort();
     }
 
+    /** The events it sends about its charges: none until told where to. */
+    public WebhookSender webhooks() {
+        return webhooks;
+    }
+
     /** Every charge made, under a key still known or one forgotten. */
     public List<Charge> charges() {
         forgetExpiredKeys();
@@ -173,13 +180,14 @@ public final class ProcessorSimulator implements AutoCloseable {
         return charge;
     }
 
-    /** No fault queued or drawn any more: the next test starts with a processor that answers. */
+    /** No fault queued or drawn any more, and no webhooks: the next test starts with a processor that answers and sends nothing. */
     public void heal() {
         nextFaults.clear();
         toPlant.clear();
         randomFaultShare = 0;
         keyRetention = null;
         refusingWith = 0;
+        webhooks.off();
     }
 
     /**
@@ -276,6 +284,7 @@ public final class ProcessorSimulator implements AutoCloseable {
                 charge = record(key, params);
                 inFlight.remove(key);
             }
+            webhooks.charged(charge);
             if (fault == null || fault == Fault.SLOW) {
                 answer(request, charge.httpStatus(), charge.json());
             } else if (fault == Fault.ERROR_AFTER_CHARGE) {

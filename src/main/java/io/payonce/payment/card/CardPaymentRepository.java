@@ -8,6 +8,7 @@ import io.vertx.mutiny.mysqlclient.MySQLClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -96,7 +97,15 @@ class CardPaymentRepository {
     private static final String SELECT_DECLINED_BY_PROCESSOR_KEY = "SELECT id, decline_code FROM pay_record "
             + "WHERE processor_key = ? AND phase = 'DECLINED'";
 
-    private static final String INSERT_PHASE = "INSERT INTO payment_phase (payment_id, phase, detail) VALUES (?, ?, ?)";
+
+    /**
+     * Locks the payment for the rest of the transaction: what is found settled or unsettled stays so
+     * until it commits, so an outcome learnt from outside is judged against the phase it meets.
+     */
+    private static final String SELECT_BY_PROCESSOR_KEY_FOR_UPDATE = "SELECT " + COLUMNS + " FROM pay_record p "
+            + "WHERE p.processor_key = ? AND p.method = 'CARD' FOR UPDATE";
+
+    private static final String INSERT_PHASE = "INSERT INTO payment_phase (payment_id, phase, detail, event_id) VALUES (?, ?, ?, ?)";
 
     private static final String COUNT_OVERDUE = "SELECT COUNT(*) AS overdue FROM pay_record WHERE phase IN " + UNSETTLED
             + " AND created_at < NOW(6) - INTERVAL ? MICROSECOND";
@@ -159,6 +168,11 @@ class CardPaymentRepository {
         return client.preparedQuery(SELECT_BY_ORDER_AND_KEY).execute(Tuple.of(orderId, key.value())).map(CardPaymentRepository::single);
     }
 
+    /** The card payment whose charge is made under {@code processorKey}, locked until {@code tx} ends; null if none is. */
+    Uni<CardPayment> lockByProcessorKey(SqlConnection tx, String processorKey) {
+        return tx.preparedQuery(SELECT_BY_PROCESSOR_KEY_FOR_UPDATE).execute(Tuple.of(processorKey)).map(CardPaymentRepository::single);
+    }
+
     Uni<List<CardPayment>> findUnattended(SqlClient client, int limit) {
         return client.preparedQuery(SELECT_UNATTENDED).execute(Tuple.of(limit)).map(rows -> {
             List<CardPayment> payments = new ArrayList<>();
@@ -174,7 +188,12 @@ class CardPaymentRepository {
 
     /** One line of the payment's history; {@code detail} is plain words for its owner, never a token. */
     Uni<Void> recordPhase(SqlClient tx, long paymentId, PaymentPhase phase, String detail) {
-        return tx.preparedQuery(INSERT_PHASE).execute(Tuple.of(paymentId, phase.name(), detail)).replaceWithVoid();
+        return recordPhase(tx, paymentId, phase, detail, null);
+    }
+
+    /** {@code eventId}: the processor's webhook event whose delivery moved the payment into {@code phase}, or null. */
+    Uni<Void> recordPhase(SqlClient tx, long paymentId, PaymentPhase phase, String detail, String eventId) {
+        return tx.preparedQuery(INSERT_PHASE).execute(Tuple.of(paymentId, phase.name(), detail, eventId)).replaceWithVoid();
     }
 
     static Uni<Boolean> moved(Uni<RowSet<Row>> update) {

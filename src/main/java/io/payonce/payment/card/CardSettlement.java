@@ -20,12 +20,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
-import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Records what the processor said about a card payment, each outcome in one transaction with the
  * order, the event and the key's answer, exactly alike whoever learnt it: the request itself, a
- * retry of it or the recovery job. A definite outcome settles the payment (SUCCEEDED: the order is
+ * retry of it, the recovery job or the processor's webhook event ({@link ChargeNotices}). A definite outcome settles the payment (SUCCEEDED: the order is
  * PAID and the client's 201 stored; DECLINED: the order is UNPAID again and the 402 stored); any
  * other leaves it UNKNOWN, answered 202 for now, for the recovery job. Each starts with a
  * compare-and-set on the payment's phase, so an outcome learnt twice is recorded once: the second
@@ -59,37 +59,40 @@ class CardSettlement {
     }
 
     Uni<Answer> settle(CardPayment payment, ChargeOutcome outcome) {
+        return transactions.inTransaction(tx -> record(tx, payment, outcome, null)
+                .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : answerSoFar(tx, payment)));
+    }
+
+    /**
+     * Records {@code outcome} in {@code tx}: the phase's compare-and-set first, then the rest of the
+     * outcome. Returns the key's new answer, or null when the compare-and-set moved nothing (another
+     * worker settled or took over the payment first). {@code eventId} names the processor's webhook
+     * event that told the outcome, null when payonce's own call learnt it.
+     */
+    Uni<Answer> record(SqlConnection tx, CardPayment payment, ChargeOutcome outcome, String eventId) {
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
             if (payment.isChargedBy(charged)) {
-                return succeeded(payment, charged);
+                return ifMoved(cards.succeed(tx, payment.id(), charged.chargeId()),
+                        () -> charged(tx, payment, "charge " + charged.chargeId(), eventId));
             }
             LOG.errorf("Processor charge %s under payment %d's key is %d %s for %s, not %d %s for %s: left UNKNOWN for an operator",
                     charged.chargeId(), payment.id(), charged.amount(), charged.currency(), charged.reference(), payment.amount(),
                     payment.currency(), payment.reference());
-            return unknown(payment, "the processor reported another charge under this key", false);
+            return unknown(tx, payment, "the processor reported another charge under this key", false, eventId);
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {
-            return declined(payment, declined);
+            return ifMoved(cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode()),
+                    () -> notCharged(tx, payment, declined.declineCode(), declined.declineCode(), eventId));
         }
         if (outcome instanceof ChargeOutcome.Unknown unknown) {
-            return unknown(payment, unknown.reason(), !unknown.delivered() && payment.sinceFirstSent() == null);
+            return unknown(tx, payment, unknown.reason(), !unknown.delivered() && payment.sinceFirstSent() == null, eventId);
         }
-        return unknown(payment, "no charge found yet", false);
+        return unknown(tx, payment, "no charge found yet", false, eventId);
     }
 
     /** What the payment's key answers now, for a worker that found the payment taken over or settled by another. */
     Uni<Answer> answerSoFar(CardPayment payment) {
         return answerSoFar(pool, payment);
-    }
-
-    private Uni<Answer> succeeded(CardPayment payment, ChargeOutcome.Succeeded charged) {
-        return recorded(payment, tx -> cards.succeed(tx, payment.id(), charged.chargeId()),
-                tx -> charged(tx, payment, "charge " + charged.chargeId()));
-    }
-
-    private Uni<Answer> declined(CardPayment payment, ChargeOutcome.Declined declined) {
-        return recorded(payment, tx -> cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode()),
-                tx -> notCharged(tx, payment, declined.declineCode(), declined.declineCode()));
     }
 
     /**
@@ -98,9 +101,14 @@ class CardSettlement {
      * stored under its key, which this answers.
      */
     Uni<Answer> charged(SqlConnection tx, CardPayment payment, String detail) {
+        return charged(tx, payment, detail, null);
+    }
+
+    /** {@code eventId}: the processor's webhook event that told the outcome, or null. */
+    private Uni<Answer> charged(SqlConnection tx, CardPayment payment, String detail, String eventId) {
         CardPayment paid = payment.in(PaymentPhase.SUCCEEDED);
         return orderMoved(tx, payment, OrderStatus.PAID)
-                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED, detail))
+                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED, detail, eventId))
                 .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, payment.userId(), payment.orderId(),
                         EntryType.referenceOf(payment.id()), payment.amount(), payment.currency(), payment.key().value()))
                 .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.created(paid.view())));
@@ -112,9 +120,14 @@ class CardSettlement {
      * CARD_DECLINED with {@code declineCode} stored under its key, which this answers.
      */
     Uni<Answer> notCharged(SqlConnection tx, CardPayment payment, String declineCode, String detail) {
+        return notCharged(tx, payment, declineCode, detail, null);
+    }
+
+    /** {@code eventId}: the processor's webhook event that told the outcome, or null. */
+    private Uni<Answer> notCharged(SqlConnection tx, CardPayment payment, String declineCode, String detail, String eventId) {
         ApiException refusal = new CardDecline(payment.id(), declineCode).refusal();
         return orderMoved(tx, payment, OrderStatus.UNPAID)
-                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED, detail))
+                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED, detail, eventId))
                 .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())));
     }
 
@@ -122,23 +135,18 @@ class CardSettlement {
      * {@code neverSent}: the send that failed never reached the processor, and no send was recorded
      * before it, so the resend window has not started.
      */
-    private Uni<Answer> unknown(CardPayment payment, String reason, boolean neverSent) {
+    private Uni<Answer> unknown(SqlConnection tx, CardPayment payment, String reason, boolean neverSent, String eventId) {
         CardPayment unknown = payment.in(PaymentPhase.UNKNOWN);
-        return recorded(payment, tx -> cards.markUnknown(tx, payment, FIRST_BACKOFF, maxBackoff, neverSent),
-                tx -> (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
-                        : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason))
+        return ifMoved(cards.markUnknown(tx, payment, FIRST_BACKOFF, maxBackoff, neverSent),
+                () -> (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
+                        : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason, eventId))
                         .flatMap(v -> guard.answerForNow(tx, payment.userId(), payment.key(),
                                 Answer.accepted(unknown.view(), unknown.location()))));
     }
 
-    /**
-     * One outcome, one transaction: the phase's compare-and-set first, then the rest of the
-     * outcome. A compare-and-set that moved nothing found the payment settled, or taken over, by
-     * another worker: the key's answer so far is the answer.
-     */
-    private Uni<Answer> recorded(CardPayment payment, Function<SqlConnection, Uni<Boolean>> movePhase,
-                                 Function<SqlConnection, Uni<Answer>> rest) {
-        return transactions.inTransaction(tx -> movePhase.apply(tx).flatMap(moved -> moved ? rest.apply(tx) : answerSoFar(tx, payment)));
+    /** The rest of an outcome once its compare-and-set moved the phase; null when it moved nothing. */
+    private static Uni<Answer> ifMoved(Uni<Boolean> compareAndSet, Supplier<Uni<Answer>> rest) {
+        return compareAndSet.flatMap(moved -> moved ? rest.get() : Uni.createFrom().nullItem());
     }
 
     /** The order waited in PAYING for exactly this payment; anything else is a broken invariant, never an answer. */

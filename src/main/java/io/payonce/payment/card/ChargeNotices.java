@@ -1,0 +1,69 @@
+package io.payonce.payment.card;
+
+import io.payonce.payment.PaymentPhase;
+import io.payonce.processor.ChargeOutcome;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * The card room's door for a charge's outcome that payonce learns from outside its own calls: the
+ * processor's webhook events. The payment is found by the key its charge was made under, and a
+ * definite outcome settles it through {@link CardSettlement}, as if a lookup had returned it: the
+ * same checks of amount, currency and order, the same compare-and-set on its phase, the same
+ * order, event and key's answer. A payment that has an outcome already keeps it, whatever the
+ * notice says; a key no payment was made under creates nothing.
+ */
+@ApplicationScoped
+public class ChargeNotices {
+
+    private final CardPaymentRepository cards;
+    private final CardSettlement settlement;
+
+    ChargeNotices(CardPaymentRepository cards, CardSettlement settlement) {
+        this.cards = cards;
+        this.settlement = settlement;
+    }
+
+    /**
+     * Applies {@code outcome} (definite: succeeded or declined) of the charge made under
+     * {@code processorKey}, in {@code tx}, which the caller commits with whatever else it records;
+     * {@code eventId} is written on the phase it moves the payment into. The payment stays locked
+     * until {@code tx} ends, so nothing settles it between what this finds and what it records.
+     */
+    public Uni<ChargeNotice> apply(SqlConnection tx, String processorKey, ChargeOutcome outcome, String eventId) {
+        if (!(outcome instanceof ChargeOutcome.Succeeded) && !(outcome instanceof ChargeOutcome.Declined)) {
+            throw new IllegalArgumentException("Only a definite outcome settles a payment: " + outcome);
+        }
+        return cards.lockByProcessorKey(tx, processorKey).flatMap(payment -> {
+            if (payment == null) {
+                return Uni.createFrom().item(ChargeNotice.unknownCharge());
+            }
+            if (payment.phase().definite()) {
+                ChargeNotice.Effect effect = agrees(payment, outcome) ? ChargeNotice.Effect.ALREADY_SETTLED : ChargeNotice.Effect.CONTRADICTING;
+                return Uni.createFrom().item(new ChargeNotice(payment.id(), payment.phase(), effect));
+            }
+            return settlement.record(tx, payment, outcome, eventId).map(answer -> settledBy(payment, outcome));
+        });
+    }
+
+    /** What a payment that had no outcome became: the outcome's phase, or UNKNOWN when the charge is another's. */
+    private static ChargeNotice settledBy(CardPayment payment, ChargeOutcome outcome) {
+        if (outcome instanceof ChargeOutcome.Succeeded charged && !payment.isChargedBy(charged)) {
+            return new ChargeNotice(payment.id(), PaymentPhase.UNKNOWN, ChargeNotice.Effect.CONTRADICTING);
+        }
+        return new ChargeNotice(payment.id(), phaseOf(outcome), ChargeNotice.Effect.APPLIED);
+    }
+
+    /** Whether a settled payment already has this outcome: the same phase, and for a success a charge of its amount, currency and order. */
+    private static boolean agrees(CardPayment payment, ChargeOutcome outcome) {
+        if (outcome instanceof ChargeOutcome.Succeeded charged) {
+            return payment.phase() == PaymentPhase.SUCCEEDED && payment.isChargedBy(charged);
+        }
+        return payment.phase() == PaymentPhase.DECLINED;
+    }
+
+    private static PaymentPhase phaseOf(ChargeOutcome outcome) {
+        return outcome instanceof ChargeOutcome.Succeeded ? PaymentPhase.SUCCEEDED : PaymentPhase.DECLINED;
+    }
+}
