@@ -1,6 +1,7 @@
 package io.payonce.api;
 
 import io.payonce.metrics.RepeatDefence;
+import io.payonce.support.ApplicationClasses;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.PATCH;
 import jakarta.ws.rs.POST;
@@ -10,14 +11,10 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
-import java.net.URISyntaxException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,7 +29,7 @@ class RepeatProtectionTest {
 
     @Test
     void everyWriteEndpointDeclaresItsRepeatProtection() throws Exception {
-        List<Method> writes = writeEndpoints(applicationClasses());
+        List<Method> writes = writeEndpoints(ApplicationClasses.all());
 
         List<String> undeclared = writes.stream().filter(m -> !declared(m)).map(RepeatProtectionTest::name).toList();
 
@@ -67,19 +64,6 @@ class RepeatProtectionTest {
     private static boolean declared(Method method) {
         RepeatProtection protection = method.getAnnotation(RepeatProtection.class);
         return protection != null && protection.value().length > 0;
-    }
-
-    /** Every class compiled from src/main/java, found where RepeatProtection itself was loaded from. */
-    private static List<Class<?>> applicationClasses() throws IOException, URISyntaxException, ClassNotFoundException {
-        java.nio.file.Path root = java.nio.file.Path.of(RepeatProtection.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        List<Class<?>> classes = new ArrayList<>();
-        try (Stream<java.nio.file.Path> files = Files.walk(root)) {
-            for (java.nio.file.Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
-                String name = root.relativize(file).toString().replace(java.io.File.separatorChar, '.').replaceAll("\\.class$", "");
-                classes.add(Class.forName(name, false, RepeatProtectionTest.class.getClassLoader()));
-            }
-        }
-        return classes;
     }
 
     private static String name(Method method) {
