@@ -1,16 +1,19 @@
 package io.payonce.api;
 
 import io.payonce.errors.Problem;
+import io.payonce.processor.WebhookSender;
 import io.payonce.support.Api;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Tokens;
+import io.payonce.support.Webhooks;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import io.smallrye.jwt.build.Jwt;
+import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -151,6 +154,63 @@ class HostileInputTest {
     }
 
     /**
+     * Deliveries to the processor's webhook, the one public write: each would settle a payment, or
+     * fill the inbox, if it got through. Unsigned, signed by someone else, signed long ago, or signed
+     * by the processor but unreadable as an event: a 4xx problem, nothing recorded.
+     */
+    static Stream<Arguments> hostileWebhooks() {
+        String event = Webhooks.event("evt_hostile", "charge.succeeded", charge("succeeded", 100));
+        long now = System.currentTimeMillis() / 1000;
+        return Stream.of(
+                hostile("webhook: no signature", s -> RestAssured.given().contentType("application/json").body(event).post(Webhooks.PATH),
+                        400, "WEBHOOK_SIGNATURE_INVALID"),
+                hostile("webhook: signed with another secret", s -> Webhooks.deliver(event, WebhookSender.signature("whsec_not_payonces_secret", now,
+                        event)), 400, "WEBHOOK_SIGNATURE_INVALID"),
+                hostile("webhook: signed an hour ago", s -> Webhooks.deliver(event, WebhookSender.signature(Webhooks.secret(), now - 3600, event)),
+                        400, "WEBHOOK_SIGNATURE_INVALID"),
+                hostile("webhook: a signature of another body", s -> Webhooks.deliver(event.replace("100", "1"),
+                        WebhookSender.signature(Webhooks.secret(), now, event)), 400, "WEBHOOK_SIGNATURE_INVALID"),
+                hostile("webhook: a signature header of garbage", s -> Webhooks.deliver(event, "t=now,v1=" + "z".repeat(64)), 400,
+                        "WEBHOOK_SIGNATURE_INVALID"),
+                hostile("webhook: signed, not JSON", s -> Webhooks.deliver("{\"id\":\"evt_1\",\"typ"), 400, "MALFORMED_REQUEST"),
+                hostile("webhook: signed, 5,000 levels deep", s -> Webhooks.deliver("{\"id\":" + "[".repeat(5000) + "]".repeat(5000) + "}"),
+                        400, "MALFORMED_REQUEST"),
+                hostile("webhook: signed, an event id with SQL", s -> Webhooks.deliver(Webhooks.event("evt' OR '1'='1", "charge.succeeded",
+                        charge("succeeded", 100))), 400, "MALFORMED_REQUEST"),
+                hostile("webhook: signed, an event id as a number", s -> Webhooks.deliver(event.replace("\"evt_hostile\"", "12345")), 400,
+                        "MALFORMED_REQUEST"),
+                hostile("webhook: signed, no object", s -> Webhooks.deliver("{\"id\":\"evt_2\",\"type\":\"charge.succeeded\",\"data\":{}}"),
+                        400, "MALFORMED_REQUEST"),
+                hostile("webhook: signed, a charge.succeeded whose charge failed", s -> Webhooks.deliver(Webhooks.event("evt_3", "charge.succeeded",
+                        charge("failed", 100))), 400, "MALFORMED_REQUEST"),
+                hostile("webhook: signed, a charge still pending", s -> Webhooks.deliver(Webhooks.event("evt_4", "charge.succeeded",
+                        charge("pending", 100))), 400, "MALFORMED_REQUEST"),
+                hostile("webhook: signed, an amount in text", s -> Webhooks.deliver(Webhooks.event("evt_5", "charge.succeeded",
+                        charge("succeeded", 100).put("amount", "100"))), 400, "MALFORMED_REQUEST"),
+                hostile("webhook: 1 MB body", s -> Webhooks.deliver("{\"id\":\"" + "e".repeat(1 << 20) + "\"}"), 413, "PAYLOAD_TOO_LARGE"),
+                hostile("webhook: a form", s -> RestAssured.given().contentType("application/x-www-form-urlencoded")
+                        .header(WebhookSender.HEADER, WebhookSender.signature(Webhooks.secret(), now, "id=evt_6")).body("id=evt_6")
+                        .post(Webhooks.PATH), 415, "UNSUPPORTED_MEDIA_TYPE"),
+                hostile("webhook: a path beneath it", s -> RestAssured.given().contentType("application/json")
+                        .header(WebhookSender.HEADER, WebhookSender.signature(Webhooks.secret(), now, event)).body(event)
+                        .post(Webhooks.PATH + "/x"), 404, "NOT_FOUND"),
+                hostile("webhook: GET", s -> RestAssured.given().get(Webhooks.PATH), 405, "METHOD_NOT_ALLOWED"));
+    }
+
+    /** A processor's charge object under a key no payment was made under. */
+    private static JsonObject charge(String status, long amount) {
+        return new JsonObject().put("id", "ch_hostile").put("object", "charge").put("amount", amount).put("currency", "eur")
+                .put("status", status).put("reference", "order-1").put("idempotency_key", "po_hostile");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("hostileWebhooks")
+    void aWebhookThatIsNotTheProcessorsOrNotAnEventIsRefusedAndRecordsNothing(String description, Function<Scene, Response> request,
+                                                                              int status, String code) {
+        isRefusedWithItsCodeAndMovesNoMoney(description, request, status, code);
+    }
+
+    /**
      * Every encoding the JSON reader recognises by a body's first bytes, on a pay and on a deposit: a
      * Unicode encoding JSON allows is read, and the invalid request is refused for what it says; UCS-4
      * in an unusual byte order ({@code 00 00 7B 00}, {@code 00 7B 00 00}) is a malformed body, never a 500.
@@ -267,7 +327,8 @@ class HostileInputTest {
                 + db.count("SELECT COUNT(*) FROM pay_record WHERE user_id IN (?, ?)", scene.user, scene.stranger)
                 + db.count("SELECT COUNT(*) FROM refund_record WHERE user_id IN (?, ?)", scene.user, scene.stranger)
                 + db.count("SELECT COUNT(*) FROM coupon_grant WHERE user_id IN (?, ?)", scene.user, scene.stranger)
-                + db.count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ?", scene.payment);
+                + db.count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ?", scene.payment)
+                + db.count("SELECT COUNT(*) FROM processor_event");
     }
 
     private static Response payWithBody(Scene scene, String body) {
