@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The chaos harness: two payonce instances behind a retrying nginx, a bank workload over HTTP and
 # through the broker (pay and refund commands, events read back) and by card through a processor
-# simulator that loses answers at random, a nemesis that kills and pauses Redis, MariaDB, RabbitMQ,
-# the instances (which consume the commands) and the processor, and a checker that
-# proves from the database, the broker and the history that every payment happened at most once,
-# nothing acknowledged was lost, every row that moved money belongs to one operation of the
-# history, every event was delivered, no card was charged twice or without payonce knowing, and
-# that the run itself proved something (enough
-# operations, faults with requests in flight, a clean workload).
+# simulator that loses answers at random and pushes webhook events (a second path to settlement), a
+# nemesis that kills and pauses Redis, MariaDB, RabbitMQ, the instances (which consume the commands)
+# and the processor, and a checker that proves from the database, the broker and the history that
+# every payment happened at most once, nothing acknowledged was lost, every row that moved money
+# belongs to one operation of the history, every event was delivered, no card was charged twice or
+# without payonce knowing, every webhook event had at most one effect and no forged one any, and
+# that the run itself proved something (enough operations, faults with requests in flight, a clean
+# workload).
 # Exits non-zero if any check fails. Loopback only; stops by itself.
 #
 # It harms nothing on the machine: it starts a MariaDB, a Redis and a RabbitMQ node of its own (own
@@ -205,9 +206,14 @@ cleanup() {
     stop_stores
 }
 
-# The processor simulator, a child of this script; its ledger lives in its memory until the checker has read it.
+# The processor simulator, a child of this script; its ledgers live in its memory until the checker has
+# read them. It sends each charge's webhook event to the two instances in turn, signed with the secret
+# they hold, some twice, late and out of order, beside forged and stale copies: a second path to
+# settlement, racing payonce's own calls and the recovery job.
 start_processor() {
-    java -cp "$1" io.payonce.processor.ProcessorSimulator "$processor_port" "$processor_fault_share" >"$out/processor.log" 2>&1 &
+    PAYONCE_PROCESSOR_WEBHOOK_SECRET=$BENCH_WEBHOOK_SECRET java -cp "$1" io.payonce.processor.ProcessorSimulator "$processor_port" \
+        "$processor_fault_share" "http://127.0.0.1:$port_a/processor/webhooks,http://127.0.0.1:$port_b/processor/webhooks" \
+        >"$out/processor.log" 2>&1 &
     processor_pid=$!
     for _ in $(seq 1 60); do
         curl -sf "$PAYONCE_PROCESSOR_URL/v1/ledger" >/dev/null 2>&1 && return

@@ -51,8 +51,12 @@ import java.util.stream.Stream;
  *     with the others: one effect per message id, as per key), card pays among them, some replied 202
  *     and sent again;
  *   - the hop to the processor, from the processor simulator's own ledger: every card payment settled
- *     by the recovery job, each order charged at most once, every SUCCEEDED card payment one charge of
- *     its amount under its own key, no charge payonce does not know;
+ *     by the recovery job or a webhook, each order charged at most once, every SUCCEEDED card payment
+ *     one charge of its amount under its own key, no charge payonce does not know;
+ *   - the processor's webhooks, from the simulator's ledger of deliveries and payonce's inbox and
+ *     payment phases: no event moved a payment twice, every event recorded as applied did move one,
+ *     every delivery answered 2xx is recorded, no forged or stale copy was accepted, and some payments
+ *     were settled by a webhook;
  *   - operators' settlements: each audit row belongs to exactly one settlement of the history, under
  *     its key (a payment settled by an operator twice would be two), and the path ran;
  *   - the run proved something: enough operations of every type, most of them acknowledged, every
@@ -205,6 +209,7 @@ public final class Checker {
     void check() throws Exception {
         // Card payments first: every other check reads the database once they are all settled.
         checkTheCardPayments();
+        checkTheWebhooks();
         checkTheDatabaseAlone();
         checkOutcomesAgainstTheDatabase();
         reconcileTheDatabaseWithTheHistory();
@@ -268,12 +273,65 @@ public final class Checker {
         }).count(), compared));
     }
 
+    /** One delivery of a webhook event, from the processor simulator's ledger; status 0: no answer. */
+    record WebhookDelivery(String event, String kind, int status) {
+        boolean accepted() {
+            return status >= 200 && status < 300;
+        }
+
+        /** A copy the simulator forged (another secret) or signed long ago: payonce must refuse it and record nothing. */
+        boolean forgery() {
+            return kind.equals("FORGED") || kind.equals("STALE");
+        }
+    }
+
+    /**
+     * The second path to settlement, judged once every card payment is settled. What an event did is
+     * read from its effects, not from the inbox's word for it: each payment phase a webhook moved
+     * names its event, so an event that moved payments twice shows as two rows, whatever the inbox
+     * says; and an event the inbox calls APPLIED must have moved its payment. Every delivery the
+     * processor saw answered 2xx must be in the inbox, and no forged or stale copy may be there or
+     * have been answered 2xx. A run in which no webhook settled a payment proved nothing of them.
+     */
+    void checkTheWebhooks() throws Exception {
+        List<WebhookDelivery> deliveries = webhookLedger();
+        Set<String> recorded = new HashSet<>(rows("SELECT event_id FROM processor_event", row -> row.getString(1)));
+        long settledByWebhooks = count("SELECT COUNT(DISTINCT payment_id) FROM payment_phase WHERE event_id IS NOT NULL "
+                + "AND phase IN ('SUCCEEDED', 'DECLINED')");
+        long events = deliveries.stream().filter(delivery -> !delivery.forgery()).map(WebhookDelivery::event).distinct().count();
+        long forgeries = deliveries.stream().filter(WebhookDelivery::forgery).count();
+        String compared = deliveries.size() + " deliveries of " + events + " events and " + forgeries + " forged or stale copies; "
+                + recorded.size() + " events recorded; " + settledByWebhooks + " card payments settled by a webhook";
+        checks.add(new Check("webhook events applied more than once", count("""
+                SELECT COUNT(*) FROM (SELECT event_id FROM payment_phase WHERE event_id IS NOT NULL GROUP BY event_id HAVING COUNT(*) > 1) twice"""),
+                compared));
+        checks.add(new Check("webhook events recorded as applied without their effect", count("""
+                SELECT COUNT(*) FROM processor_event e WHERE e.outcome = 'APPLIED' AND NOT EXISTS
+                    (SELECT 1 FROM payment_phase p WHERE p.event_id = e.event_id AND p.payment_id = e.payment_id)"""), compared));
+        checks.add(new Check("webhook events answered 2xx but not recorded", deliveries.stream()
+                .filter(delivery -> delivery.accepted() && !delivery.forgery() && !recorded.contains(delivery.event))
+                .map(WebhookDelivery::event).distinct().count(), compared));
+        checks.add(new Check("forged or stale webhook deliveries accepted or recorded", deliveries.stream()
+                .filter(delivery -> delivery.forgery() && (delivery.accepted() || recorded.contains(delivery.event))).count(), compared));
+        checks.add(new Check("no card payment was settled by a webhook", settledByWebhooks == 0 ? 1 : 0, compared));
+    }
+
+    List<WebhookDelivery> webhookLedger() throws IOException, InterruptedException {
+        List<WebhookDelivery> deliveries = new ArrayList<>();
+        for (JsonNode delivery : new ObjectMapper().readTree(get("/v1/ledger/webhooks"))) {
+            deliveries.add(new WebhookDelivery(delivery.get("event").asText(), delivery.get("kind").asText(), delivery.get("status").asInt()));
+        }
+        return deliveries;
+    }
+
+    private String get(String path) throws IOException, InterruptedException {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(processorUrl + path)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
     List<ProcessorCharge> processorLedger() throws IOException, InterruptedException {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create(processorUrl + "/v1/ledger")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
         List<ProcessorCharge> charges = new ArrayList<>();
-        for (JsonNode charge : new ObjectMapper().readTree(response.body())) {
+        for (JsonNode charge : new ObjectMapper().readTree(get("/v1/ledger"))) {
             charges.add(new ProcessorCharge(charge.get("key").asText(), charge.get("reference").asText(), charge.get("amount").asLong(),
                     charge.get("currency").asText(), charge.get("status").asText()));
         }
@@ -875,6 +933,7 @@ public final class Checker {
     static String duplicates(Path metricsDir) throws IOException {
         Map<String, Double> byLayer = new TreeMap<>();
         Map<String, Double> messages = new TreeMap<>();
+        Map<String, Double> webhooks = new TreeMap<>();
         double degraded = 0;
         double retries = 0;
         if (Files.isDirectory(metricsDir)) {
@@ -886,6 +945,8 @@ public final class Checker {
                             byLayer.merge(layer, value(line), Double::sum);
                         } else if (line.startsWith("payonce_messages_total{")) {
                             messages.merge(line.replaceAll(".*outcome=\"([a-z_]+)\".*", "$1"), value(line), Double::sum);
+                        } else if (line.startsWith("payonce_processor_webhooks_total{")) {
+                            webhooks.merge(line.replaceAll(".*outcome=\"([a-z_]+)\".*", "$1"), value(line), Double::sum);
                         } else if (line.startsWith("payonce_lock_degraded_total")) {
                             degraded += value(line);
                         } else if (line.startsWith("ft_retry_retries_total{") && line.contains("Transactions")) {
@@ -900,6 +961,8 @@ public final class Checker {
         byLayer.forEach((layer, n) -> md.append(String.format("| %s | %.0f |%n", layer, n)));
         md.append("\n| commands, by what became of them | count |\n|---|---|\n");
         messages.forEach((outcome, n) -> md.append(String.format("| %s | %.0f |%n", outcome, n)));
+        md.append("\n| webhook deliveries, by what became of them | count |\n|---|---|\n");
+        webhooks.forEach((outcome, n) -> md.append(String.format("| %s | %.0f |%n", outcome, n)));
         md.append(String.format("%nPays that went on without the Redis lock: %.0f. Transactions retried after a transient"
                 + " failure: %.0f.%n", degraded, retries));
         return md.toString();

@@ -67,6 +67,13 @@ public final class ProcessorSimulator implements AutoCloseable {
         }
     }
 
+    /**
+     * The chaos run's webhooks: a third of the events delivered twice, each delivery 0.5 to 1 s late
+     * (about as long as payonce's processor timeout there, so that events and answers race), a
+     * forged copy of one event in ten and a stale copy of one in twenty.
+     */
+    static final WebhookSender.Faults CHAOS_WEBHOOKS = new WebhookSender.Faults(0.3, 1_000, 0.1, 0.05);
+
     static final long SLOW_ANSWER = 300;
     private static final long HELD_ANSWER = 8_000;
 
@@ -229,6 +236,8 @@ public final class ProcessorSimulator implements AutoCloseable {
             JsonArray ledger = new JsonArray();
             charges().forEach(charge -> ledger.add(charge.json().put("key", charge.key()).put("source", charge.source())));
             request.response().putHeader("Content-Type", "application/json").end(ledger.encode());
+        } else if ("GET".equals(request.method().name()) && "/v1/ledger/webhooks".equals(path)) {
+            request.response().putHeader("Content-Type", "application/json").end(webhooks.ledger().encode());
         } else if ("POST".equals(request.method().name()) && path.startsWith("/control/down/")) {
             long millis = Long.parseLong(path.substring("/control/down/".length()));
             request.response().setStatusCode(204).end();
@@ -407,10 +416,18 @@ public final class ProcessorSimulator implements AutoCloseable {
         await(vertx.close());
     }
 
-    /** The chaos harness's processor: {@code port} and the share of charge requests that meet a random fault. */
+    /**
+     * The chaos harness's processor: {@code port}, the share of charge requests that meet a random
+     * fault and, optionally, the webhook URLs of payonce's instances (comma-separated), which it sends
+     * each charge's event to in turn, signed with PAYONCE_PROCESSOR_WEBHOOK_SECRET, with
+     * {@link #CHAOS_WEBHOOKS}' duplicates, delays and forgeries.
+     */
     public static void main(String[] args) throws InterruptedException {
         ProcessorSimulator simulator = start(Integer.parseInt(args[0]));
         simulator.failAtRandom(Double.parseDouble(args[1]));
+        if (args.length > 2) {
+            simulator.webhooks().to(List.of(args[2].split(",")), System.getenv("PAYONCE_PROCESSOR_WEBHOOK_SECRET"), CHAOS_WEBHOOKS);
+        }
         System.out.println("processor simulator listening on " + simulator.url());
         Thread.currentThread().join();
     }

@@ -6,6 +6,7 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import javax.crypto.Mac;
@@ -98,6 +99,14 @@ public final class WebhookSender {
     /** Every attempt so far, in the order answered. */
     public List<Delivery> deliveries() {
         return new ArrayList<>(deliveries);
+    }
+
+    /** Every attempt so far, as the chaos checker reads them: {@code {"event", "kind", "status"}}. */
+    JsonArray ledger() {
+        JsonArray ledger = new JsonArray();
+        deliveries.forEach(delivery -> ledger.add(new JsonObject().put("event", delivery.eventId()).put("kind", delivery.kind().name())
+                .put("status", delivery.status())));
+        return ledger;
     }
 
     /** The ids of the genuine events sent about the charge made under {@code key}, in the order sent. */
