@@ -172,6 +172,9 @@ class HostileInputTest {
                         WebhookSender.signature(Webhooks.secret(), now, event)), 400, "WEBHOOK_SIGNATURE_INVALID"),
                 hostile("webhook: a signature header of garbage", s -> Webhooks.deliver(event, "t=now,v1=" + "z".repeat(64)), 400,
                         "WEBHOOK_SIGNATURE_INVALID"),
+                hostile("webhook: signed, no body", s -> RestAssured.given().contentType("application/json")
+                        .header(WebhookSender.HEADER, WebhookSender.signature(Webhooks.secret(), now, "")).post(Webhooks.PATH), 400,
+                        "MALFORMED_REQUEST"),
                 hostile("webhook: signed, not JSON", s -> Webhooks.deliver("{\"id\":\"evt_1\",\"typ"), 400, "MALFORMED_REQUEST"),
                 hostile("webhook: signed, 5,000 levels deep", s -> Webhooks.deliver("{\"id\":" + "[".repeat(5000) + "]".repeat(5000) + "}"),
                         400, "MALFORMED_REQUEST"),
