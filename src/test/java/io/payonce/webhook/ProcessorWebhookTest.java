@@ -166,7 +166,7 @@ class ProcessorWebhookTest {
                 "kept for ops, naming the payment");
     }
 
-    /** A success of another amount under the payment's key: the payment is left UNKNOWN for an operator, as a lookup leaves it. */
+    /** A success of another amount under the payment's key settles nothing and moves nothing: the payment's own lookup will meet it. */
     @Test
     void aChargeOfAnotherAmountUnderThePaymentsKeyNeverSettlesIt() {
         Checkout buyer = Buyer.withBalance(0).checkout(1300);
@@ -179,6 +179,7 @@ class ProcessorWebhookTest {
         assertEquals("CONTRADICTING", delivered.jsonPath().getString("outcome"));
         assertEquals("UNKNOWN", phaseOf(payment));
         assertEquals("PAYING", db.orderStatus(buyer.order()));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM payment_phase WHERE event_id = ?", delivered.jsonPath().getString("eventId")));
     }
 
     @Test

@@ -67,7 +67,7 @@ class CardSettlement {
      * Records {@code outcome} in {@code tx}: the phase's compare-and-set first, then the rest of the
      * outcome. Returns the key's new answer, or null when the compare-and-set moved nothing (another
      * worker settled or took over the payment first). {@code eventId} names the processor's webhook
-     * event that told the outcome, null when payonce's own call learnt it.
+     * event that told a definite outcome, null when payonce's own call learnt it.
      */
     Uni<Answer> record(SqlConnection tx, CardPayment payment, ChargeOutcome outcome, String eventId) {
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
@@ -78,16 +78,16 @@ class CardSettlement {
             LOG.errorf("Processor charge %s under payment %d's key is %d %s for %s, not %d %s for %s: left UNKNOWN for an operator",
                     charged.chargeId(), payment.id(), charged.amount(), charged.currency(), charged.reference(), payment.amount(),
                     payment.currency(), payment.reference());
-            return unknown(tx, payment, "the processor reported another charge under this key", false, eventId);
+            return unknown(tx, payment, "the processor reported another charge under this key", false);
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {
             return ifMoved(cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode()),
                     () -> notCharged(tx, payment, declined.declineCode(), declined.declineCode(), eventId));
         }
         if (outcome instanceof ChargeOutcome.Unknown unknown) {
-            return unknown(tx, payment, unknown.reason(), !unknown.delivered() && payment.sinceFirstSent() == null, eventId);
+            return unknown(tx, payment, unknown.reason(), !unknown.delivered() && payment.sinceFirstSent() == null);
         }
-        return unknown(tx, payment, "no charge found yet", false, eventId);
+        return unknown(tx, payment, "no charge found yet", false);
     }
 
     /** What the payment's key answers now, for a worker that found the payment taken over or settled by another. */
@@ -135,11 +135,11 @@ class CardSettlement {
      * {@code neverSent}: the send that failed never reached the processor, and no send was recorded
      * before it, so the resend window has not started.
      */
-    private Uni<Answer> unknown(SqlConnection tx, CardPayment payment, String reason, boolean neverSent, String eventId) {
+    private Uni<Answer> unknown(SqlConnection tx, CardPayment payment, String reason, boolean neverSent) {
         CardPayment unknown = payment.in(PaymentPhase.UNKNOWN);
         return ifMoved(cards.markUnknown(tx, payment, FIRST_BACKOFF, maxBackoff, neverSent),
                 () -> (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
-                        : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason, eventId))
+                        : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason))
                         .flatMap(v -> guard.answerForNow(tx, payment.userId(), payment.key(),
                                 Answer.accepted(unknown.view(), unknown.location()))));
     }

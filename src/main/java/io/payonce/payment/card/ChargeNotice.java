@@ -14,10 +14,7 @@ public record ChargeNotice(Long paymentId, PaymentPhase phase, Effect effect) {
         APPLIED,
         /** The payment had that outcome already: nothing changed. */
         ALREADY_SETTLED,
-        /**
-         * It says otherwise than the payment's recorded outcome (changed nothing), or names another
-         * amount, currency or order than the payment's (left UNKNOWN for an operator, as a lookup would).
-         */
+        /** It says otherwise than the payment's recorded outcome, or names another amount, currency or order: nothing changed. */
         CONTRADICTING,
         /** No card payment was made under its key: nothing was created. */
         UNKNOWN_CHARGE

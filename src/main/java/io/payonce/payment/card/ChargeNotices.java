@@ -12,7 +12,10 @@ import jakarta.enterprise.context.ApplicationScoped;
  * definite outcome settles it through {@link CardSettlement}, as if a lookup had returned it: the
  * same checks of amount, currency and order, the same compare-and-set on its phase, the same
  * order, event and key's answer. A payment that has an outcome already keeps it, whatever the
- * notice says; a key no payment was made under creates nothing.
+ * notice says; a key no payment was made under creates nothing. A charge of another amount,
+ * currency or order under the payment's key settles nothing and moves nothing either: the notice
+ * holds no lease on the payment, so it leaves marking it UNKNOWN to the worker or the recovery job
+ * whose own lookup will meet the same charge.
  */
 @ApplicationScoped
 public class ChargeNotices {
@@ -43,16 +46,12 @@ public class ChargeNotices {
                 ChargeNotice.Effect effect = agrees(payment, outcome) ? ChargeNotice.Effect.ALREADY_SETTLED : ChargeNotice.Effect.CONTRADICTING;
                 return Uni.createFrom().item(new ChargeNotice(payment.id(), payment.phase(), effect));
             }
-            return settlement.record(tx, payment, outcome, eventId).map(answer -> settledBy(payment, outcome));
+            if (outcome instanceof ChargeOutcome.Succeeded charged && !payment.isChargedBy(charged)) {
+                return Uni.createFrom().item(new ChargeNotice(payment.id(), payment.phase(), ChargeNotice.Effect.CONTRADICTING));
+            }
+            return settlement.record(tx, payment, outcome, eventId)
+                    .map(answer -> new ChargeNotice(payment.id(), phaseOf(outcome), ChargeNotice.Effect.APPLIED));
         });
-    }
-
-    /** What a payment that had no outcome became: the outcome's phase, or UNKNOWN when the charge is another's. */
-    private static ChargeNotice settledBy(CardPayment payment, ChargeOutcome outcome) {
-        if (outcome instanceof ChargeOutcome.Succeeded charged && !payment.isChargedBy(charged)) {
-            return new ChargeNotice(payment.id(), PaymentPhase.UNKNOWN, ChargeNotice.Effect.CONTRADICTING);
-        }
-        return new ChargeNotice(payment.id(), phaseOf(outcome), ChargeNotice.Effect.APPLIED);
     }
 
     /** Whether a settled payment already has this outcome: the same phase, and for a success a charge of its amount, currency and order. */
