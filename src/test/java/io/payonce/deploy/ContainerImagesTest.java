@@ -56,7 +56,7 @@ class ContainerImagesTest {
         while (variable.find()) {
             required.add(variable.group(1));
         }
-        assertEquals(10, required.size(), "the variables production requires: " + required);
+        assertEquals(11, required.size(), "the variables production requires: " + required);
         return required;
     }
 }
