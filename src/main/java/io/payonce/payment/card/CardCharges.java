@@ -92,10 +92,12 @@ class CardCharges {
 
     /**
      * Records the resend before making it (its time, if no send recorded one), fenced by this
-     * worker's attempts: a worker whose payment another has taken over sends nothing.
+     * worker's attempts and by the window as the database sees it now: a worker whose payment another
+     * has taken over, or whose reading of the window has aged past it, sends nothing, and the
+     * payment waits for its next pass.
      */
     private Uni<Answer> resend(CardPayment payment) {
-        return cards.markResent(pool, payment).flatMap(marked -> marked ? send(payment.nextAttempt()) : settlement.answerSoFar(payment));
+        return cards.markResent(pool, payment, resendWithin).flatMap(marked -> marked ? send(payment.nextAttempt()) : settlement.answerSoFar(payment));
     }
 
     private Uni<Answer> send(CardPayment payment) {

@@ -60,9 +60,12 @@ class CardPaymentRepository {
     /**
      * A send after the first, by the worker that holds the lease: its time starts the resend window
      * if no send did (the ones before could not connect), since this one may reach the processor.
+     * The window is judged here, by the database's clock at the moment of the resend, not by the age
+     * the worker read: a recovery batch read minutes ago must not resend past it.
      */
     private static final String MARK_RESENT = "UPDATE pay_record SET charge_attempts = charge_attempts + 1, "
-            + "first_sent_at = COALESCE(first_sent_at, NOW(6)) WHERE id = ? AND phase IN ('CHARGE_SENT', 'UNKNOWN') AND charge_attempts = ?";
+            + "first_sent_at = COALESCE(first_sent_at, NOW(6)) WHERE id = ? AND phase IN ('CHARGE_SENT', 'UNKNOWN') AND charge_attempts = ? "
+            + "AND (first_sent_at IS NULL OR first_sent_at > NOW(6) - INTERVAL ? MICROSECOND)";
 
     /** By compare-and-set on the attempts as read, so that what was read of the payment is what the lease holds. */
     private static final String TAKE_LEASE = "UPDATE pay_record SET busy_until = NOW(6) + INTERVAL ? MICROSECOND, "
@@ -135,9 +138,9 @@ class CardPaymentRepository {
         return moved(client.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), micros(lease), payment.id(), payment.attempts())));
     }
 
-    /** True when the resend is this worker's to make: {@code payment}'s next attempt. */
-    Uni<Boolean> markResent(SqlClient client, CardPayment payment) {
-        return moved(client.preparedQuery(MARK_RESENT).execute(Tuple.of(payment.id(), payment.attempts())));
+    /** True when the resend is this worker's to make ({@code payment}'s next attempt) and its first send lies within {@code window}. */
+    Uni<Boolean> markResent(SqlClient client, CardPayment payment, Duration window) {
+        return moved(client.preparedQuery(MARK_RESENT).execute(Tuple.of(payment.id(), payment.attempts(), micros(window))));
     }
 
     /** The payment as this worker holds it once it owns its next call for {@code lease}; null when another took it first. */

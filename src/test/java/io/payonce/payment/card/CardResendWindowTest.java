@@ -127,6 +127,29 @@ class CardResendWindowTest {
         assertEquals(1, chargesOf(buyer), "nothing was sent past the window");
     }
 
+    /**
+     * The recovery job read the payment while its first send was recent, and came to it later in
+     * its batch, hours on in the extreme, after the processor forgot the key: the resend is judged
+     * by the window as it stands when it would be made, and nothing is sent.
+     */
+    @Test
+    void aResendDecidedOnAnAgedReadingOfTheWindowSendsNothing() {
+        Checkout buyer = Buyer.withBalance(0).checkout(1500);
+        processor().failNext(Fault.ERROR_AFTER_CHARGE);
+        Response lost = buyer.payByCard("tok_visa");
+        long payment = lost.jsonPath().getLong("paymentId");
+        assertEquals(202, lost.statusCode(), lost.asString());
+        expireLease(payment);
+        CardPayment worker = cards.takeLease(pool, read(buyer), charges.lease()).await().atMost(Duration.ofSeconds(10));
+        assertNotNull(worker, "the worker took the payment, its first send recent as it read it");
+
+        db.update("UPDATE pay_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", payment);
+        processor().retainKeysFor(Duration.ZERO);
+        charges.resume(worker).await().atMost(Duration.ofSeconds(10));
+
+        assertEquals(1, chargesOf(buyer), "nothing was sent past the window");
+    }
+
     /** A retry of the client once the payment's backoff has passed: it takes the payment over and resumes it. */
     private Response resumeNow(Checkout buyer, long payment) {
         expireLease(payment);
