@@ -29,18 +29,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ProductionStartIT {
 
-    private static final Map<String, String> STORES = Map.of(
-            "PAYONCE_DB_HOST", "127.0.0.1",
-            "PAYONCE_DB_USER", "payonce",
-            "PAYONCE_DB_PASSWORD", "not-empty",
-            "PAYONCE_REDIS_HOST", "127.0.0.1",
-            "PAYONCE_RABBITMQ_HOST", "127.0.0.1",
-            "PAYONCE_RABBITMQ_USER", "payonce",
-            "PAYONCE_RABBITMQ_PASSWORD", "not-empty",
-            "PAYONCE_PROCESSOR_URL", "http://127.0.0.1:1",
-            "PAYONCE_PROCESSOR_KEY_NAMESPACE", "production",
-            "PAYONCE_PROCESSOR_WEBHOOK_SECRET", "whsec_production_start_test",
-            "PAYONCE_PUBLIC_URL", "https://api.example.com/payonce");
+    private static final Map<String, String> STORES = Map.ofEntries(
+            Map.entry("PAYONCE_DB_HOST", "127.0.0.1"),
+            Map.entry("PAYONCE_DB_USER", "payonce"),
+            Map.entry("PAYONCE_DB_PASSWORD", "not-empty"),
+            Map.entry("PAYONCE_REDIS_HOST", "127.0.0.1"),
+            Map.entry("PAYONCE_RABBITMQ_HOST", "127.0.0.1"),
+            Map.entry("PAYONCE_RABBITMQ_USER", "payonce"),
+            Map.entry("PAYONCE_RABBITMQ_PASSWORD", "not-empty"),
+            Map.entry("PAYONCE_PROCESSOR_URL", "http://127.0.0.1:1"),
+            Map.entry("PAYONCE_PROCESSOR_KEY_NAMESPACE", "production"),
+            Map.entry("PAYONCE_PROCESSOR_WEBHOOK_SECRET", "whsec_production_start_test"),
+            Map.entry("PAYONCE_PUBLIC_URL", "https://api.example.com/payonce"));
 
     @ParameterizedTest
     @ValueSource(strings = {"PAYONCE_DB_HOST", "PAYONCE_DB_USER", "PAYONCE_DB_PASSWORD", "PAYONCE_REDIS_HOST", "PAYONCE_RABBITMQ_HOST",
