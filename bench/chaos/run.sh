@@ -55,9 +55,9 @@ port_a=$(free_port)
 port_b=$(free_port)
 export PAYONCE_DB_PORT=$(free_port) PAYONCE_REDIS_PORT=$(free_port) PAYONCE_RABBITMQ_PORT=$(free_port)
 processor_port=$(free_port)
-# Card pays go to the processor simulator, which fails a fifth of the charges at random (slow, the
-# answer lost after the charge, a 500 before it). Short bounds, so that the recovery job settles
-# every unknown outcome within the run.
+# Card pays, and the refunds of card-paid orders, go to the processor simulator, which fails a fifth
+# of the charges and refunds at random (slow, the answer lost after the charge or refund, a 500
+# before it). Short bounds, so that the recovery jobs settle every unknown outcome within the run.
 export PAYONCE_PROCESSOR_URL=http://127.0.0.1:$processor_port PAYONCE_PROCESSOR_TIMEOUT=1s PAYONCE_PROCESSOR_RECOVERY_BACKOFF_MAX=4s
 processor_fault_share=0.2
 export PAYONCE_EVENTS_EXCHANGE=payonce.events.chaos PAYONCE_COMMANDS_QUEUE=payonce.commands.chaos

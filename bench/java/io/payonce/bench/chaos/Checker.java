@@ -57,6 +57,9 @@ import java.util.stream.Stream;
  *     payment phases: no event moved a payment twice, every event recorded as applied did move one,
  *     every delivery answered 2xx is recorded, no forged or stale copy was accepted, and some payments
  *     were settled by a webhook;
+ *     likewise every refund to the card settled, no refund number refunded twice, no charge refunded
+ *     beyond its amount, every SUCCEEDED card refund one refund of its amount under its own key, no
+ *     refund payonce does not know;
  *   - operators' settlements: each audit row belongs to exactly one settlement of the history, under
  *     its key (a payment settled by an operator twice would be two), and the path ran;
  *   - the run proved something: enough operations of every type, most of them acknowledged, every
@@ -73,11 +76,13 @@ public final class Checker {
 
     /**
      * Acknowledged operations per minute of load that a run must reach, per type: about a fifth of
-     * what a short run on 2 cores achieved (create 2371, deposit 1212, pay 3041, refund 618 ok in 60 s).
-     * A run that did nothing, or whose workload stalled, cannot pass.
+     * what a short run on 2 cores achieved (create 2371, deposit 1212, pay 3041, refund 618 ok in 60 s),
+     * and for refunds, once a third of them went to the card, about a third of what a short run
+     * achieved (refund 266, card-refund 106 ok in 90 s). A run that did nothing, or whose workload
+     * stalled, cannot pass.
      */
     static final Map<String, Long> OK_FLOOR_PER_MINUTE =
-            new TreeMap<>(Map.of("create", 470L, "deposit", 240L, "pay", 400L, "card-pay", 100L, "refund", 120L));
+            new TreeMap<>(Map.of("create", 470L, "deposit", 240L, "pay", 400L, "card-pay", 100L, "refund", 60L, "card-refund", 20L));
     /** Share of operations answered ok that a run must reach; a short run on 2 cores reached about 0.9. */
     static final double OK_RATE_FLOOR = 0.75;
     /** Pays and refunds acknowledged through the broker per minute of load: about a fifth of a short run's. */
@@ -86,7 +91,7 @@ public final class Checker {
     static final long CARD_BY_MESSAGE_OK_FLOOR_PER_MINUTE = 20;
     /** How long the outbox may take to drain once the load and the faults are over. */
     static final Duration OUTBOX_DRAIN = Duration.ofSeconds(60);
-    /** How long the recovery job may take to settle every card payment once the load and the faults are over. */
+    /** How long the recovery jobs may take to settle every card payment and refund once the load and the faults are over. */
     static final Duration CARD_RECOVERY = Duration.ofSeconds(60);
 
     record Attempt(long op, String type, String key, String subject, int target, long start, long end, String status, String detail,
@@ -207,9 +212,10 @@ public final class Checker {
     }
 
     void check() throws Exception {
-        // Card payments first: every other check reads the database once they are all settled.
+        // Card payments and refunds first: every other check reads the database once they are all settled.
         checkTheCardPayments();
         checkTheWebhooks();
+        checkTheCardRefunds();
         checkTheDatabaseAlone();
         checkOutcomesAgainstTheDatabase();
         reconcileTheDatabaseWithTheHistory();
@@ -219,7 +225,7 @@ public final class Checker {
     }
 
     /** A charge in the processor simulator's own ledger. */
-    record ProcessorCharge(String key, String reference, long amount, String currency, String status) {
+    record ProcessorCharge(String id, String key, String reference, long amount, String currency, String status) {
         boolean succeeded() {
             return "succeeded".equals(status);
         }
@@ -331,11 +337,84 @@ public final class Checker {
 
     List<ProcessorCharge> processorLedger() throws IOException, InterruptedException {
         List<ProcessorCharge> charges = new ArrayList<>();
-        for (JsonNode charge : new ObjectMapper().readTree(get("/v1/ledger"))) {
-            charges.add(new ProcessorCharge(charge.get("key").asText(), charge.get("reference").asText(), charge.get("amount").asLong(),
-                    charge.get("currency").asText(), charge.get("status").asText()));
+        for (JsonNode charge : processorJson("/v1/ledger")) {
+            charges.add(new ProcessorCharge(charge.get("id").asText(), charge.get("key").asText(), charge.get("reference").asText(),
+                    charge.get("amount").asLong(), charge.get("currency").asText(), charge.get("status").asText()));
         }
         return charges;
+    }
+
+    /** A refund in the processor simulator's own ledger: {@code reference} names the order and the refund number. */
+    record ProcessorRefund(String key, String charge, String reference, long amount, String currency, String status) {
+        boolean succeeded() {
+            return "succeeded".equals(status);
+        }
+    }
+
+    /** A refund to the card as payonce recorded it. */
+    record CardRefund(String processorKey, long amount, String currency, String phase) {
+    }
+
+    /**
+     * The refunds to the card, judged like the card payments from the processor's own ledger once the
+     * recovery job has settled every one: no refund number refunded twice at the processor, no charge
+     * refunded beyond its amount in all, every SUCCEEDED card refund exactly one refund of its amount
+     * under its own key, and no refund at the processor that payonce does not know, or knows otherwise.
+     */
+    void checkTheCardRefunds() throws Exception {
+        String unsettledQuery = "SELECT COUNT(*) FROM refund_record WHERE phase IN ('STARTED', 'SENT', 'UNKNOWN')";
+        long deadline = System.nanoTime() + CARD_RECOVERY.toNanos();
+        long unsettled = count(unsettledQuery);
+        while (unsettled > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            unsettled = count(unsettledQuery);
+        }
+        List<ProcessorRefund> refunds = new ArrayList<>();
+        for (JsonNode refund : processorJson("/v1/ledger/refunds")) {
+            refunds.add(new ProcessorRefund(refund.get("idempotency_key").asText(), refund.get("charge").asText(),
+                    refund.get("reference").asText(), refund.get("amount").asLong(), refund.get("currency").asText(),
+                    refund.get("status").asText()));
+        }
+        Map<String, Long> charged = processorLedger().stream().filter(ProcessorCharge::succeeded)
+                .collect(Collectors.toMap(ProcessorCharge::id, ProcessorCharge::amount));
+        Map<String, CardRefund> cardRefunds = new HashMap<>();
+        rows("SELECT r.processor_key, r.amount, o.currency, r.phase FROM refund_record r JOIN orders o ON o.id = r.order_id "
+                + "WHERE r.method = 'CARD'", row -> new CardRefund(row.getString(1), row.getLong(2), row.getString(3), row.getString(4)))
+                .forEach(refund -> cardRefunds.put(refund.processorKey, refund));
+        Map<String, ProcessorRefund> byKey = refunds.stream().collect(Collectors.toMap(ProcessorRefund::key, r -> r));
+        String compared = refunds.size() + " refunds at the processor (" + refunds.stream().filter(ProcessorRefund::succeeded).count()
+                + " succeeded), " + cardRefunds.size() + " card refunds";
+        long wentUnknown = count("SELECT COUNT(DISTINCT refund_id) FROM refund_phase WHERE phase = 'UNKNOWN'");
+        checks.add(new Check("card refunds still unsettled " + CARD_RECOVERY.toSeconds() + " s after the run", unsettled,
+                "refund_record phases STARTED, SENT, UNKNOWN; " + wentUnknown + " refunds were UNKNOWN on the way"));
+        checks.add(new Check("no card refund's outcome was ever unknown", wentUnknown == 0 ? 1 : 0,
+                wentUnknown + " card refunds went through UNKNOWN and were recovered"));
+        checks.add(new Check("refund numbers refunded more than once at the processor", refunds.stream().filter(ProcessorRefund::succeeded)
+                .collect(Collectors.groupingBy(ProcessorRefund::reference, Collectors.counting())).values().stream().filter(n -> n > 1).count(),
+                compared));
+        Map<String, Long> refundedPerCharge = refunds.stream().filter(ProcessorRefund::succeeded)
+                .collect(Collectors.groupingBy(ProcessorRefund::charge, Collectors.summingLong(ProcessorRefund::amount)));
+        checks.add(new Check("orders refunded beyond their charge at the processor", refundedPerCharge.entrySet().stream()
+                .filter(refunded -> refunded.getValue() > charged.getOrDefault(refunded.getKey(), 0L)).count(),
+                refundedPerCharge.size() + " charges refunded, compared with their amounts"));
+        checks.add(new Check("SUCCEEDED card refunds without exactly one processor refund of their amount", cardRefunds.values().stream()
+                .filter(refund -> refund.phase.equals("SUCCEEDED"))
+                .filter(refund -> {
+                    ProcessorRefund atProcessor = byKey.get(refund.processorKey);
+                    return atProcessor == null || !atProcessor.succeeded() || atProcessor.amount != refund.amount
+                            || !atProcessor.currency.equalsIgnoreCase(refund.currency);
+                }).count(), compared));
+        checks.add(new Check("processor refunds payonce does not know, or knows otherwise", refunds.stream().filter(refund -> {
+            CardRefund known = cardRefunds.get(refund.key);
+            return known == null || !known.phase.equals(refund.succeeded() ? "SUCCEEDED" : "FAILED");
+        }).count(), compared));
+    }
+
+    JsonNode processorJson(String path) throws IOException, InterruptedException {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(processorUrl + path)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return new ObjectMapper().readTree(response.body());
     }
 
     /** Invariants that the database must hold by itself, whatever the history says. */
@@ -344,8 +423,8 @@ public final class Checker {
         long balances = count("SELECT COALESCE(SUM(balance), 0) FROM account");
         long deposits = count("SELECT COALESCE(SUM(delta), 0) FROM account_entry WHERE ref_type = 'DEPOSIT'");
         long paid = count("SELECT COALESCE(SUM(amount), 0) FROM pay_record WHERE method = 'BALANCE'");
-        long refunded = count("SELECT COALESCE(SUM(amount), 0) FROM refund_record");
-        checks.add(new Check("money not conserved (balances vs deposits - balance payments + refunds)",
+        long refunded = count("SELECT COALESCE(SUM(amount), 0) FROM refund_record WHERE method = 'BALANCE'");
+        checks.add(new Check("money not conserved (balances vs deposits - balance payments + balance refunds)",
                 Math.abs(balances - (deposits - paid + refunded)),
                 "balances " + balances + " = deposits " + deposits + " - payments " + paid + " + refunds " + refunded));
         checks.add(new Check("answers with status 500", attempts.stream().filter(a -> a.status.equals("500")).count(), "history"));
@@ -441,7 +520,7 @@ public final class Checker {
         return switch (op.type) {
             case "deposit" -> effect("deposit", op.user, op.key, op.amount);
             case "pay", "card-pay" -> effect("pay", op.user, op.subject, op.key, op.amount);
-            case "refund" -> effect("refund", op.user, op.subject, op.amount);
+            case "refund", "card-refund" -> effect("refund", op.user, op.subject, op.amount);
             case "create" -> effect("create", op.user, op.subject, op.amount);
             case "ops-settle" -> effect("ops-settle", op.key, op.subject);
             default -> null;
@@ -693,9 +772,11 @@ public final class Checker {
             case "pay", "card-pay" -> paymentsByKey().getOrDefault(op.user + "\t" + op.key, 0L);
             case "deposit" -> count("SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'DEPOSIT' AND ref_id = ?",
                     op.user, reference(op.key));
-            case "refund" -> {
+            case "refund", "card-refund" -> {
+                // A refund to the card that failed is a row that moved no money: no effect.
                 String[] orderAndNo = op.subject.split("/");
-                yield count("SELECT COUNT(*) FROM refund_record WHERE order_id = ? AND refund_no = ?", orderAndNo[0], orderAndNo[1]);
+                yield count("SELECT COUNT(*) FROM refund_record WHERE order_id = ? AND refund_no = ? AND phase = 'SUCCEEDED'",
+                        orderAndNo[0], orderAndNo[1]);
             }
             case "create" -> count("SELECT COUNT(*) FROM orders WHERE user_id = ? AND order_sn = ?", op.user, op.subject);
             case "ops-settle" -> count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ? AND idem_key = ?", op.subject, op.key);
@@ -777,9 +858,9 @@ public final class Checker {
             case "deposit" -> effects == 1 && count("""
                     SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'DEPOSIT' AND ref_id = ? AND delta = ?""",
                     op.user, reference(op.key), op.amount) == 1;
-            case "refund" -> {
+            case "refund", "card-refund" -> {
                 String[] orderAndNo = op.subject.split("/");
-                yield count("SELECT COUNT(*) FROM refund_record WHERE id = ? AND order_id = ? AND refund_no = ? AND amount = ?",
+                yield count("SELECT COUNT(*) FROM refund_record WHERE id = ? AND order_id = ? AND refund_no = ? AND amount = ? AND phase = 'SUCCEEDED'",
                         op.detail, orderAndNo[0], orderAndNo[1], op.amount) == 1;
             }
             case "create" -> count("SELECT COUNT(*) FROM orders WHERE id = ? AND order_sn = ?", op.detail, op.subject) == 1;

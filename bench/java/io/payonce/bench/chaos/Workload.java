@@ -34,7 +34,8 @@ import java.util.regex.Pattern;
  * and keeps it across all its retries; clients time out at random (a few ms to 2 s), retry with
  * jitter, double-click, and send retries to the other instance. A third of the orders are paid by
  * card, through the processor simulator, and a 202 (the charge's outcome not known yet) is answered
- * by sending the pay again with the same key. A fifth of the pays, by card or from the balance, and
+ * by sending the pay again with the same key; their refunds go back to the card through the same
+ * simulator ("card-refund"), a 202 answered the same way. A fifth of the pays, by card or from the balance, and
  * of the refunds go as commands through the broker instead (message-id = key, sent again under the
  * same id until a definite reply comes: a card pay's 202 reply is answered by sending it again, as
  * over HTTP), as an upstream order system would send them. Now and then ops try to settle a card
@@ -190,7 +191,8 @@ public final class Workload {
         if (dice < 85) {
             long amount = 1 + random.nextLong(Math.max(1, order.amount / 3));
             String refundNo = "r-" + UUID.randomUUID();
-            Operation refund = new Operation(this, "refund", user, newKey(), "/orders/" + order.id + "/refunds", opsToken,
+            String type = order.id % CARD_ORDER_EVERY == 0 ? "card-refund" : "refund";
+            Operation refund = new Operation(this, type, user, newKey(), "/orders/" + order.id + "/refunds", opsToken,
                     "{\"refundNo\":\"" + refundNo + "\",\"amount\":" + amount + "}", amount, order.id + "/" + refundNo);
             return byMessage ? refund.asCommand("{\"type\":\"refund\",\"orderId\":" + order.id + ",\"refundNo\":\"" + refundNo
                     + "\",\"amount\":" + amount + "}") : refund;

@@ -4,7 +4,6 @@ import io.payonce.auth.Caller;
 import io.payonce.db.UniqueKey;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
-import io.payonce.events.EventType;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.AnswerMeter;
@@ -63,8 +62,8 @@ public class AccountService {
     public Uni<Answer> deposit(Caller caller, KeyedRequest request, String userId, DepositRequest deposit) {
         return guard.run(request.by(caller.userId(), deposit), tx -> ledger.credit(tx, userId, deposit.currency(), deposit.amount(),
                         EntryType.DEPOSIT, deposit.reference())
-                .flatMap(credited -> outbox.record(tx, EventType.DEPOSIT_CREDITED, userId, null, deposit.reference(), deposit.amount(),
-                        deposit.currency(), request.key().value()))
+                .flatMap(credited -> outbox.recordDeposit(tx, userId, deposit.reference(), deposit.amount(), deposit.currency(),
+                        request.key().value()))
                 .flatMap(recorded -> accounts.find(tx, userId))
                 .map(account -> Answer.created(new DepositView(userId, deposit.amount(), account.currency(), account.balance()))));
     }

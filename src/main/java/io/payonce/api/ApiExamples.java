@@ -37,7 +37,15 @@ public final class ApiExamples {
     public static final String REFUND_REQUEST = """
             {"refundNo":"rf-1","amount":999}""";
     public static final String REFUND = """
-            {"refundId":1,"orderId":1,"refundNo":"rf-1","amount":999,"refundedTotal":999,"orderStatus":"PAID"}""";
+            {"refundId":1,"orderId":1,"refundNo":"rf-1","amount":999,"method":"balance","phase":"SUCCEEDED","refundedTotal":999,\
+            "orderStatus":"PAID"}""";
+    public static final String REFUND_UNKNOWN = """
+            {"refundId":2,"orderId":2,"refundNo":"rf-1","amount":500,"method":"card","phase":"UNKNOWN","refundedTotal":500,\
+            "orderStatus":"PAID"}""";
+    public static final String REFUND_FAILED = """
+            {"type":"http://localhost:8080/problems/refund-failed","title":"Refund failed","status":402,\
+            "detail":"The card processor did not refund the card (expired_or_canceled_card); nothing was refunded, and this refund number is spent.",\
+            "instance":"/orders/2/refunds","code":"REFUND_FAILED","traceId":"0af7651916cd43dd8448eb211c80319c"}""";
     public static final String SETTLEMENT_REQUEST = """
             {"outcome":"charged","chargeId":"ch_1","reason":"the processor's dashboard shows ch_1 for order-3; ticket OPS-12"}""";
     public static final String SETTLEMENT = """

@@ -58,6 +58,8 @@ public class StringBounds implements OASFilter {
             Map.entry("reason", 500),
             Map.entry("settledBy", 64),
             Map.entry("processorSaid", 1000),
+            Map.entry("processorRefundId", 255),
+            Map.entry("failureCode", 64),
             Map.entry("title", ErrorCode.LONGEST_TITLE),
             Map.entry("detail", Problem.LONGEST_DETAIL),
             Map.entry("instance", Problem.LONGEST_INSTANCE),

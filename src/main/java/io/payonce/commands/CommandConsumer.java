@@ -55,11 +55,13 @@ import java.util.stream.Collectors;
  * <ul>
  * <li>an answer (a success, or a business refusal such as 402, 404 or 409): replied to its
  * reply-to, if any, with the confirm awaited, then acked, and only then: a broker that loses the
- * ack redelivers, and the redelivery replies with the same stored answer. A card pay whose outcome
- * is not known yet is an answer too, 202 with the payment's location, as over HTTP: the sender sends
- * the command again later under the same message-id, which resumes the payment like an HTTP retry;
- * held on the queue instead, it would hold the consumer until the recovery job learns the outcome;</li>
+ * ack redelivers, and the redelivery replies with the same stored answer. A card pay, or a refund to
+ * the card, whose outcome is not known yet is an answer too, 202 with the payment's or refund's
+ * location, as over HTTP: the sender sends the command again later under the same message-id, which
+ * resumes it like an HTTP retry; held on the queue instead, it would hold the consumer until the
+ * recovery job learns the outcome;</li>
  * <li>"come back later" (409 CARD_PAYMENT_PENDING: the order's card payment waits for its
+ * processor; 409 REFUND_PENDING: a refund to the card with this refund number waits for its
  * processor; 409 PAYMENT_IN_PROGRESS to a card pay whose twin, the same key, holds its charge): an
  * answer that says nothing was done, replied and acked like any other when there is a reply-to, for
  * the sender to send the command again later; held on the queue, it could hold the consumer as long

@@ -28,31 +28,39 @@ public class Outbox {
     }
 
     /**
-     * @param ref     what the ledger line names: a payment's or refund's id, a deposit's reference
-     * @param orderId the order the money belongs to; null for a deposit
+     * The event of a payment or a refund, naming how its money moved.
+     *
+     * @param ref     a payment's or refund's id: what its ledger line, or its record at the processor, names
      * @param key     the idempotency key of the request that moved the money
      */
-    public Uni<Void> record(SqlClient tx, EventType type, String userId, Long orderId, String ref, long amount, String currency,
-                            String key) {
-        return write(tx, type, userId, orderId, ref, amount, currency, key, null);
+    public Uni<Void> record(SqlClient tx, EventType type, Method method, String userId, long orderId, String ref, long amount,
+                            String currency, String key) {
+        return write(tx, type, method, userId, orderId, ref, amount, currency, key, null);
+    }
+
+    /** The event of a deposit: it belongs to no order, and a deposit always goes to the balance. */
+    public Uni<Void> recordDeposit(SqlClient tx, String userId, String reference, long amount, String currency, String key) {
+        return write(tx, EventType.DEPOSIT_CREDITED, null, userId, null, reference, amount, currency, key, null);
     }
 
     /**
-     * Writes {@code payment.settled-by-operator} for payment {@code ref} of {@code amount}, settled as
-     * {@code outcome} under the operator's {@code key}, in the settlement's transaction.
+     * Writes {@code payment.settled-by-operator} for card payment {@code ref} of {@code amount}, settled
+     * as {@code outcome} under the operator's {@code key}, in the settlement's transaction.
      */
     public Uni<Void> recordSettlement(SqlClient tx, String userId, long orderId, String ref, long amount, String currency, String key,
                                       String outcome) {
-        return write(tx, EventType.PAYMENT_SETTLED_BY_OPERATOR, userId, orderId, ref, amount, currency, key, outcome);
+        return write(tx, EventType.PAYMENT_SETTLED_BY_OPERATOR, Method.CARD, userId, orderId, ref, amount, currency, key, outcome);
     }
 
-    private Uni<Void> write(SqlClient tx, EventType type, String userId, Long orderId, String ref, long amount, String currency, String key,
-                            String outcome) {
+    /** {@code method} is null for a deposit; {@code outcome} only for an operator's settlement. */
+    private Uni<Void> write(SqlClient tx, EventType type, Method method, String userId, Long orderId, String ref, long amount,
+                            String currency, String key, String outcome) {
         String eventId = UUID.randomUUID().toString();
         // The instance's clock, to the microsecond like the database's times: the event is written
         // inside the transaction that moves the money, so this is that moment to within its commit.
         Instant occurredAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
-        Event event = new Event(eventId, type.routingKey(), userId, orderId, ref, amount, currency, key, occurredAt, outcome);
+        Event event = new Event(eventId, type.routingKey(), method == null ? null : method.wireName(), userId, orderId, ref, amount,
+                currency, key, occurredAt, outcome);
         return events.insert(tx, event, type, toJson(event));
     }
 

@@ -57,6 +57,20 @@ public class OrderRepository {
             WHERE id = ? AND status IN ('PAID', 'SHIPPED', 'COMPLETED') AND refunded_amount + ? <= amount""";
 
     /**
+     * Reserves a card refund in the order's refunded total, within the same cap, while the refund
+     * goes to the processor: racing refunds can never together exceed the payment, those still in
+     * flight included. The status stays as it is: the order becomes REFUNDED only once the refunds
+     * that make up its full amount have all succeeded.
+     */
+    private static final String RESERVE_REFUND = """
+            UPDATE orders SET refunded_amount = refunded_amount + ?
+            WHERE id = ? AND status IN ('PAID', 'SHIPPED', 'COMPLETED') AND refunded_amount + ? <= amount""";
+
+    /** Gives back the reservation of a card refund that failed: nothing went back to the card. */
+    private static final String RELEASE_REFUND = """
+            UPDATE orders SET refunded_amount = refunded_amount - ? WHERE id = ? AND refunded_amount >= ?""";
+
+    /**
      * Closes a batch of stale unpaid orders. The status condition is re-checked under the row lock,
      * so an order that a payment moved to PAID a moment earlier is left alone, and vice versa.
      */
@@ -108,6 +122,16 @@ public class OrderRepository {
     /** True when the refund fitted under the cap and was added. */
     public Uni<Boolean> addRefund(SqlClient tx, long id, long amount) {
         return tx.preparedQuery(ADD_REFUND).execute(Tuple.of(amount, amount, id, amount)).map(rows -> rows.rowCount() == 1);
+    }
+
+    /** True when the card refund fitted under the cap and its amount is now reserved. */
+    public Uni<Boolean> reserveRefund(SqlClient tx, long id, long amount) {
+        return tx.preparedQuery(RESERVE_REFUND).execute(Tuple.of(amount, id, amount)).map(rows -> rows.rowCount() == 1);
+    }
+
+    /** True when the reservation of a failed card refund was given back. */
+    public Uni<Boolean> releaseRefund(SqlClient tx, long id, long amount) {
+        return tx.preparedQuery(RELEASE_REFUND).execute(Tuple.of(amount, id, amount)).map(rows -> rows.rowCount() == 1);
     }
 
     /** Closes at most {@code limit} unpaid orders older than {@code age}; returns how many it closed. */

@@ -23,13 +23,14 @@ import java.util.stream.Stream;
 /**
  * payonce's side of the processor: one call, one outcome. Every call is bounded by
  * {@code payonce.processor.timeout} and made once: nothing here retries, so nothing can send a
- * charge again under a new key. Whatever is not a definite answer (a timeout, a 5xx, a connection
- * that failed or was reset, a reply that cannot be read) is {@link ChargeOutcome.Unknown}: the card
- * may have been charged, and only the processor can say. A call the processor refused before
- * handling it (401 or 403: payonce's API key is wrong, as after a key rotation gone wrong; 404 or 405
- * to a charge: the processor's address is) charged nothing: it is not sent, like a call that could
- * not connect, and counted in {@code payonce_processor_refused_total}, which an operator alerts on,
- * since every card pay waits until it is put right. Made at start, so that the counter is there,
+ * charge or a refund again under a new key. Whatever is not a definite answer (a timeout, a 5xx, a
+ * connection that failed or was reset, a reply that cannot be read) is unknown
+ * ({@link ChargeOutcome.Unknown}, {@link RefundOutcome.Unknown}): the card may have been charged, or
+ * refunded, and only the processor can say. A call the processor refused before handling it (401 or
+ * 403: payonce's API key is wrong, as after a key rotation gone wrong; 404 or 405 to a charge or a
+ * refund: the processor's address is) charged or refunded nothing: it is not sent, like a call that
+ * could not connect, and counted in {@code payonce_processor_refused_total}, which an operator alerts
+ * on, since every card pay and refund to the card waits until it is put right. Made at start, so that the counter is there,
  * at 0, before the first card pay.
  */
 @Startup
@@ -39,19 +40,22 @@ public class Processor {
     private static final Logger LOG = Logger.getLogger(Processor.class);
 
     private final ProcessorApi api;
+    private final ProcessorRefundApi refunds;
     private final Duration timeout;
     private final String authorization;
     private final Map<Integer, Counter> refusals;
 
-    Processor(@RestClient ProcessorApi api, PayonceConfig config, MeterRegistry registry) {
+    Processor(@RestClient ProcessorApi api, @RestClient ProcessorRefundApi refunds, PayonceConfig config, MeterRegistry registry) {
         this.api = api;
+        this.refunds = refunds;
         this.timeout = config.processor().timeout();
         this.authorization = config.processor().apiKey().map(key -> "Bearer " + key).orElse(null);
         // Each status counted from 0 at start, so that the first refusal is an increase an alert sees.
         this.refusals = Stream.of(401, 403, 404, 405).collect(Collectors.toMap(Function.identity(), status -> Counter
                 .builder("payonce.processor.refused")
                 .description("Calls the processor refused before handling them, by status: 401 or 403, payonce's API key is wrong; "
-                        + "404 or 405 to a charge, the processor's address is. Nothing was charged; every card pay waits")
+                        + "404 or 405 to a charge or a refund, the processor's address is. Nothing was charged or refunded; every card "
+                        + "pay and refund to the card waits")
                 .tag("status", Integer.toString(status))
                 .register(registry)));
     }
@@ -75,13 +79,21 @@ public class Processor {
         return outcome("lookup of charge " + chargeId, api.chargeById(chargeId, authorization), true);
     }
 
+    /** Sends the refund under {@code key}; the same key always names the same refund at the processor. */
+    public Uni<RefundOutcome> refund(String key, RefundRequest request) {
+        return refundOutcome("refund under key " + key, refunds.refund(key, authorization, request), false);
+    }
+
+    /** The refund the processor holds under {@code key}, or {@link RefundOutcome.Absent} if it holds none. */
+    public Uni<RefundOutcome> refundUnder(String key) {
+        return refundOutcome("refund lookup under key " + key, refunds.refundUnder(key, authorization), true);
+    }
+
     /** {@code described}: the call in words for the log, which call and under which key or of which charge. */
     private Uni<ChargeOutcome> outcome(String described, Uni<Response> call, boolean lookup) {
-        return call
-                .onFailure(WebApplicationException.class).recoverWithItem(e -> ((WebApplicationException) e).getResponse())
-                .ifNoItem().after(timeout).fail()
+        return bounded(call)
                 .map(response -> answerOf(response, lookup))
-                .onFailure().recoverWithItem(Processor::unknown)
+                .onFailure().recoverWithItem(failure -> new ChargeOutcome.Unknown(unknownBecause(failure), delivered(failure)))
                 .invoke(outcome -> {
                     if (outcome instanceof ChargeOutcome.Unknown unknown) {
                         LOG.warnf("Processor %s: outcome unknown (%s)", described, unknown.reason());
@@ -89,19 +101,46 @@ public class Processor {
                 });
     }
 
-    private ChargeOutcome answerOf(Response response, boolean lookup) {
-        int status = response.getStatus();
-        return refusedUnhandled(status, lookup) ? notSent(status) : read(response, lookup);
+    private Uni<RefundOutcome> refundOutcome(String described, Uni<Response> call, boolean lookup) {
+        return bounded(call)
+                .map(response -> refundAnswerOf(response, lookup))
+                .onFailure().recoverWithItem(failure -> new RefundOutcome.Unknown(unknownBecause(failure), delivered(failure)))
+                .invoke(outcome -> {
+                    if (outcome instanceof RefundOutcome.Unknown unknown) {
+                        LOG.warnf("Processor %s: outcome unknown (%s)", described, unknown.reason());
+                    }
+                });
     }
 
-    /** 401 and 403 to any call; 404 and 405 to a charge only, since a lookup's 404 says the processor holds no charge under the key. */
+    /** The processor's answer whatever its status, or a failure once the call's bound has passed. */
+    private Uni<Response> bounded(Uni<Response> call) {
+        return call
+                .onFailure(WebApplicationException.class).recoverWithItem(e -> ((WebApplicationException) e).getResponse())
+                .ifNoItem().after(timeout).fail();
+    }
+
+    private ChargeOutcome answerOf(Response response, boolean lookup) {
+        int status = response.getStatus();
+        return refusedUnhandled(status, lookup) ? new ChargeOutcome.Unknown(notSent(status, "charged"), false) : read(response, lookup);
+    }
+
+    private RefundOutcome refundAnswerOf(Response response, boolean lookup) {
+        int status = response.getStatus();
+        return refusedUnhandled(status, lookup) ? new RefundOutcome.Unknown(notSent(status, "refunded"), false) : readRefund(response, lookup);
+    }
+
+    /**
+     * 401 and 403 to any call; 404 and 405 to a charge or a refund only, since a lookup's 404 says the
+     * processor holds nothing under the key.
+     */
     private static boolean refusedUnhandled(int status, boolean lookup) {
         return status == 401 || status == 403 || !lookup && (status == 404 || status == 405);
     }
 
-    private ChargeOutcome notSent(int status) {
+    /** Counts the refusal; the words for the history of the call that was not sent, and of what it did not do. */
+    private String notSent(int status, String done) {
         refusals.get(status).increment();
-        return new ChargeOutcome.Unknown("the processor refused payonce's call (" + status + ") and charged nothing", false);
+        return "the processor refused payonce's call (" + status + ") and " + done + " nothing";
     }
 
     /**
@@ -129,14 +168,50 @@ public class Processor {
         return ChargeObject.outcome(charge);
     }
 
-    /** Words for the payment's history, which its owner reads: no class names. */
-    private static ChargeOutcome unknown(Throwable failure) {
+    /**
+     * A refund object in a 2xx or 402 is an outcome, and so is a 400 that names a failure code (the
+     * processor refusing the refund outright, refunding nothing); a 404 to a lookup means no refund
+     * exists under the key. Anything else (a 400 without a failure code, a 409 for a twin request still
+     * in flight at the processor, a refund still pending) is not an outcome, as for a charge. A refund
+     * reported succeeded must name its id, amount and currency to count.
+     */
+    private static RefundOutcome readRefund(Response response, boolean lookup) {
+        int status = response.getStatus();
+        if (lookup && status == 404) {
+            return new RefundOutcome.Absent();
+        }
+        if (status != 200 && status != 201 && status != 400 && status != 402) {
+            return new RefundOutcome.Unknown("the processor answered " + status);
+        }
+        RefundReply reply = RefundReply.of(response.readEntity(JsonNode.class));
+        String refundId = ProcessorText.of(reply.id(), ProcessorText.REFUND_ID_LENGTH);
+        String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
+        if (status == 400) {
+            return failureCode != null ? new RefundOutcome.Failed(refundId, failureCode) : new RefundOutcome.Unknown("the processor answered 400");
+        }
+        return switch (String.valueOf(reply.status())) {
+            case "succeeded" -> refundId == null || reply.amount() == null || reply.currency() == null
+                    ? new RefundOutcome.Unknown("the processor's refund is incomplete")
+                    : new RefundOutcome.Succeeded(refundId, ProcessorText.of(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
+                    ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH));
+            case "failed", "canceled" -> new RefundOutcome.Failed(refundId, failureCode == null ? "failed" : failureCode);
+            default -> new RefundOutcome.Unknown("the refund is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
+        };
+    }
+
+    /** Words for the payment's or refund's history, which its owner reads: no class names. */
+    private static String unknownBecause(Throwable failure) {
         if (failure instanceof TimeoutException) {
-            return new ChargeOutcome.Unknown("no answer in time");
+            return "no answer in time";
         }
-        if (failure instanceof ConnectException || failure.getCause() instanceof ConnectException) {
-            return new ChargeOutcome.Unknown("could not connect", false);
+        if (!delivered(failure)) {
+            return "could not connect";
         }
-        return new ChargeOutcome.Unknown("the connection failed or the answer was unreadable");
+        return "the connection failed or the answer was unreadable";
+    }
+
+    /** False only when the request certainly never reached the processor: the connection itself was refused. */
+    private static boolean delivered(Throwable failure) {
+        return !(failure instanceof ConnectException || failure.getCause() instanceof ConnectException);
     }
 }

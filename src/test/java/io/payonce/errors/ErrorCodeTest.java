@@ -39,8 +39,8 @@ class ErrorCodeTest {
 
     @Test
     void theRecordedCodesAreTheBusinessOutcomesOfAClaimedKey() {
-        assertEquals(EnumSet.of(ErrorCode.INSUFFICIENT_FUNDS, ErrorCode.CARD_DECLINED, ErrorCode.ORDER_NOT_FOUND, ErrorCode.ACCOUNT_NOT_FOUND,
-                        ErrorCode.ILLEGAL_TRANSITION, ErrorCode.ORDER_SN_CONFLICT, ErrorCode.CURRENCY_MISMATCH,
+        assertEquals(EnumSet.of(ErrorCode.INSUFFICIENT_FUNDS, ErrorCode.CARD_DECLINED, ErrorCode.REFUND_FAILED, ErrorCode.ORDER_NOT_FOUND,
+                        ErrorCode.ACCOUNT_NOT_FOUND, ErrorCode.ILLEGAL_TRANSITION, ErrorCode.ORDER_SN_CONFLICT, ErrorCode.CURRENCY_MISMATCH,
                         ErrorCode.REFUND_EXCEEDS_PAYMENT, ErrorCode.REFUND_NO_CONFLICT, ErrorCode.ALREADY_APPLIED),
                 codesOf(RECORDED));
     }
@@ -48,10 +48,11 @@ class ErrorCodeTest {
     @Test
     void onlyTheCodesThatMaySucceedLaterCarryRetryAfter() {
         assertEquals(EnumSet.of(ErrorCode.SUBMIT_TOKEN_IN_USE, ErrorCode.IDEMPOTENCY_KEY_IN_USE, ErrorCode.PAYMENT_IN_PROGRESS,
-                        ErrorCode.CARD_PAYMENT_PENDING, ErrorCode.WORKER_HOLDS_LEASE, ErrorCode.DEPENDENCY_UNAVAILABLE,
+                        ErrorCode.CARD_PAYMENT_PENDING, ErrorCode.REFUND_PENDING, ErrorCode.WORKER_HOLDS_LEASE, ErrorCode.DEPENDENCY_UNAVAILABLE,
                         ErrorCode.PROCESSOR_UNAVAILABLE),
                 EnumSet.copyOf(Arrays.stream(ErrorCode.values()).filter(code -> code.kind().retryAfter()).toList()));
-        assertEquals(EnumSet.of(ErrorCode.CARD_PAYMENT_PENDING), codesOf(RETRY_LATER), "the one wait that can outlast a queue's pause");
+        assertEquals(EnumSet.of(ErrorCode.CARD_PAYMENT_PENDING, ErrorCode.REFUND_PENDING), codesOf(RETRY_LATER),
+                "the waits for a card processor, which can outlast a queue's pause");
     }
 
     private static EnumSet<ErrorCode> codesOf(ErrorCode.Kind kind) {

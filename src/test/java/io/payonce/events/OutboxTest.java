@@ -3,6 +3,7 @@ package io.payonce.events;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.GetResponse;
+import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.Broker;
@@ -12,6 +13,8 @@ import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Replays;
 import io.payonce.support.Tokens;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
@@ -30,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * message id and marks it sent once the broker confirmed it. Real MariaDB, real RabbitMQ.
  */
 @QuarkusTest
+@WithTestResource(value = ProcessorSimulatorResource.class, scope = TestResourceScope.GLOBAL)
 @ExtendWith(LedgerInvariants.class)
 class OutboxTest {
 
@@ -59,8 +63,30 @@ class OutboxTest {
         assertEquals("EUR", payment.path("currency").asText());
         assertEquals(refundKey, events.get("refund.created").path("idempotencyKey").asText());
         assertEquals(200, events.get("refund.created").path("amount").asLong());
+        assertEquals("balance", events.get("refund.created").path("method").asText(), "a refund of a balance payment goes to the balance");
         assertEquals(5000, events.get("deposit.credited").path("amount").asLong());
         assertTrue(events.get("deposit.credited").path("orderId").isMissingNode(), "a deposit belongs to no order");
+    }
+
+    /**
+     * A consumer that keeps balances from events must tell a card payment, which never touched the
+     * balance, from a debit of it: the events of the two differ in their method alone.
+     */
+    @Test
+    void aCardPaymentsEventAndABalancePaymentsEventNameTheirMethod() throws Exception {
+        Checkout byBalance = Buyer.withBalance(5000).checkout(1200);
+        Checkout byCard = Buyer.withBalance(0).checkout(1200);
+        assertEquals(201, byBalance.pay().statusCode());
+        Response charged = Await.until(() -> byCard.payByCard("tok_visa"), answer -> answer.statusCode() != 202,
+                Duration.ofSeconds(20), "the card pay of order " + byCard.order() + " settled");
+        assertEquals(201, charged.statusCode(), charged.asString());
+
+        JsonNode balancePayment = eventsOf(byBalance.userId()).get("payment.succeeded");
+        JsonNode cardPayment = eventsOf(byCard.userId()).get("payment.succeeded");
+
+        assertEquals("balance", balancePayment.path("method").asText(), balancePayment.toString());
+        assertEquals("card", cardPayment.path("method").asText(), cardPayment.toString());
+        assertTrue(eventsOf(byBalance.userId()).get("deposit.credited").path("method").isMissingNode(), "a deposit has no method");
     }
 
     @Test

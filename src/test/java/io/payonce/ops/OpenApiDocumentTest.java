@@ -244,7 +244,7 @@ class OpenApiDocumentTest {
     @CsvSource(delimiter = '|', value = {
             "/orders                        | true  | 400 401 403 409 422 503",
             "/orders/{id}/pay               | true  | 400 401 402 403 404 409 422 503",
-            "/orders/{id}/refunds           | true  | 400 401 403 404 409 422 503",
+            "/orders/{id}/refunds           | true  | 400 401 402 403 404 409 422 503",
             "/orders/{id}/ship              | true  | 401 403 409 422 503",
             "/orders/{id}/complete          | true  | 401 403 409 422 503",
             "/orders/{id}/cancel            | true  | 401 403 404 409 422 503",
@@ -288,7 +288,7 @@ class OpenApiDocumentTest {
     @CsvSource(delimiter = '|', value = {
             "/orders                        | 201",
             "/orders/{id}/pay               | 201 202",
-            "/orders/{id}/refunds           | 201",
+            "/orders/{id}/refunds           | 201 202",
             "/orders/{id}/ship              | 200",
             "/orders/{id}/complete          | 200",
             "/orders/{id}/cancel            | 200",
@@ -325,6 +325,7 @@ class OpenApiDocumentTest {
     @CsvSource(delimiter = '|', value = {
             "/orders/{id}/pay               | 409",
             "/orders/{id}/pay               | 503",
+            "/orders/{id}/refunds           | 409",
             "/orders                        | 409",
             "/accounts/{userId}/deposits    | 503",
             "/payments/{id}/settlement      | 409",
@@ -350,6 +351,8 @@ class OpenApiDocumentTest {
             "/orders/{id}/pay               | 402",
             "/orders/{id}/refunds           | request",
             "/orders/{id}/refunds           | 201",
+            "/orders/{id}/refunds           | 202",
+            "/orders/{id}/refunds           | 402",
             "/payments/{id}/settlement      | request",
             "/payments/{id}/settlement      | 201"})
     void theMainCallsHaveExamplesWithTheirSchemasFields(String path, String part) throws Exception {

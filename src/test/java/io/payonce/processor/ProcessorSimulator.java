@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * wrong API key (401, 403) or a wrong address (404, 405), and to plant a charge of another amount,
  * currency or order under the key of the next charge request, answered as is. Its ledger of charges is what the checks compare payonce with.
  * Once told where, it pushes an event about each charge to payonce's webhook ({@link WebhookSender}).
+ * Refunds ({@link SimulatedRefunds}) follow the same rules under their own keys, and are listed at
+ * {@code GET /v1/ledger/refunds}.
  *
  * <p>Tokens starting with {@code tok_decline} are declined ({@code card_declined}); every other
  * token is charged.
@@ -74,6 +76,26 @@ public final class ProcessorSimulator implements AutoCloseable {
      */
     static final WebhookSender.Faults CHAOS_WEBHOOKS = new WebhookSender.Faults(0.3, 1_000, 0.1, 0.05);
 
+    /** One refund in the processor's ledger; {@code status} is succeeded or failed. */
+    public record Refund(String id, String key, String charge, long amount, String currency, String reference, String status,
+                  String failureCode) {
+
+        /** As the well-known processors write a refund: the currency in lower case, the key it was made under. */
+        JsonObject json() {
+            return new JsonObject().put("id", id).put("object", "refund").put("charge", charge).put("amount", amount)
+                    .put("currency", currency.toLowerCase(Locale.ROOT)).put("status", status).put("reference", reference)
+                    .put("failure_code", failureCode).put("idempotency_key", key);
+        }
+
+        public boolean succeeded() {
+            return "succeeded".equals(status);
+        }
+
+        int httpStatus() {
+            return succeeded() ? 200 : 402;
+        }
+    }
+
     static final long SLOW_ANSWER = 300;
     private static final long HELD_ANSWER = 8_000;
 
@@ -96,6 +118,9 @@ public final class ProcessorSimulator implements AutoCloseable {
     private final Set<String> plantedKeys = ConcurrentHashMap.newKeySet();
     private final Queue<Charge> toPlant = new ConcurrentLinkedQueue<>();
     private final WebhookSender webhooks = new WebhookSender(vertx);
+
+    private final SimulatedRefunds refunds = new SimulatedRefunds(vertx, this::chargeById, this::drawnFault,
+            () -> randomFaultShare > 0 && random.nextDouble() < randomFaultShare / 2);
 
     private ProcessorSimulator(int port) {
         this.port = port;
@@ -120,7 +145,12 @@ public final class ProcessorSimulator implements AutoCloseable {
         nextFaults.addAll(List.of(faults));
     }
 
-    /** Each charge request, with this probability, meets a fault drawn at random (the chaos harness). */
+    /** The next refund requests meet these faults, in order, as charges meet theirs; later ones are served normally. */
+    public void failNextRefund(Fault... faults) {
+        refunds.failNext(List.of(faults));
+    }
+
+    /** Each charge and each refund request, with this probability, meets a fault drawn at random (the chaos harness). */
     public void failAtRandom(double share) {
         this.randomFaultShare = share;
     }
@@ -187,10 +217,26 @@ public final class ProcessorSimulator implements AutoCloseable {
         return charge;
     }
 
+    /** Every refund the processor made or refused, under the key it was asked under. */
+    public List<Refund> refunds() {
+        return refunds.all();
+    }
+
+    /** The refund under {@code key}, or null. */
+    public Refund refundUnder(String key) {
+        return refunds.under(key);
+    }
+
+    /** How many refund requests arrived under {@code key}, replays and refusals included. */
+    public int refundRequestsUnder(String key) {
+        return refunds.requestsUnder(key);
+    }
+
     /** No fault queued or drawn any more, and no webhooks: the next test starts with a processor that answers and sends nothing. */
     public void heal() {
         nextFaults.clear();
         toPlant.clear();
+        refunds.heal();
         randomFaultShare = 0;
         keyRetention = null;
         refusingWith = 0;
@@ -223,6 +269,9 @@ public final class ProcessorSimulator implements AutoCloseable {
 
     private void handle(HttpServerRequest request) {
         String path = request.path();
+        if (refunds.handled(request)) {
+            return;
+        }
         int refusal = refusingWith;
         if (refusal != 0 && path.startsWith("/v1/charges")) {
             answer(request, refusal, new JsonObject().put("error", "refused"));
@@ -294,16 +343,27 @@ public final class ProcessorSimulator implements AutoCloseable {
                 inFlight.remove(key);
             }
             webhooks.charged(charge);
-            if (fault == null || fault == Fault.SLOW) {
-                answer(request, charge.httpStatus(), charge.json());
-            } else if (fault == Fault.ERROR_AFTER_CHARGE) {
-                answer(request, 500, new JsonObject().put("error", "api_error"));
-            } else if (fault == Fault.RESET_AFTER_CHARGE) {
-                request.connection().close();
-            } else {
-                vertx.setTimer(HELD_ANSWER, late -> request.connection().close());
-            }
+            answerAfter(vertx, request, fault, charge.httpStatus(), charge.json());
         });
+    }
+
+    /** The answer to a request whose charge or refund was made, as {@code fault} (null: none) lets it through. */
+    static void answerAfter(Vertx vertx, HttpServerRequest request, Fault fault, int status, JsonObject body) {
+        if (fault == null || fault == Fault.SLOW) {
+            answer(request, status, body);
+        } else if (fault == Fault.ERROR_AFTER_CHARGE) {
+            answer(request, 500, new JsonObject().put("error", "api_error"));
+        } else if (fault == Fault.RESET_AFTER_CHARGE) {
+            request.connection().close();
+        } else {
+            vertx.setTimer(HELD_ANSWER, late -> request.connection().close());
+        }
+    }
+
+    /** Any charge the processor holds, under a key or not, by its id; null when it holds none. */
+    private Charge chargeById(String id) {
+        Charge charge = keyless.get(id);
+        return charge != null ? charge : charges.values().stream().filter(keyed -> keyed.id().equals(id)).findFirst().orElse(null);
     }
 
     /** A key seen before answers with its charge (or 422 if the parameters differ), one in flight 409; else the key is taken. */
@@ -374,10 +434,7 @@ public final class ProcessorSimulator implements AutoCloseable {
             answer(request, 500, new JsonObject().put("error", "api_error"));
             return;
         }
-        Charge charge = keyless.get(id);
-        if (charge == null) {
-            charge = charges.values().stream().filter(keyed -> keyed.id().equals(id)).findFirst().orElse(null);
-        }
+        Charge charge = chargeById(id);
         if (charge == null) {
             answer(request, 404, new JsonObject().put("error", "no_such_charge"));
         } else {
@@ -387,9 +444,11 @@ public final class ProcessorSimulator implements AutoCloseable {
 
     private Fault nextFault() {
         Fault next = nextFaults.poll();
-        if (next != null) {
-            return next;
-        }
+        return next != null ? next : drawnFault();
+    }
+
+    /** With the random share, a fault drawn at random; else none. */
+    private Fault drawnFault() {
         if (randomFaultShare > 0 && random.nextDouble() < randomFaultShare) {
             Fault[] faults = Fault.values();
             return faults[random.nextInt(faults.length)];
@@ -397,7 +456,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         return null;
     }
 
-    private static void answer(HttpServerRequest request, int status, JsonObject body) {
+    static void answer(HttpServerRequest request, int status, JsonObject body) {
         if (!request.response().ended() && !request.response().closed()) {
             request.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(body.encode());
         }

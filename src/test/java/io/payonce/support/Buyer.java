@@ -3,6 +3,7 @@ package io.payonce.support;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 
@@ -18,6 +19,12 @@ public record Buyer(String userId, String bearer) {
     /** A new user whose account holds {@code balance} minor units; 0 leaves it open and empty. */
     public static Buyer withBalance(long balance) {
         return named(Tokens.newUserId(), balance);
+    }
+
+    /** A new user who never opened an account: they may still order, and pay by card. */
+    public static Buyer withoutAccount() {
+        String userId = Tokens.newUserId();
+        return new Buyer(userId, Tokens.user(userId));
     }
 
     /** As {@link #withBalance}, for a user id the test chooses: one it searches for, or the longest allowed. */
@@ -48,6 +55,18 @@ public record Buyer(String userId, String bearer) {
         Response paid = Api.pay(bearer, order, Api.newKey());
         assertEquals(201, paid.statusCode(), paid.asString());
         return order;
+    }
+
+    /**
+     * A new order of {@code amount} paid by card with {@code cardToken}, sent again under its key while
+     * its outcome is unknown (a cold processor client may answer late); fails unless the card was charged.
+     */
+    public long paidByCard(long amount, String cardToken) {
+        Checkout checkout = checkout(amount);
+        Response paid = Await.until(() -> checkout.payByCard(cardToken), answer -> answer.statusCode() != 202, Duration.ofSeconds(20),
+                "the card pay of order " + checkout.order() + " settled");
+        assertEquals(201, paid.statusCode(), paid.asString());
+        return checkout.order();
     }
 
     /** A buyer at the checkout: their unpaid order and the key the client pays it with, however often it sends. */

@@ -40,21 +40,33 @@ public final class MoneyInvariants {
                 SELECT COUNT(*) FROM account_entry e
                 WHERE e.ref_type = 'PAYMENT'
                   AND NOT EXISTS (SELECT 1 FROM pay_record p WHERE p.id = CAST(e.ref_id AS UNSIGNED) AND p.method = 'BALANCE')""");
-        QUERIES.put("refunds without exactly one ledger line of their amount", """
+        QUERIES.put("balance refunds without exactly one ledger line of their amount", """
                 SELECT COUNT(*) FROM refund_record r
-                WHERE (SELECT COUNT(*) FROM account_entry e
+                WHERE r.method = 'BALANCE' AND (SELECT COUNT(*) FROM account_entry e
                        WHERE e.user_id = r.user_id AND e.ref_type = 'REFUND' AND e.ref_id = CAST(r.id AS CHAR CHARACTER SET ascii)
                          AND e.delta = r.amount) <> 1""");
-        QUERIES.put("refund ledger lines without a refund", """
+        QUERIES.put("refund ledger lines without a balance refund", """
                 SELECT COUNT(*) FROM account_entry e
-                WHERE e.ref_type = 'REFUND' AND NOT EXISTS (SELECT 1 FROM refund_record r WHERE r.id = CAST(e.ref_id AS UNSIGNED))""");
+                WHERE e.ref_type = 'REFUND'
+                  AND NOT EXISTS (SELECT 1 FROM refund_record r WHERE r.id = CAST(e.ref_id AS UNSIGNED) AND r.method = 'BALANCE')""");
+        // A refund to the card goes back to the card: the balance never sees it.
+        QUERIES.put("card refunds of orders not paid by card", """
+                SELECT COUNT(*) FROM refund_record r
+                WHERE r.method = 'CARD'
+                  AND NOT EXISTS (SELECT 1 FROM pay_record p WHERE p.order_id = r.order_id AND p.method = 'CARD' AND p.phase = 'SUCCEEDED'
+                                    AND p.processor_charge_id = r.processor_charge_id)""");
         QUERIES.put("ledger lines whose sign does not match what moved the money", """
                 SELECT COUNT(*) FROM account_entry e
                 WHERE (e.ref_type = 'PAYMENT' AND e.delta >= 0) OR (e.ref_type IN ('REFUND', 'DEPOSIT') AND e.delta <= 0)""");
-        // The CHECK orders_refund_cap keeps refunded_amount within the amount; this compares it with the refunds themselves.
+        // The CHECK orders_refund_cap keeps refunded_amount within the amount; this compares it with the refunds themselves:
+        // those that succeeded, and those to the card still in flight, whose amounts are reserved. A failed one gave its back.
         QUERIES.put("orders whose refunded total disagrees with their refunds", """
                 SELECT COUNT(*) FROM orders o
-                WHERE o.refunded_amount <> (SELECT COALESCE(SUM(r.amount), 0) FROM refund_record r WHERE r.order_id = o.id)""");
+                WHERE o.refunded_amount <> (SELECT COALESCE(SUM(r.amount), 0) FROM refund_record r WHERE r.order_id = o.id AND r.phase <> 'FAILED')""");
+        QUERIES.put("refunded orders with a refund still waiting for the processor", """
+                SELECT COUNT(*) FROM orders o
+                WHERE o.status = 'REFUNDED'
+                  AND EXISTS (SELECT 1 FROM refund_record r WHERE r.order_id = o.id AND r.phase IN ('STARTED', 'SENT', 'UNKNOWN'))""");
         QUERIES.put("succeeded payments of orders that are unpaid, being paid or closed", """
                 SELECT COUNT(*) FROM pay_record p JOIN orders o ON o.id = p.order_id
                 WHERE p.phase = 'SUCCEEDED' AND o.status IN ('UNPAID', 'PAYING', 'CLOSED')""");
@@ -69,14 +81,15 @@ public final class MoneyInvariants {
         QUERIES.put("payments whose amount, payer or currency differ from their order's", """
                 SELECT COUNT(*) FROM pay_record p JOIN orders o ON o.id = p.order_id
                 WHERE p.amount <> o.amount OR p.user_id <> o.user_id OR p.currency <> o.currency""");
-        // The outbox: an event exists if and only if the money moved (one per ledger line, of its amount).
+        // The outbox: an event exists if and only if the money moved (one per ledger line, of its amount), and names how it moved.
         QUERIES.put("ledger lines without exactly one event of their amount", """
                 SELECT COUNT(*) FROM account_entry e
                 WHERE (SELECT COUNT(*) FROM outbox_event o
                        WHERE o.user_id = e.user_id AND o.ref_id = e.ref_id AND o.event_type = CASE e.ref_type
                            WHEN 'PAYMENT' THEN 'payment.succeeded' WHEN 'REFUND' THEN 'refund.created' ELSE 'deposit.credited' END
-                         AND JSON_VALUE(o.payload, '$.amount') = ABS(e.delta)) <> 1""");
-        QUERIES.put("events without the ledger line or card payment of their money", """
+                         AND JSON_VALUE(o.payload, '$.amount') = ABS(e.delta)
+                         AND (e.ref_type = 'DEPOSIT' OR JSON_VALUE(o.payload, '$.method') = 'balance')) <> 1""");
+        QUERIES.put("events without the ledger line, card payment, card refund or operator settlement of their money", """
                 SELECT COUNT(*) FROM outbox_event o
                 WHERE NOT EXISTS (SELECT 1 FROM account_entry e
                                   WHERE e.user_id = o.user_id AND e.ref_id = o.ref_id AND e.ref_type = CASE o.event_type
@@ -86,13 +99,22 @@ public final class MoneyInvariants {
                                     AND p.phase = 'SUCCEEDED' AND p.user_id = o.user_id)
                   AND NOT EXISTS (SELECT 1 FROM operator_settlement s JOIN pay_record p ON p.id = s.payment_id
                                   WHERE o.event_type = 'payment.settled-by-operator' AND s.payment_id = CAST(o.ref_id AS UNSIGNED)
-                                    AND p.user_id = o.user_id)""");
+                                    AND p.user_id = o.user_id)
+                  AND NOT EXISTS (SELECT 1 FROM refund_record r
+                                  WHERE o.event_type = 'refund.created' AND r.id = CAST(o.ref_id AS UNSIGNED) AND r.method = 'CARD'
+                                    AND r.phase = 'SUCCEEDED' AND r.user_id = o.user_id)""");
         QUERIES.put("succeeded card payments without exactly one event of their amount", """
                 SELECT COUNT(*) FROM pay_record p
                 WHERE p.method = 'CARD' AND p.phase = 'SUCCEEDED'
                   AND (SELECT COUNT(*) FROM outbox_event o
                        WHERE o.user_id = p.user_id AND o.event_type = 'payment.succeeded' AND o.ref_id = CAST(p.id AS CHAR CHARACTER SET ascii)
-                         AND JSON_VALUE(o.payload, '$.amount') = p.amount) <> 1""");
+                         AND JSON_VALUE(o.payload, '$.amount') = p.amount AND JSON_VALUE(o.payload, '$.method') = 'card') <> 1""");
+        QUERIES.put("succeeded card refunds without exactly one event of their amount", """
+                SELECT COUNT(*) FROM refund_record r
+                WHERE r.method = 'CARD' AND r.phase = 'SUCCEEDED'
+                  AND (SELECT COUNT(*) FROM outbox_event o
+                       WHERE o.user_id = r.user_id AND o.event_type = 'refund.created' AND o.ref_id = CAST(r.id AS CHAR CHARACTER SET ascii)
+                         AND JSON_VALUE(o.payload, '$.amount') = r.amount AND JSON_VALUE(o.payload, '$.method') = 'card') <> 1""");
         // An operator settles a payment once, as the processor confirmed, and says so downstream.
         QUERIES.put("operator settlements not recorded on their payment as asked", """
                 SELECT COUNT(*) FROM operator_settlement s JOIN pay_record p ON p.id = s.payment_id

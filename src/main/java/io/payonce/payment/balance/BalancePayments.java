@@ -7,6 +7,7 @@ import io.payonce.db.UniqueKey;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.events.EventType;
+import io.payonce.events.Method;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
@@ -114,7 +115,7 @@ public class BalancePayments {
     private Uni<Answer> deduct(SqlConnection tx, Order order, long paymentId, KeyedWrite write) {
         String reference = EntryType.referenceOf(paymentId);
         return ledger.debit(tx, order.userId(), order.currency(), order.amount(), EntryType.PAYMENT, reference)
-                .flatMap(debited -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, order.userId(), order.id(), reference, order.amount(),
+                .flatMap(debited -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, Method.BALANCE, order.userId(), order.id(), reference, order.amount(),
                         order.currency(), write.key().value()))
                 .replaceWith(Answer.created(paidView(paymentId, order)));
     }

@@ -5,6 +5,7 @@ import io.payonce.config.PayonceConfig;
 import io.payonce.db.Transactions;
 import io.payonce.errors.ApiException;
 import io.payonce.events.EventType;
+import io.payonce.events.Method;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
@@ -109,7 +110,7 @@ class CardSettlement {
         CardPayment paid = payment.in(PaymentPhase.SUCCEEDED);
         return orderMoved(tx, payment, OrderStatus.PAID)
                 .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED, detail, eventId))
-                .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, payment.userId(), payment.orderId(),
+                .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, Method.CARD, payment.userId(), payment.orderId(),
                         EntryType.referenceOf(payment.id()), payment.amount(), payment.currency(), payment.key().value()))
                 .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.created(paid.view())));
     }

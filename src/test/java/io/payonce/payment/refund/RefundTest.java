@@ -36,6 +36,8 @@ class RefundTest {
         Response rest = Api.refund(OPS, order, Api.newKey(), "r-2", 700);
 
         assertEquals(201, part.statusCode(), part.asString());
+        assertEquals("balance", part.jsonPath().getString("method"), "a balance payment is refunded to the balance");
+        assertEquals("SUCCEEDED", part.jsonPath().getString("phase"));
         assertEquals(300, part.jsonPath().getLong("refundedTotal"));
         assertEquals("PAID", part.jsonPath().getString("orderStatus"));
         assertEquals(201, rest.statusCode(), rest.asString());

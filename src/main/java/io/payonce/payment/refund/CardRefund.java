@@ -1,0 +1,49 @@
+package io.payonce.payment.refund;
+
+import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.order.Order;
+import io.payonce.payment.PaymentMethod;
+
+import java.time.Duration;
+
+/**
+ * A refund to the card as stored: the order and the buyer it refunds, the request that began it (its
+ * caller's scope and key), its own key at the processor and the charge it refunds, the phase it has
+ * reached, how long ago a send that may have reached the processor first went out (null while none
+ * did), and {@code attempts}, the count of the worker that holds it now: what that worker writes
+ * later names it, so that a worker that stalled past its lease cannot undo the next one's work.
+ */
+record CardRefund(long id, long orderId, String userId, String refundNo, long amount, String currency, RefundPhase phase,
+                  String scope, IdempotencyKey key, String processorKey, String chargeId, int attempts, Duration sinceFirstSent) {
+
+    /** Where ops find the refund: the Location of its 202. */
+    String location() {
+        return RefundView.location(id);
+    }
+
+    /** The path a recorded problem names as its instance, whoever settles the refund. */
+    String refundPath() {
+        return "/orders/" + orderId + "/refunds";
+    }
+
+    /** What the refund tells the processor it is for, in words a person at the processor's dashboard can trace. */
+    String reference() {
+        return "order-" + orderId + "-refund-" + refundNo;
+    }
+
+    /** The refund as its request is answered, with the order as it stands after it. */
+    RefundView view(Order order) {
+        return RefundView.of(new Refund(id, orderId, refundNo, amount, PaymentMethod.CARD, phase, null), order);
+    }
+
+    CardRefund in(RefundPhase next) {
+        return new CardRefund(id, orderId, userId, refundNo, amount, currency, next, scope, key, processorKey, chargeId, attempts,
+                sinceFirstSent);
+    }
+
+    /** The same refund, as the worker holds it once it has counted one more attempt on it (a lease taken, a send marked). */
+    CardRefund oneMoreAttempt() {
+        return new CardRefund(id, orderId, userId, refundNo, amount, currency, phase, scope, key, processorKey, chargeId, attempts + 1,
+                sinceFirstSent);
+    }
+}

@@ -1,0 +1,38 @@
+package io.payonce.payment.refund;
+
+import io.payonce.payment.PaymentMethod;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A refund as {@code GET /refunds/{id}} shows it to ops: where it stands and the phases it went
+ * through. {@code processorKey} is the Idempotency-Key the refund carries at the processor (what
+ * support looks it up by), {@code chargeId} the charge it refunds, {@code processorRefundId} the
+ * processor's refund and {@code failureCode} its reason for a failure; all are null for a refund to
+ * the balance. Times are instants of the database's clock, written in UTC.
+ */
+@RegisterForReflection
+public record RefundDetails(
+        long refundId,
+        long orderId,
+        String userId,
+        String refundNo,
+        long amount,
+        String currency,
+        PaymentMethod method,
+        RefundPhase phase,
+        String processorKey,
+        String chargeId,
+        String processorRefundId,
+        String failureCode,
+        Instant createdAt,
+        Instant updatedAt,
+        List<PhaseEntry> history) {
+
+    /** One phase the refund entered, with a word on why where there is one. */
+    @RegisterForReflection
+    public record PhaseEntry(RefundPhase phase, String detail, Instant at) {
+    }
+}

@@ -1,0 +1,67 @@
+package io.payonce.payment.refund;
+
+import io.payonce.db.Rows;
+import io.payonce.db.UtcTimes;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
+import io.payonce.payment.PaymentMethod;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads a refund and its history. A refund to the balance was SUCCEEDED from its first commit and
+ * has no history rows: its history is that one phase, at its creation.
+ */
+@ApplicationScoped
+class RefundLookup {
+
+    private static final String SELECT = """
+            SELECT r.id, r.order_id, r.user_id, r.refund_no, r.amount, o.currency, r.method, r.phase, r.processor_key,
+                r.processor_charge_id, r.processor_refund_id, r.failure_code, r.created_at, r.updated_at
+            FROM refund_record r JOIN orders o ON o.id = r.order_id WHERE r.id = ?""";
+
+    private static final String SELECT_HISTORY = "SELECT phase, detail, created_at FROM refund_phase WHERE refund_id = ? ORDER BY id";
+
+    private final Pool pool;
+
+    RefundLookup(Pool pool) {
+        this.pool = pool;
+    }
+
+    Uni<RefundDetails> find(long id) {
+        return pool.preparedQuery(SELECT).execute(Tuple.of(id)).flatMap(rows -> {
+            Row row = Rows.first(rows);
+            if (row == null) {
+                return Uni.createFrom().failure(new ApiException(ErrorCode.REFUND_NOT_FOUND, id));
+            }
+            return history(row).map(history -> details(row, history));
+        });
+    }
+
+    private Uni<List<RefundDetails.PhaseEntry>> history(Row refund) {
+        if (PaymentMethod.valueOf(refund.getString("method")) == PaymentMethod.BALANCE) {
+            return Uni.createFrom().item(List.of(
+                    new RefundDetails.PhaseEntry(RefundPhase.SUCCEEDED, null, UtcTimes.instant(refund, "created_at"))));
+        }
+        return pool.preparedQuery(SELECT_HISTORY).execute(Tuple.of(refund.getLong("id"))).map(rows -> {
+            List<RefundDetails.PhaseEntry> history = new ArrayList<>();
+            rows.forEach(row -> history.add(new RefundDetails.PhaseEntry(RefundPhase.valueOf(row.getString("phase")),
+                    row.getString("detail"), UtcTimes.instant(row, "created_at"))));
+            return history;
+        });
+    }
+
+    private static RefundDetails details(Row row, List<RefundDetails.PhaseEntry> history) {
+        return new RefundDetails(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getString("refund_no"),
+                row.getLong("amount"), row.getString("currency"), PaymentMethod.valueOf(row.getString("method")),
+                RefundPhase.valueOf(row.getString("phase")), row.getString("processor_key"), row.getString("processor_charge_id"),
+                row.getString("processor_refund_id"), row.getString("failure_code"), UtcTimes.instant(row, "created_at"),
+                UtcTimes.instant(row, "updated_at"), history);
+    }
+}

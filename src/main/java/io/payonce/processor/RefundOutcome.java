@@ -1,0 +1,28 @@
+package io.payonce.processor;
+
+/**
+ * What payonce learnt from the processor about one refund. Only {@link Succeeded} and {@link Failed}
+ * are definite; {@link Unknown} means the money may or may not have gone back to the card;
+ * {@link Absent} means the processor holds no refund under the key, so none was made yet.
+ */
+public sealed interface RefundOutcome {
+
+    /** {@code chargeId} is the charge the processor says it refunded, null when it does not say. */
+    record Succeeded(String refundId, String chargeId, long amount, String currency) implements RefundOutcome {
+    }
+
+    /** The processor refused the refund or it failed: nothing went back to the card. */
+    record Failed(String refundId, String failureCode) implements RefundOutcome {
+    }
+
+    /** {@code delivered} is false only when the request certainly never reached the processor (it could not connect). */
+    record Unknown(String reason, boolean delivered) implements RefundOutcome {
+
+        public Unknown(String reason) {
+            this(reason, true);
+        }
+    }
+
+    record Absent() implements RefundOutcome {
+    }
+}

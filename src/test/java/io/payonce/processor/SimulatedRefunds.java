@@ -1,0 +1,188 @@
+package io.payonce.processor;
+
+import io.payonce.processor.ProcessorSimulator.Charge;
+import io.payonce.processor.ProcessorSimulator.Fault;
+import io.payonce.processor.ProcessorSimulator.Refund;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The simulator's refunds, with the key semantics of its charges: a refund under a key it has seen
+ * answers with that refund, never a second one (another charge, amount or currency under the key:
+ * 422); a key whose first request is still being answered gets 409; the same faults as charges can
+ * lose the answer after the refund is made or fail before. A charge is never refunded beyond its
+ * amount in total: a refund that would go beyond fails ({@code amount_too_large}), as one of a charge
+ * that did not succeed does; so do the refunds of a card whose token starts with {@code tok_norefund}
+ * ({@code expired_or_canceled_card}), for the tests of a failed refund.
+ */
+final class SimulatedRefunds {
+
+    private final Vertx vertx;
+    private final Function<String, Charge> chargeById;
+    private final Supplier<Fault> drawnFault;
+    private final Supplier<Boolean> lookupFails;
+    private final Map<String, Refund> refunds = new ConcurrentHashMap<>();
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    private final Queue<Fault> nextFaults = new ConcurrentLinkedQueue<>();
+    private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+
+    /**
+     * @param drawnFault  a fault drawn at random for a request the queued faults leave alone, or null
+     * @param lookupFails whether this lookup meets a random 500
+     */
+    SimulatedRefunds(Vertx vertx, Function<String, Charge> chargeById, Supplier<Fault> drawnFault, Supplier<Boolean> lookupFails) {
+        this.vertx = vertx;
+        this.chargeById = chargeById;
+        this.drawnFault = drawnFault;
+        this.lookupFails = lookupFails;
+    }
+
+    /** Whether {@code request} was a refund call, answered here. */
+    boolean handled(HttpServerRequest request) {
+        String path = request.path();
+        String method = request.method().name();
+        if ("POST".equals(method) && "/v1/refunds".equals(path)) {
+            request.body().onSuccess(body -> refund(request, body.toString()));
+        } else if ("GET".equals(method) && path.startsWith("/v1/refunds/by-idempotency-key/")) {
+            lookup(request, path.substring("/v1/refunds/by-idempotency-key/".length()));
+        } else if ("GET".equals(method) && "/v1/ledger/refunds".equals(path)) {
+            JsonArray ledger = new JsonArray();
+            refunds.values().forEach(refund -> ledger.add(refund.json()));
+            request.response().putHeader("Content-Type", "application/json").end(ledger.encode());
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    void failNext(List<Fault> faults) {
+        nextFaults.addAll(faults);
+    }
+
+    void heal() {
+        nextFaults.clear();
+    }
+
+    List<Refund> all() {
+        return new ArrayList<>(refunds.values());
+    }
+
+    Refund under(String key) {
+        return refunds.get(key);
+    }
+
+    int requestsUnder(String key) {
+        AtomicInteger count = requests.get(key);
+        return count == null ? 0 : count.get();
+    }
+
+    private void refund(HttpServerRequest request, String body) {
+        String key = request.getHeader("Idempotency-Key");
+        requests.computeIfAbsent(String.valueOf(key), k -> new AtomicInteger()).incrementAndGet();
+        JsonObject params;
+        try {
+            params = new JsonObject(body);
+        } catch (RuntimeException unreadable) {
+            ProcessorSimulator.answer(request, 400, new JsonObject().put("error", "invalid_request"));
+            return;
+        }
+        if (key == null || key.isBlank()) {
+            ProcessorSimulator.answer(request, 400, new JsonObject().put("error", "idempotency_key_required"));
+            return;
+        }
+        synchronized (refunds) {
+            if (!admit(request, key, params)) {
+                return;
+            }
+        }
+        Fault fault = nextFaults.poll();
+        if (fault == null) {
+            fault = drawnFault.get();
+        }
+        if (fault == Fault.ERROR_BEFORE_CHARGE) {
+            inFlight.remove(key);
+            ProcessorSimulator.answer(request, 500, new JsonObject().put("error", "api_error"));
+            return;
+        }
+        Fault met = fault;
+        vertx.setTimer(met == Fault.SLOW ? ProcessorSimulator.SLOW_ANSWER : 1, t -> {
+            Refund refund;
+            synchronized (refunds) {
+                refund = record(key, params);
+                inFlight.remove(key);
+            }
+            ProcessorSimulator.answerAfter(vertx, request, met, refund.httpStatus(), refund.json());
+        });
+    }
+
+    /** A key seen before answers with its refund (or 422 if the parameters differ), one in flight 409; else the key is taken. */
+    private boolean admit(HttpServerRequest request, String key, JsonObject params) {
+        Refund existing = refunds.get(key);
+        if (existing != null) {
+            if (!existing.charge().equals(params.getString("charge")) || existing.amount() != params.getLong("amount", -1L)
+                    || !existing.currency().equalsIgnoreCase(params.getString("currency", ""))) {
+                ProcessorSimulator.answer(request, 422, new JsonObject().put("error", "idempotency_key_reused"));
+            } else {
+                request.response().putHeader("Idempotent-Replayed", "true");
+                ProcessorSimulator.answer(request, existing.httpStatus(), existing.json());
+            }
+            return false;
+        }
+        if (chargeById.apply(params.getString("charge")) == null || params.getLong("amount", 0L) <= 0) {
+            ProcessorSimulator.answer(request, 400, new JsonObject().put("error", "invalid_request"));
+            return false;
+        }
+        if (!inFlight.add(key)) {
+            ProcessorSimulator.answer(request, 409, new JsonObject().put("error", "idempotency_key_in_use"));
+            return false;
+        }
+        return true;
+    }
+
+    /** Succeeds within what the charge has left to refund; under the ledger's lock, so that racing refunds never exceed it. */
+    private Refund record(String key, JsonObject params) {
+        Charge charge = chargeById.apply(params.getString("charge"));
+        long amount = params.getLong("amount");
+        long refunded = refunds.values().stream().filter(r -> r.charge().equals(charge.id()) && r.succeeded()).mapToLong(Refund::amount).sum();
+        String failure = null;
+        if (!"succeeded".equals(charge.status()) || !charge.currency().equalsIgnoreCase(params.getString("currency", ""))) {
+            failure = "charge_not_refundable";
+        } else if (refunded + amount > charge.amount()) {
+            failure = "amount_too_large";
+        } else if (charge.source() != null && charge.source().startsWith("tok_norefund")) {
+            failure = "expired_or_canceled_card";
+        }
+        Refund refund = new Refund("re_" + ids.incrementAndGet(), key, charge.id(), amount, params.getString("currency"),
+                params.getString("reference"), failure == null ? "succeeded" : "failed", failure);
+        refunds.put(key, refund);
+        return refund;
+    }
+
+    private void lookup(HttpServerRequest request, String key) {
+        if (lookupFails.get()) {
+            ProcessorSimulator.answer(request, 500, new JsonObject().put("error", "api_error"));
+            return;
+        }
+        Refund refund = refunds.get(key);
+        if (refund == null) {
+            ProcessorSimulator.answer(request, 404, new JsonObject().put("error", "no_such_refund"));
+        } else {
+            ProcessorSimulator.answer(request, 200, refund.json());
+        }
+    }
+}
