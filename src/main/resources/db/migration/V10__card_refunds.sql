@@ -7,9 +7,9 @@
 
 -- idem_scope, idem_key: the request that began the refund (its caller's scope and key), whose answer
 -- is stored when the processor's outcome is learnt, by whichever instance learns it.
--- processor_key is the refund's Idempotency-Key at the processor, derived from the order and the
--- refund number (a refund number refunds once, under any client key), so that a retry after the
--- database lost the row meets the processor's first refund; processor_charge_id is the charge refunded.
+-- processor_key is the refund's Idempotency-Key at the processor, derived from the request's scope and
+-- key, the charge refunded and the refund number, so that a retry after the database lost the row
+-- meets the processor's first refund; processor_charge_id is the charge refunded.
 -- attempts: each worker that takes the refund's next step counts one, and what it writes later
 -- names its count, so that a worker that stalled past its lease cannot undo the work of the next.
 -- first_sent_at: when a send that may have reached the processor first went out; a refund the
@@ -30,7 +30,7 @@ ALTER TABLE refund_record
     ADD COLUMN first_sent_at       DATETIME(6)  NULL AFTER attempts,
     ADD COLUMN busy_until          DATETIME(6)  NULL AFTER first_sent_at,
     ADD COLUMN updated_at          DATETIME(6)  NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6),
-    -- One refund per key at the processor, as the key is one per refund number.
+    -- One refund per key at the processor: the key names one refund number of one charge.
     ADD CONSTRAINT refund_record_processor_key_once UNIQUE (processor_key),
     -- The recovery job finds the refunds nobody is working on through this index.
     ADD KEY refund_record_unsettled (phase, busy_until),

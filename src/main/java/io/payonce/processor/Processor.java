@@ -187,7 +187,9 @@ public class Processor {
         String refundId = ProcessorText.of(reply.id(), ProcessorText.REFUND_ID_LENGTH);
         String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
         if (status == 400) {
-            return failureCode != null ? new RefundOutcome.Failed(refundId, failureCode) : new RefundOutcome.Unknown("the processor answered 400");
+            // A refusal of the refund itself is an answer to the refund's POST; to a lookup, a 400 says the lookup was refused.
+            return failureCode != null && !lookup ? new RefundOutcome.Failed(refundId, failureCode)
+                    : new RefundOutcome.Unknown("the processor answered 400");
         }
         return switch (String.valueOf(reply.status())) {
             case "succeeded" -> refundId == null || reply.amount() == null || reply.currency() == null

@@ -51,11 +51,14 @@ public class ProcessorKeys {
     }
 
     /**
-     * The key of refund {@code refundNo} of {@code orderId}: a refund number refunds once, under any
-     * client key, so the refund's identity in payonce is what names it at the processor.
+     * The key of refund {@code refundNo} of the charge {@code chargeId}, as the client asked under
+     * {@code idempotencyKey} in {@code scope}: every retry of that refund, even one the database has
+     * forgotten, names the same refund. The charge, not the order, since the processor's charge ids
+     * never come back, while a database restored from a backup hands out its lost order ids again, and
+     * refund numbers such as {@code r-1} repeat from order to order.
      */
-    public String refund(long orderId, String refundNo) {
-        return derive("refund", Long.toString(orderId), refundNo);
+    public String refund(String scope, String idempotencyKey, String chargeId, String refundNo) {
+        return derive("refund", scope, idempotencyKey, chargeId, refundNo);
     }
 
     private String derive(String kind, String... fields) {

@@ -38,11 +38,14 @@ class ProcessorKeysTest {
 
     @Test
     void everyFieldOfARefundChangesItsKey() {
-        String key = keys.refund(42, "r-1");
+        String key = keys.refund("ops", "key-1", "ch_1", "r-1");
 
-        assertNotEquals(key, keys.refund(43, "r-1"));
-        assertNotEquals(key, keys.refund(42, "r-2"));
-        assertNotEquals(key, new ProcessorKeys("staging").refund(42, "r-1"));
+        assertEquals(key, keys.refund("ops", "key-1", "ch_1", "r-1"), "a retry names the same refund");
+        assertNotEquals(key, keys.refund("support", "key-1", "ch_1", "r-1"));
+        assertNotEquals(key, keys.refund("ops", "key-2", "ch_1", "r-1"));
+        assertNotEquals(key, keys.refund("ops", "key-1", "ch_2", "r-1"), "refund r-1 of another charge, whatever its order's id");
+        assertNotEquals(key, keys.refund("ops", "key-1", "ch_1", "r-2"));
+        assertNotEquals(key, new ProcessorKeys("staging").refund("ops", "key-1", "ch_1", "r-1"));
     }
 
     /** Text moved from one field to its neighbour is another request, never the same key. */
@@ -52,19 +55,19 @@ class ProcessorKeysTest {
         assertNotEquals(keys.charge("a", "b1", 2), keys.charge("a", "b", 12));
         assertNotEquals(keys.charge("a", "", 1), keys.charge("", "a", 1));
         assertNotEquals(new ProcessorKeys("ns-a").charge("lice", "k", 1), new ProcessorKeys("ns-").charge("alice", "k", 1));
-        assertNotEquals(keys.refund(12, "3"), keys.refund(1, "23"));
+        assertNotEquals(keys.refund("ops", "k", "ch_12", "3"), keys.refund("ops", "k", "ch_1", "23"));
     }
 
     /** A charge and a refund never share a key, whatever their fields. */
     @Test
     void aChargeAndARefundNeverShareAKey() {
-        assertNotEquals(keys.charge("42", "r-1", 7), keys.refund(42, "r-1"));
+        assertNotEquals(keys.charge("ops", "key-1", 7), keys.refund("ops", "key-1", "7", ""));
     }
 
     @Test
     void aKeyFitsTheColumnsAndTheProcessorsLimits() {
         String longest = "k".repeat(64);
-        for (String key : List.of(keys.charge(longest, longest, Long.MAX_VALUE), keys.refund(Long.MIN_VALUE, longest), keys.charge("", "", 0))) {
+        for (String key : List.of(keys.charge(longest, longest, Long.MAX_VALUE), keys.refund(longest, longest, "c".repeat(255), longest), keys.charge("", "", 0))) {
             assertEquals(46, key.length(), key);
             assertTrue(key.length() <= 64, key);
             assertTrue(key.matches("po_[A-Za-z0-9_-]{43}"), key);

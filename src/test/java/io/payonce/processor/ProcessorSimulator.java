@@ -120,7 +120,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     private final WebhookSender webhooks = new WebhookSender(vertx);
 
     private final SimulatedRefunds refunds = new SimulatedRefunds(vertx, this::chargeById, this::drawnFault,
-            () -> randomFaultShare > 0 && random.nextDouble() < randomFaultShare / 2);
+            () -> randomFaultShare > 0 && random.nextDouble() < randomFaultShare / 2, () -> keyRetention);
 
     private ProcessorSimulator(int port) {
         this.port = port;
@@ -193,8 +193,8 @@ public final class ProcessorSimulator implements AutoCloseable {
     }
 
     /**
-     * A key is forgotten this long after its charge was made: a lookup under it finds nothing, and a
-     * charge under it is a new charge. The ledger keeps every charge. Until set, or after {@link #heal},
+     * A key is forgotten this long after its charge or refund was made: a lookup under it finds
+     * nothing, and a charge or refund under it is a new one. The ledger keeps every charge. Until set, or after {@link #heal},
      * keys are kept for ever.
      */
     public void retainKeysFor(Duration retention) {
@@ -262,19 +262,30 @@ public final class ProcessorSimulator implements AutoCloseable {
         }
     }
 
-    /** Every charge request and lookup is answered {@code status} before anything is read or charged, until {@link #heal}. */
+    /**
+     * The next refund request finds a succeeded refund of {@code amount} {@code currency} of charge
+     * {@code chargeId} already made under its key, and is answered with it, as is every later request
+     * and lookup under that key: a key that another refund used first.
+     */
+    public void plantRefundUnderNextKey(String chargeId, long amount, String currency) {
+        refunds.plantUnderNextKey(chargeId, amount, currency);
+    }
+
+    /**
+     * Every charge and refund request and lookup is answered {@code status} before anything is read,
+     * charged or refunded, until {@link #heal}.
+     */
     public void refuseEveryCall(int status) {
         this.refusingWith = status;
     }
 
     private void handle(HttpServerRequest request) {
         String path = request.path();
-        if (refunds.handled(request)) {
-            return;
-        }
         int refusal = refusingWith;
-        if (refusal != 0 && path.startsWith("/v1/charges")) {
+        if (refusal != 0 && (path.startsWith("/v1/charges") || path.startsWith("/v1/refunds"))) {
             answer(request, refusal, new JsonObject().put("error", "refused"));
+        } else if (refunds.handled(request)) {
+            return;
         } else if ("POST".equals(request.method().name()) && "/v1/charges".equals(path)) {
             request.body().onSuccess(body -> charge(request, body.toString()));
         } else if ("GET".equals(request.method().name()) && path.startsWith("/v1/charges/by-idempotency-key/")) {

@@ -8,6 +8,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -27,7 +29,8 @@ import java.util.function.Supplier;
  * lose the answer after the refund is made or fail before. A charge is never refunded beyond its
  * amount in total: a refund that would go beyond fails ({@code amount_too_large}), as one of a charge
  * that did not succeed does; so do the refunds of a card whose token starts with {@code tok_norefund}
- * ({@code expired_or_canceled_card}), for the tests of a failed refund.
+ * ({@code expired_or_canceled_card}), for the tests of a failed refund. Keys are forgotten after the
+ * simulator's retention, and a refund can be planted under the next key, as for charges.
  */
 final class SimulatedRefunds {
 
@@ -35,7 +38,12 @@ final class SimulatedRefunds {
     private final Function<String, Charge> chargeById;
     private final Supplier<Fault> drawnFault;
     private final Supplier<Boolean> lookupFails;
+    private final Supplier<Duration> keyRetention;
     private final Map<String, Refund> refunds = new ConcurrentHashMap<>();
+    private final Map<String, Long> keyedAtNanos = new ConcurrentHashMap<>();
+    private final List<Refund> underForgottenKeys = new CopyOnWriteArrayList<>();
+    private final Queue<Refund> toPlant = new ConcurrentLinkedQueue<>();
+    private final Set<String> plantedKeys = ConcurrentHashMap.newKeySet();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     private final Queue<Fault> nextFaults = new ConcurrentLinkedQueue<>();
     private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
@@ -44,12 +52,15 @@ final class SimulatedRefunds {
     /**
      * @param drawnFault  a fault drawn at random for a request the queued faults leave alone, or null
      * @param lookupFails whether this lookup meets a random 500
+     * @param keyRetention how long a key is remembered after its refund was made, or null: for ever
      */
-    SimulatedRefunds(Vertx vertx, Function<String, Charge> chargeById, Supplier<Fault> drawnFault, Supplier<Boolean> lookupFails) {
+    SimulatedRefunds(Vertx vertx, Function<String, Charge> chargeById, Supplier<Fault> drawnFault, Supplier<Boolean> lookupFails,
+                     Supplier<Duration> keyRetention) {
         this.vertx = vertx;
         this.chargeById = chargeById;
         this.drawnFault = drawnFault;
         this.lookupFails = lookupFails;
+        this.keyRetention = keyRetention;
     }
 
     /** Whether {@code request} was a refund call, answered here. */
@@ -76,13 +87,23 @@ final class SimulatedRefunds {
 
     void heal() {
         nextFaults.clear();
+        toPlant.clear();
     }
 
+    void plantUnderNextKey(String chargeId, long amount, String currency) {
+        toPlant.add(new Refund(null, null, chargeId, amount, currency, "planted", "succeeded", null));
+    }
+
+    /** Every refund made, under a key still known or one forgotten. */
     List<Refund> all() {
-        return new ArrayList<>(refunds.values());
+        forgetExpiredKeys();
+        List<Refund> all = new ArrayList<>(refunds.values());
+        all.addAll(underForgottenKeys);
+        return all;
     }
 
     Refund under(String key) {
+        forgetExpiredKeys();
         return refunds.get(key);
     }
 
@@ -106,6 +127,8 @@ final class SimulatedRefunds {
             return;
         }
         synchronized (refunds) {
+            forgetExpiredKeys();
+            plantUnder(key);
             if (!admit(request, key, params)) {
                 return;
             }
@@ -134,8 +157,9 @@ final class SimulatedRefunds {
     private boolean admit(HttpServerRequest request, String key, JsonObject params) {
         Refund existing = refunds.get(key);
         if (existing != null) {
-            if (!existing.charge().equals(params.getString("charge")) || existing.amount() != params.getLong("amount", -1L)
-                    || !existing.currency().equalsIgnoreCase(params.getString("currency", ""))) {
+            boolean sameParameters = existing.charge().equals(params.getString("charge")) && existing.amount() == params.getLong("amount", -1L)
+                    && existing.currency().equalsIgnoreCase(params.getString("currency", ""));
+            if (!sameParameters && !plantedKeys.contains(key)) {
                 ProcessorSimulator.answer(request, 422, new JsonObject().put("error", "idempotency_key_reused"));
             } else {
                 request.response().putHeader("Idempotent-Replayed", "true");
@@ -158,7 +182,7 @@ final class SimulatedRefunds {
     private Refund record(String key, JsonObject params) {
         Charge charge = chargeById.apply(params.getString("charge"));
         long amount = params.getLong("amount");
-        long refunded = refunds.values().stream().filter(r -> r.charge().equals(charge.id()) && r.succeeded()).mapToLong(Refund::amount).sum();
+        long refunded = all().stream().filter(r -> r.charge().equals(charge.id()) && r.succeeded()).mapToLong(Refund::amount).sum();
         String failure = null;
         if (!"succeeded".equals(charge.status()) || !charge.currency().equalsIgnoreCase(params.getString("currency", ""))) {
             failure = "charge_not_refundable";
@@ -170,7 +194,35 @@ final class SimulatedRefunds {
         Refund refund = new Refund("re_" + ids.incrementAndGet(), key, charge.id(), amount, params.getString("currency"),
                 params.getString("reference"), failure == null ? "succeeded" : "failed", failure);
         refunds.put(key, refund);
+        keyedAtNanos.put(key, System.nanoTime());
         return refund;
+    }
+
+    private void plantUnder(String key) {
+        Refund planted = toPlant.poll();
+        if (planted != null && !refunds.containsKey(key)) {
+            refunds.put(key, new Refund("re_" + ids.incrementAndGet(), key, planted.charge(), planted.amount(), planted.currency(),
+                    planted.reference(), planted.status(), null));
+            keyedAtNanos.put(key, System.nanoTime());
+            plantedKeys.add(key);
+        }
+    }
+
+    private void forgetExpiredKeys() {
+        Duration retention = keyRetention.get();
+        if (retention == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        synchronized (refunds) {
+            keyedAtNanos.entrySet().removeIf(keyed -> {
+                boolean expired = now - keyed.getValue() >= retention.toNanos();
+                if (expired) {
+                    underForgottenKeys.add(refunds.remove(keyed.getKey()));
+                }
+                return expired;
+            });
+        }
     }
 
     private void lookup(HttpServerRequest request, String key) {
@@ -178,7 +230,7 @@ final class SimulatedRefunds {
             ProcessorSimulator.answer(request, 500, new JsonObject().put("error", "api_error"));
             return;
         }
-        Refund refund = refunds.get(key);
+        Refund refund = under(key);
         if (refund == null) {
             ProcessorSimulator.answer(request, 404, new JsonObject().put("error", "no_such_refund"));
         } else {

@@ -56,11 +56,13 @@ class CardRefundRepository {
             + "attempts = attempts + 1 WHERE id = ? AND phase IN " + UNSETTLED + " AND busy_until < NOW(6) AND attempts = ?";
 
     /**
-     * A send after the first, by the worker that holds the lease: its time starts the resend window
-     * if no send did (the ones before could not connect), since this one may reach the processor.
+     * A send after the first, by the worker that holds the lease and only within the resend window as
+     * the database sees it now, not as the worker read it, maybe minutes before: its time starts the
+     * window if no send did (the ones before could not connect), since this one may reach the processor.
      */
     private static final String MARK_RESENT = "UPDATE refund_record SET attempts = attempts + 1, "
-            + "first_sent_at = COALESCE(first_sent_at, NOW(6)) WHERE id = ? AND phase IN ('SENT', 'UNKNOWN') AND attempts = ?";
+            + "first_sent_at = COALESCE(first_sent_at, NOW(6)) WHERE id = ? AND phase IN ('SENT', 'UNKNOWN') AND attempts = ? "
+            + "AND (first_sent_at IS NULL OR first_sent_at > NOW(6) - INTERVAL ? MICROSECOND)";
 
     private static final String SUCCEED = "UPDATE refund_record SET phase = 'SUCCEEDED', processor_refund_id = ?, busy_until = NULL "
             + "WHERE id = ? AND phase IN " + UNSETTLED;
@@ -112,9 +114,9 @@ class CardRefundRepository {
         return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), refund.id(), refund.attempts())));
     }
 
-    /** True when the worker holding {@code refund} still holds it, and may send it again. */
-    Uni<Boolean> markResent(SqlClient client, CardRefund refund) {
-        return moved(client.preparedQuery(MARK_RESENT).execute(Tuple.of(refund.id(), refund.attempts())));
+    /** True when the worker holding {@code refund} still holds it, and may send it again: its first send is less than {@code window} ago. */
+    Uni<Boolean> markResent(SqlClient client, CardRefund refund, Duration window) {
+        return moved(client.preparedQuery(MARK_RESENT).execute(Tuple.of(refund.id(), refund.attempts(), micros(window))));
     }
 
     Uni<Boolean> succeed(SqlClient tx, long id, String processorRefundId) {

@@ -81,10 +81,10 @@ class CardRefundSettlement {
         return unknown(refund, "no refund found yet", false);
     }
 
-    /** The refund is this one: its amount, its currency (in either case), and its charge, where the processor names it. */
+    /** The refund is this one: its amount, its currency (in either case), and the charge it refunds, which the processor must name. */
     private static boolean isThisRefunds(RefundOutcome.Succeeded refunded, CardRefund refund) {
         return refunded.amount() == refund.amount() && refund.currency().equalsIgnoreCase(refunded.currency())
-                && (refunded.chargeId() == null || refunded.chargeId().equals(refund.chargeId()));
+                && refund.chargeId().equals(refunded.chargeId());
     }
 
     /** What the refund's key answers now, for a worker that found the refund taken over or settled by another. */

@@ -81,7 +81,7 @@ class CardRefunds {
                 return settlement.settle(taken, new RefundOutcome.Unknown(
                         "no refund found under its key, and too long after the first send to send it again"));
             }
-            return cardRefunds.markResent(pool, taken)
+            return cardRefunds.markResent(pool, taken, resendWithin)
                     .flatMap(stillOurs -> stillOurs ? send(taken.oneMoreAttempt()) : settlement.answerSoFar(taken));
         });
     }

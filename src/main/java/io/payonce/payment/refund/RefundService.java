@@ -111,7 +111,7 @@ public class RefundService {
      * money goes back to the card it came from, whatever the buyer holds at payonce.
      */
     private Uni<Begun<CardRefund>> startToCard(SqlConnection tx, Order order, PaidBy paidBy, RefundRequest refund, KeyedWrite write) {
-        String processorKey = processorKeys.refund(order.id(), refund.refundNo());
+        String processorKey = processorKeys.refund(write.scope(), write.key().value(), paidBy.chargeId(), refund.refundNo());
         return UniqueKey.insertOr(cardRefunds.insertStarted(tx, order, refund.refundNo(), refund.amount(), write.scope(), write.key(),
                                 processorKey, paidBy.chargeId(), toCards.lease())
                         .call(started -> orders.reserveRefund(tx, order.id(), refund.amount()).invoke(reserved -> {

@@ -1,0 +1,112 @@
+package io.payonce.payment.refund;
+
+import io.payonce.processor.ProcessorSimulator;
+import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.Api;
+import io.payonce.support.Buyer;
+import io.payonce.support.Database;
+import io.payonce.support.Tokens;
+import io.quarkus.scheduler.Scheduler;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * What payonce makes of the processor's answers to a refund beyond the plain ones: a refund under the
+ * refund's key that is not this refund (another amount, another charge) settles nothing, and a call
+ * the processor refused before handling it (a wrong API key or address) refunded nothing and opens no
+ * resend window. The recovery job is paused, so that each step is the one the test takes.
+ */
+@QuarkusTest
+class RefundProcessorAnswersTest {
+
+    private static final String OPS = Tokens.ops();
+
+    private final Database db = Database.forTests();
+
+    @Inject
+    Scheduler scheduler;
+
+    @BeforeEach
+    void pauseTheRecoveryJob() {
+        scheduler.pause(CardRefundRecoveryJob.IDENTITY);
+    }
+
+    @AfterEach
+    void resumeIt() {
+        processor().heal();
+        scheduler.resume(CardRefundRecoveryJob.IDENTITY);
+    }
+
+    @Test
+    void aRefundOfAnotherAmountUnderTheKeyLeavesTheRefundUnknown() {
+        long order = Buyer.withBalance(0).paidByCard(3000, "tok_visa");
+        processor().plantRefundUnderNextKey(chargeOf(order), 2999, "EUR");
+
+        Response answer = Api.refund(OPS, order, Api.newKey(), "r-1", 3000);
+
+        assertSettledNothing(answer, order, 3000);
+    }
+
+    @Test
+    void aRefundOfAnotherChargeUnderTheKeyLeavesTheRefundUnknown() {
+        long other = Buyer.withBalance(0).paidByCard(3100, "tok_visa");
+        long order = Buyer.withBalance(0).paidByCard(3100, "tok_visa");
+        processor().plantRefundUnderNextKey(chargeOf(other), 3100, "EUR");
+
+        Response answer = Api.refund(OPS, order, Api.newKey(), "r-1", 3100);
+
+        assertSettledNothing(answer, order, 3100);
+    }
+
+    /**
+     * 401 and 403: the processor refuses payonce's API key; 404 and 405 to the refund's POST: the
+     * address is wrong. The refund was never made: its window does not start, and once the processor
+     * takes payonce's calls again a retry refunds the card once.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {401, 403, 404, 405})
+    void aRefusedCallRefundedNothingAndARetryRefundsOnceTheProcessorTakesCallsAgain(int status) {
+        long order = Buyer.withBalance(0).paidByCard(3200, "tok_visa");
+        String key = Api.newKey();
+        processor().refuseEveryCall(status);
+
+        Response refused = Api.refund(OPS, order, key, "r-1", 3200);
+        long refund = refused.jsonPath().getLong("refundId");
+
+        assertEquals(202, refused.statusCode(), refused.asString());
+        assertNull(db.string("SELECT first_sent_at FROM refund_record WHERE id = ?", refund), "nothing reached the processor");
+        processor().heal();
+        db.update("UPDATE refund_record SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", refund);
+        Response retried = Api.refund(OPS, order, key, "r-1", 3200);
+        assertEquals(201, retried.statusCode(), retried.asString());
+        assertEquals(1, processor().refunds().stream().filter(made -> made.charge().equals(chargeOf(order))).count());
+    }
+
+    /** The refund stays UNKNOWN with its amount reserved and no event, for an operator: the card may or may not have been refunded. */
+    private void assertSettledNothing(Response answer, long order, long amount) {
+        assertEquals(202, answer.statusCode(), answer.asString());
+        long refund = answer.jsonPath().getLong("refundId");
+        assertEquals("UNKNOWN", db.string("SELECT phase FROM refund_record WHERE id = ?", refund));
+        assertEquals("the processor reported another refund under this key",
+                db.string("SELECT detail FROM refund_phase WHERE refund_id = ? AND phase = 'UNKNOWN'", refund));
+        assertEquals(amount, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "still reserved");
+        assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE event_type = 'refund.created' AND ref_id = ?", Long.toString(refund)));
+    }
+
+    private String chargeOf(long order) {
+        return db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'", order);
+    }
+
+    private static ProcessorSimulator processor() {
+        return ProcessorSimulatorResource.simulator();
+    }
+}
