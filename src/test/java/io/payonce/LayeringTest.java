@@ -40,7 +40,8 @@ class LayeringTest {
             Set.of("api"));
 
     /** What the webhook room may use of the pay paths: their doors for an outcome learnt from the processor's events. */
-    private static final Set<String> WEBHOOK_DOORS = Set.of("payment.card.ChargeNotices", "payment.card.ChargeNotice");
+    private static final Set<String> WEBHOOK_DOORS = Set.of("payment.card.ChargeNotices", "payment.card.ChargeNotice",
+            "payment.refund.RefundNotices", "payment.refund.RefundNotice");
 
     /** The pay paths beneath {@code payment}, which share its types and are chosen by its door. */
     private static final Set<String> PAYMENT_ROOMS = Set.of("payment.balance", "payment.card", "payment.refund", "payment.lookup");
@@ -136,9 +137,9 @@ class LayeringTest {
     }
 
     /**
-     * The processor's webhooks settle payments through the pay paths' doors for outcomes learnt from
-     * outside, never through their repositories or settlement: whatever an event says meets the same
-     * checks and compare-and-sets as payonce's own calls.
+     * The processor's webhooks settle payments and refunds through the pay paths' doors for outcomes
+     * learnt from outside, never through their repositories or settlement: whatever an event says
+     * meets the same checks and compare-and-sets as payonce's own calls.
      */
     @Test
     void webhooksReachPaymentsThroughTheirDoorsOnly() {

@@ -183,22 +183,15 @@ public class Processor {
         if (status != 200 && status != 201 && status != 400 && status != 402) {
             return new RefundOutcome.Unknown("the processor answered " + status);
         }
-        RefundReply reply = RefundReply.of(response.readEntity(JsonNode.class));
-        String refundId = ProcessorText.of(reply.id(), ProcessorText.REFUND_ID_LENGTH);
-        String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
+        JsonNode refund = response.readEntity(JsonNode.class);
         if (status == 400) {
             // A refusal of the refund itself is an answer to the refund's POST; to a lookup, a 400 says the lookup was refused.
-            return failureCode != null && !lookup ? new RefundOutcome.Failed(refundId, failureCode)
+            RefundReply reply = RefundReply.of(refund);
+            String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
+            return failureCode != null && !lookup ? new RefundOutcome.Failed(ProcessorText.of(reply.id(), ProcessorText.REFUND_ID_LENGTH), failureCode)
                     : new RefundOutcome.Unknown("the processor answered 400");
         }
-        return switch (String.valueOf(reply.status())) {
-            case "succeeded" -> refundId == null || reply.amount() == null || reply.currency() == null
-                    ? new RefundOutcome.Unknown("the processor's refund is incomplete")
-                    : new RefundOutcome.Succeeded(refundId, ProcessorText.of(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
-                    ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH));
-            case "failed", "canceled" -> new RefundOutcome.Failed(refundId, failureCode == null ? "failed" : failureCode);
-            default -> new RefundOutcome.Unknown("the refund is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
-        };
+        return RefundObject.outcome(refund);
     }
 
     /** Words for the payment's or refund's history, which its owner reads: no class names. */

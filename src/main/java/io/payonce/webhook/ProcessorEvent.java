@@ -22,7 +22,7 @@ record ProcessorEvent(String id, String type, JsonNode object) {
 
     private static final Pattern TYPE = Pattern.compile("[a-z0-9_.]{1,64}");
 
-    /** The keys payonce makes its charges under (pay_record.processor_key); any other names a charge payonce did not make. */
+    /** The keys payonce makes its charges and refunds under (pay_record, refund_record.processor_key); any other names one payonce did not make. */
     private static final Pattern PAYONCE_KEY = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
 
     static ProcessorEvent read(ObjectMapper json, byte[] body) {

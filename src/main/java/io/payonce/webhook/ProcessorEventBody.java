@@ -15,7 +15,8 @@ record ProcessorEventBody(
         String id,
         @Schema(required = true, maxLength = 64, pattern = "^[a-z0-9_.]{1,64}$",
                 description = "charge.succeeded and charge.failed settle the card payment made under the charge's idempotency_key; "
-                        + "charge.refunded, refund.succeeded and refund.failed are kept, not applied; any other type is kept and ignored")
+                        + "refund.succeeded and refund.failed settle the refund to the card made under the refund's idempotency_key; "
+                        + "charge.refunded is kept, not applied (it names the charge, not the refund); any other type is kept and ignored")
         String type,
         @Schema(description = "When the processor created the event, in Unix seconds") Long created,
         @Schema(required = true) Data data) {
@@ -23,7 +24,8 @@ record ProcessorEventBody(
     static final String ID_PATTERN = "^[A-Za-z0-9._:-]{1,255}$";
 
     record Data(@Schema(required = true, type = SchemaType.OBJECT,
-            description = "The charge (id, amount, currency, status, reference, decline_code, idempotency_key) or refund the event is about")
+            description = "The charge (id, amount, currency, status, reference, decline_code, idempotency_key) or refund (id, charge, "
+                    + "amount, currency, status, failure_code, idempotency_key) the event is about")
                 Map<String, Object> object) {
     }
 }

@@ -18,7 +18,8 @@ class ProcessorEventInbox {
             INSERT INTO processor_event (event_id, event_type, object_id, processor_key, outcome)
             VALUES (?, ?, ?, ?, 'RECEIVED')""";
 
-    private static final String RECORD = "UPDATE processor_event SET outcome = ?, payment_id = ? WHERE event_id = ? AND outcome = 'RECEIVED'";
+    private static final String RECORD = "UPDATE processor_event SET outcome = ?, payment_id = ?, refund_id = ? "
+            + "WHERE event_id = ? AND outcome = 'RECEIVED'";
 
     private static final String SELECT_OUTCOME = "SELECT outcome FROM processor_event WHERE event_id = ?";
 
@@ -29,9 +30,9 @@ class ProcessorEventInbox {
                 () -> Uni.createFrom().item(false));
     }
 
-    /** What the event did, in the transaction that claimed it; {@code paymentId} is null when it named no payment of payonce's. */
-    Uni<Void> record(SqlConnection tx, String eventId, WebhookOutcome outcome, Long paymentId) {
-        return tx.preparedQuery(RECORD).execute(Tuple.of(outcome.name(), paymentId, eventId)).map(rows -> {
+    /** What the event did, in the transaction that claimed it, with the payment or the refund of payonce's it named, if any. */
+    Uni<Void> record(SqlConnection tx, String eventId, ProcessorWebhooks.Effect effect) {
+        return tx.preparedQuery(RECORD).execute(Tuple.of(effect.outcome().name(), effect.paymentId(), effect.refundId(), eventId)).map(rows -> {
             if (rows.rowCount() != 1) {
                 throw new IllegalStateException("Processor event " + eventId + " was not held by the transaction recording it");
             }

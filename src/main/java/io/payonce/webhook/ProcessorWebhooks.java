@@ -3,11 +3,14 @@ package io.payonce.webhook;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.payonce.db.Transactions;
 import io.payonce.errors.ApiException;
-import io.payonce.payment.PaymentPhase;
 import io.payonce.payment.card.ChargeNotice;
 import io.payonce.payment.card.ChargeNotices;
+import io.payonce.payment.refund.RefundNotice;
+import io.payonce.payment.refund.RefundNotices;
 import io.payonce.processor.ChargeObject;
 import io.payonce.processor.ChargeOutcome;
+import io.payonce.processor.RefundObject;
+import io.payonce.processor.RefundOutcome;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -19,23 +22,36 @@ import org.jboss.logging.Logger;
  * one transaction the event's row in the inbox (claimed by its unique id), its effect and what the
  * effect was. A delivery of an event already recorded changes nothing and is answered with the
  * first's outcome. The effect of a charge's outcome is the card room's to decide
- * ({@link ChargeNotices}): the payment's phase compare-and-set, so that an event arriving late or out
- * of order never overrides an outcome payonce recorded. Nothing is written for a delivery refused.
+ * ({@link ChargeNotices}), that of a refund's the refund room's ({@link RefundNotices}): the phase
+ * compare-and-set of the payment or refund, so that an event arriving late or out of order never
+ * overrides an outcome payonce recorded. Nothing is written for a delivery refused.
  */
 @ApplicationScoped
 class ProcessorWebhooks {
 
     private static final Logger LOG = Logger.getLogger(ProcessorWebhooks.class);
 
-    /** A delivery whose signature and envelope were accepted; {@code type} is null for a type payonce does not read. */
-    private record Accepted(ProcessorEvent event, ProcessorEventType type, ChargeOutcome outcome) {
+    /**
+     * A delivery whose signature and envelope were accepted; {@code type} is null for a type payonce
+     * does not read; {@code outcome}, the {@link ChargeOutcome} or {@link RefundOutcome} its object
+     * says, is null for a type that settles nothing.
+     */
+    private record Accepted(ProcessorEvent event, ProcessorEventType type, Object outcome) {
     }
 
-    /** What the event did; {@code paymentId} and {@code phase} (where the payment stands now) when it named a payment. */
-    record Effect(WebhookOutcome outcome, Long paymentId, PaymentPhase phase) {
+    /**
+     * What the event did; {@code paymentId} or {@code refundId}, and {@code phase} (where that payment
+     * or refund stands now), when it named one of payonce's.
+     */
+    record Effect(WebhookOutcome outcome, Long paymentId, Long refundId, String phase) {
 
         static Effect of(WebhookOutcome outcome) {
-            return new Effect(outcome, null, null);
+            return new Effect(outcome, null, null, null);
+        }
+
+        /** The payment or refund it named, in words for the log. */
+        String named() {
+            return paymentId != null ? "payment " + paymentId : "refund " + refundId;
         }
     }
 
@@ -49,16 +65,18 @@ class ProcessorWebhooks {
     private final ObjectMapper json;
     private final ProcessorEventInbox inbox;
     private final ChargeNotices charges;
+    private final RefundNotices refunds;
     private final WebhookMeter meter;
 
     ProcessorWebhooks(Pool pool, Transactions transactions, WebhookSignature signature, ObjectMapper json, ProcessorEventInbox inbox,
-                      ChargeNotices charges, WebhookMeter meter) {
+                      ChargeNotices charges, RefundNotices refunds, WebhookMeter meter) {
         this.pool = pool;
         this.transactions = transactions;
         this.signature = signature;
         this.json = json;
         this.inbox = inbox;
         this.charges = charges;
+        this.refunds = refunds;
         this.meter = meter;
     }
 
@@ -88,12 +106,13 @@ class ProcessorWebhooks {
         signature.verify(signatureHeader, body);
         ProcessorEvent event = ProcessorEvent.read(json, body);
         ProcessorEventType type = event.known().orElse(null);
-        if (type == null || !type.settlesACharge()) {
+        if (type == null || !type.settlesACharge() && !type.settlesARefund()) {
             return new Accepted(event, type, null);
         }
-        ChargeOutcome outcome = ChargeObject.outcome(event.object());
-        if (!type.saysAsItsCharge(outcome)) {
-            throw ProcessorEvent.malformed("data.object must be a complete charge whose status agrees with " + event.type());
+        Object outcome = type.settlesACharge() ? ChargeObject.outcome(event.object()) : RefundObject.outcome(event.object());
+        if (!type.saysAsItsObject(outcome)) {
+            throw ProcessorEvent.malformed("data.object must be a complete " + (type.settlesACharge() ? "charge" : "refund")
+                    + " whose status agrees with " + event.type());
         }
         return new Accepted(event, type, outcome);
     }
@@ -101,7 +120,7 @@ class ProcessorWebhooks {
     private Uni<Delivery> record(SqlConnection tx, Accepted accepted) {
         ProcessorEvent event = accepted.event();
         return inbox.claim(tx, event).flatMap(claimed -> claimed
-                ? effect(tx, accepted).call(effect -> inbox.record(tx, event.id(), effect.outcome(), effect.paymentId()))
+                ? effect(tx, accepted).call(effect -> inbox.record(tx, event.id(), effect))
                         .map(effect -> new Delivery(event, effect, false))
                 : inbox.outcomeOf(tx, event.id()).map(stored -> new Delivery(event, Effect.of(stored), true)));
     }
@@ -110,13 +129,20 @@ class ProcessorWebhooks {
         if (accepted.type() == null) {
             return Uni.createFrom().item(Effect.of(WebhookOutcome.IGNORED_TYPE));
         }
-        if (!accepted.type().settlesACharge()) {
-            return Uni.createFrom().item(Effect.of(WebhookOutcome.NOT_APPLIED));
+        ProcessorEvent event = accepted.event();
+        if (accepted.outcome() instanceof ChargeOutcome charge) {
+            return event.payonceKey()
+                    .map(key -> charges.apply(tx, key, charge, event.id())
+                            .map(notice -> new Effect(outcomeOf(notice.effect()), notice.paymentId(), null, nameOf(notice.phase()))))
+                    .orElseGet(() -> Uni.createFrom().item(Effect.of(WebhookOutcome.UNKNOWN_CHARGE)));
         }
-        return accepted.event().payonceKey()
-                .map(key -> charges.apply(tx, key, accepted.outcome(), accepted.event().id())
-                        .map(notice -> new Effect(outcomeOf(notice.effect()), notice.paymentId(), notice.phase())))
-                .orElseGet(() -> Uni.createFrom().item(Effect.of(WebhookOutcome.UNKNOWN_CHARGE)));
+        if (accepted.outcome() instanceof RefundOutcome refund) {
+            return event.payonceKey()
+                    .map(key -> refunds.apply(tx, key, refund, event.id())
+                            .map(notice -> new Effect(outcomeOf(notice.effect()), null, notice.refundId(), nameOf(notice.phase()))))
+                    .orElseGet(() -> Uni.createFrom().item(Effect.of(WebhookOutcome.UNKNOWN_REFUND)));
+        }
+        return Uni.createFrom().item(Effect.of(WebhookOutcome.NOT_APPLIED));
     }
 
     private static WebhookOutcome outcomeOf(ChargeNotice.Effect effect) {
@@ -128,7 +154,20 @@ class ProcessorWebhooks {
         };
     }
 
-    /** Counted and logged once committed: what ops must look at (an event that contradicts, or names a charge payonce did not make) at WARN. */
+    private static WebhookOutcome outcomeOf(RefundNotice.Effect effect) {
+        return switch (effect) {
+            case APPLIED -> WebhookOutcome.APPLIED;
+            case ALREADY_SETTLED -> WebhookOutcome.ALREADY_SETTLED;
+            case CONTRADICTING -> WebhookOutcome.CONTRADICTING;
+            case UNKNOWN_REFUND -> WebhookOutcome.UNKNOWN_REFUND;
+        };
+    }
+
+    private static String nameOf(Enum<?> phase) {
+        return phase == null ? null : phase.name();
+    }
+
+    /** Counted and logged once committed: what ops must look at (an event that contradicts, or names a charge or refund payonce did not make) at WARN. */
     private void told(Delivery delivery) {
         ProcessorEvent event = delivery.event();
         Effect effect = delivery.effect();
@@ -139,12 +178,14 @@ class ProcessorWebhooks {
         }
         meter.recorded(effect.outcome());
         switch (effect.outcome()) {
-            case APPLIED -> LOG.infof("Processor event %s (%s) settled payment %d: %s", event.id(), event.type(), effect.paymentId(), effect.phase());
-            case CONTRADICTING -> LOG.warnf("Processor event %s (%s) about %s contradicts payment %d, which is %s: kept for ops, it settled nothing",
-                    event.id(), event.type(), event.objectId(), effect.paymentId(), effect.phase());
+            case APPLIED -> LOG.infof("Processor event %s (%s) settled %s: %s", event.id(), event.type(), effect.named(), effect.phase());
+            case CONTRADICTING -> LOG.warnf("Processor event %s (%s) about %s contradicts %s, which is %s: kept for ops, it settled nothing",
+                    event.id(), event.type(), event.objectId(), effect.named(), effect.phase());
             case UNKNOWN_CHARGE -> LOG.warnf("Processor event %s (%s) names charge %s under key %s, under which payonce made no payment: "
                     + "kept for ops, nothing created", event.id(), event.type(), event.objectId(), event.keyAsKept());
-            case NOT_APPLIED -> LOG.infof("Processor event %s (%s) about %s kept, not applied: refunds are not settled from the processor's events",
+            case UNKNOWN_REFUND -> LOG.warnf("Processor event %s (%s) names refund %s under key %s, under which payonce made no refund: "
+                    + "kept for ops, nothing created", event.id(), event.type(), event.objectId(), event.keyAsKept());
+            case NOT_APPLIED -> LOG.infof("Processor event %s (%s) about %s kept, not applied: each refund is settled by its own refund event",
                     event.id(), event.type(), event.objectId());
             default -> LOG.debugf("Processor event %s (%s): %s", event.id(), event.type(), effect.outcome());
         }

@@ -7,5 +7,6 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 @RegisterForReflection
 public record WebhookReceipt(
         @Schema(maxLength = 255, pattern = ProcessorEventBody.ID_PATTERN) String eventId,
-        @Schema(enumeration = {"APPLIED", "ALREADY_SETTLED", "CONTRADICTING", "UNKNOWN_CHARGE", "IGNORED_TYPE", "NOT_APPLIED"}) String outcome) {
+        @Schema(enumeration = {"APPLIED", "ALREADY_SETTLED", "CONTRADICTING", "UNKNOWN_CHARGE", "UNKNOWN_REFUND", "IGNORED_TYPE",
+                "NOT_APPLIED"}) String outcome) {
 }

@@ -46,8 +46,9 @@ public class WebhookResource {
     @RepeatProtection({UNIQUE_INDEX, STATE_CAS})
     @Operation(operationId = "receiveProcessorEvent", summary = "Receive a webhook event of the card processor (the processor only, by signature)",
             description = "Verifies the signature, records the event once by its id, and applies it: a charge.succeeded or charge.failed settles "
-                    + "the card payment made under the charge's key if it has no outcome yet, with the same checks as a lookup at the "
-                    + "processor. A delivery of an event already recorded changes nothing and is answered 200 with the first outcome.")
+                    + "the card payment made under the charge's key, a refund.succeeded or refund.failed the refund to the card made under "
+                    + "the refund's key, if it has no outcome yet, with the same checks as a lookup at the processor. A delivery of an event "
+                    + "already recorded changes nothing and is answered 200 with the first outcome.")
     @APIResponse(responseCode = "200", description = "Recorded, now or (Idempotent-Replayed: true) by an earlier delivery; "
             + "outcome says what it did", content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = WebhookReceipt.class)))
     @APIResponse(responseCode = "400", description = "WEBHOOK_SIGNATURE_INVALID (missing, malformed, not matching or stale) or MALFORMED_REQUEST "

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * 24 hours, to refuse every call with one status before handling it, as a processor does a
  * wrong API key (401, 403) or a wrong address (404, 405), and to plant a charge of another amount,
  * currency or order under the key of the next charge request, answered as is. Its ledger of charges is what the checks compare payonce with.
- * Once told where, it pushes an event about each charge to payonce's webhook ({@link WebhookSender}).
+ * Once told where, it pushes an event about each charge and each refund to payonce's webhook ({@link WebhookSender}).
  * Refunds ({@link SimulatedRefunds}) follow the same rules under their own keys, and are listed at
  * {@code GET /v1/ledger/refunds}.
  *
@@ -81,7 +81,7 @@ public final class ProcessorSimulator implements AutoCloseable {
                   String failureCode) {
 
         /** As the well-known processors write a refund: the currency in lower case, the key it was made under. */
-        JsonObject json() {
+        public JsonObject json() {
             return new JsonObject().put("id", id).put("object", "refund").put("charge", charge).put("amount", amount)
                     .put("currency", currency.toLowerCase(Locale.ROOT)).put("status", status).put("reference", reference)
                     .put("failure_code", failureCode).put("idempotency_key", key);
@@ -120,7 +120,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     private final WebhookSender webhooks = new WebhookSender(vertx);
 
     private final SimulatedRefunds refunds = new SimulatedRefunds(vertx, this::chargeById, this::drawnFault,
-            () -> randomFaultShare > 0 && random.nextDouble() < randomFaultShare / 2, () -> keyRetention);
+            () -> randomFaultShare > 0 && random.nextDouble() < randomFaultShare / 2, () -> keyRetention, webhooks::refunded);
 
     private ProcessorSimulator(int port) {
         this.port = port;
@@ -173,7 +173,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         port = server.actualPort();
     }
 
-    /** The events it sends about its charges: none until told where to. */
+    /** The events it sends about its charges and refunds: none until told where to. */
     public WebhookSender webhooks() {
         return webhooks;
     }
@@ -490,13 +490,15 @@ public final class ProcessorSimulator implements AutoCloseable {
      * The chaos harness's processor: {@code port}, the share of charge requests that meet a random
      * fault and, optionally, the webhook URLs of payonce's instances (comma-separated), which it sends
      * each charge's event to in turn, signed with PAYONCE_PROCESSOR_WEBHOOK_SECRET, with
-     * {@link #CHAOS_WEBHOOKS}' duplicates, delays and forgeries.
+     * {@link #CHAOS_WEBHOOKS}' duplicates, delays and forgeries. The refunds' events stay unsent there
+     * until the chaos checker proves their effects, as it proves the charges' ({@link WebhookSender.Events}).
      */
     public static void main(String[] args) throws InterruptedException {
         ProcessorSimulator simulator = start(Integer.parseInt(args[0]));
         simulator.failAtRandom(Double.parseDouble(args[1]));
         if (args.length > 2) {
-            simulator.webhooks().to(List.of(args[2].split(",")), System.getenv("PAYONCE_PROCESSOR_WEBHOOK_SECRET"), CHAOS_WEBHOOKS);
+            simulator.webhooks().to(List.of(args[2].split(",")), System.getenv("PAYONCE_PROCESSOR_WEBHOOK_SECRET"), CHAOS_WEBHOOKS,
+                    WebhookSender.Events.CHARGES);
         }
         System.out.println("processor simulator listening on " + simulator.url());
         Thread.currentThread().join();

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -30,7 +31,8 @@ import java.util.function.Supplier;
  * amount in total: a refund that would go beyond fails ({@code amount_too_large}), as one of a charge
  * that did not succeed does; so do the refunds of a card whose token starts with {@code tok_norefund}
  * ({@code expired_or_canceled_card}), for the tests of a failed refund. Keys are forgotten after the
- * simulator's retention, and a refund can be planted under the next key, as for charges.
+ * simulator's retention, and a refund can be planted under the next key, as for charges. Each refund
+ * made or failed is told to the webhooks, as a charge is.
  */
 final class SimulatedRefunds {
 
@@ -39,6 +41,7 @@ final class SimulatedRefunds {
     private final Supplier<Fault> drawnFault;
     private final Supplier<Boolean> lookupFails;
     private final Supplier<Duration> keyRetention;
+    private final Consumer<Refund> recorded;
     private final Map<String, Refund> refunds = new ConcurrentHashMap<>();
     private final Map<String, Long> keyedAtNanos = new ConcurrentHashMap<>();
     private final List<Refund> underForgottenKeys = new CopyOnWriteArrayList<>();
@@ -53,14 +56,16 @@ final class SimulatedRefunds {
      * @param drawnFault  a fault drawn at random for a request the queued faults leave alone, or null
      * @param lookupFails whether this lookup meets a random 500
      * @param keyRetention how long a key is remembered after its refund was made, or null: for ever
+     * @param recorded     told of each refund once it is made or has failed (its webhook event)
      */
     SimulatedRefunds(Vertx vertx, Function<String, Charge> chargeById, Supplier<Fault> drawnFault, Supplier<Boolean> lookupFails,
-                     Supplier<Duration> keyRetention) {
+                     Supplier<Duration> keyRetention, Consumer<Refund> recorded) {
         this.vertx = vertx;
         this.chargeById = chargeById;
         this.drawnFault = drawnFault;
         this.lookupFails = lookupFails;
         this.keyRetention = keyRetention;
+        this.recorded = recorded;
     }
 
     /** Whether {@code request} was a refund call, answered here. */
@@ -149,6 +154,7 @@ final class SimulatedRefunds {
                 refund = record(key, params);
                 inFlight.remove(key);
             }
+            recorded.accept(refund);
             ProcessorSimulator.answerAfter(vertx, request, met, refund.httpStatus(), refund.json());
         });
     }

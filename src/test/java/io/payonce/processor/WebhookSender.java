@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The processor simulator's webhooks, sent as the well-known processors send theirs: an event per
- * charge ({@code charge.succeeded} or {@code charge.failed}, the charge as its object), POSTed with
+ * charge ({@code charge.succeeded} or {@code charge.failed}, the charge as its object) and per refund
+ * ({@code refund.succeeded} or {@code refund.failed}, the refund as its object), POSTed with
  * {@code Processor-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">}, at least once (a
  * delivery not answered 2xx is sent again, signed afresh, to the next URL, with a growing pause),
  * round-robin over the URLs it is given. It can be told to misbehave as a real network and a real
@@ -45,6 +46,14 @@ public final class WebhookSender {
     public record Faults(double duplicateShare, long delayMillis, double forgedShare, double staleShare) {
 
         public static final Faults NONE = new Faults(0, 0, 0, 0);
+    }
+
+    /**
+     * Which objects have their events sent. The chaos run's checker proves the effects of charge
+     * events alone (from the payment phases that name them), so its simulator sends no others.
+     */
+    public enum Events {
+        CHARGES, CHARGES_AND_REFUNDS
     }
 
     /** What one delivery was: the real event, a second copy of it, or a copy that must be refused. */
@@ -77,16 +86,23 @@ public final class WebhookSender {
     private volatile List<String> urls = List.of();
     private volatile String secret;
     private volatile Faults faults = Faults.NONE;
+    private volatile Events events = Events.CHARGES_AND_REFUNDS;
 
     WebhookSender(Vertx vertx) {
         this.vertx = vertx;
         this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(1_000).setIdleTimeout(5));
     }
 
-    /** From now on, each charge's event goes to {@code urls} in turn, signed with {@code secret}, meeting {@code faults}. */
+    /** From now on, each charge's and each refund's event goes to {@code urls} in turn, signed with {@code secret}, meeting {@code faults}. */
     public void to(List<String> urls, String secret, Faults faults) {
+        to(urls, secret, faults, Events.CHARGES_AND_REFUNDS);
+    }
+
+    /** From now on, the events of {@code events} go to {@code urls} in turn, signed with {@code secret}, meeting {@code faults}. */
+    public void to(List<String> urls, String secret, Faults faults, Events events) {
         this.secret = secret;
         this.faults = faults;
+        this.events = events;
         this.urls = List.copyOf(urls);
     }
 
@@ -94,6 +110,7 @@ public final class WebhookSender {
     public void off() {
         urls = List.of();
         faults = Faults.NONE;
+        events = Events.CHARGES_AND_REFUNDS;
     }
 
     /** Every attempt so far, in the order answered. */
@@ -109,7 +126,7 @@ public final class WebhookSender {
         return ledger;
     }
 
-    /** The ids of the genuine events sent about the charge made under {@code key}, in the order sent. */
+    /** The ids of the genuine events sent about the charge or refund made under {@code key}, in the order sent. */
     public List<String> eventsAbout(String key) {
         return List.copyOf(eventsByKey.getOrDefault(key, List.of()));
     }
@@ -134,25 +151,43 @@ public final class WebhookSender {
 
     /** The simulator's hook: a charge was made or declined. */
     void charged(ProcessorSimulator.Charge charge) {
+        boolean succeeded = "succeeded".equals(charge.status());
+        send(charge.key(), succeeded ? "charge.succeeded" : "charge.failed", charge.json(),
+                succeeded ? "charge.failed" : "charge.succeeded", charge.json().put("status", succeeded ? "failed" : "succeeded"));
+    }
+
+    /** The simulator's hook: a refund was made or failed. */
+    void refunded(ProcessorSimulator.Refund refund) {
+        if (events != Events.CHARGES_AND_REFUNDS) {
+            return;
+        }
+        boolean succeeded = refund.succeeded();
+        send(refund.key(), succeeded ? "refund.succeeded" : "refund.failed", refund.json(),
+                succeeded ? "refund.failed" : "refund.succeeded", refund.json().put("status", succeeded ? "failed" : "succeeded"));
+    }
+
+    /**
+     * The event of {@code type} about {@code object}, made under {@code key}, as the faults have it:
+     * once or twice, late, and beside a forged copy that says the opposite ({@code turnedType} about
+     * {@code turned}) and a stale copy.
+     */
+    private void send(String key, String type, JsonObject object, String turnedType, JsonObject turned) {
         if (urls.isEmpty()) {
             return;
         }
         String id = idPrefix + ids.incrementAndGet();
-        eventsByKey.computeIfAbsent(charge.key(), key -> new CopyOnWriteArrayList<>()).add(id);
-        String type = "succeeded".equals(charge.status()) ? "charge.succeeded" : "charge.failed";
-        String body = event(id, type, charge.json());
+        eventsByKey.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(id);
+        String body = event(id, type, object);
         Faults now = faults;
         later(now, () -> deliver(id, Kind.GENUINE, body, 1));
         if (random.nextDouble() < now.duplicateShare()) {
             later(now, () -> deliver(id, Kind.DUPLICATE, body, 1));
         }
         if (random.nextDouble() < now.forgedShare()) {
-            String turned = "charge.succeeded".equals(type) ? "charge.failed" : "charge.succeeded";
-            JsonObject object = charge.json().put("status", "charge.failed".equals(turned) ? "failed" : "succeeded");
-            later(now, () -> deliver(id + "_forged", Kind.FORGED, event(id + "_forged", turned, object), 1));
+            later(now, () -> deliver(id + "_forged", Kind.FORGED, event(id + "_forged", turnedType, turned), 1));
         }
         if (random.nextDouble() < now.staleShare()) {
-            later(now, () -> deliver(id + "_stale", Kind.STALE, event(id + "_stale", type, charge.json()), 1));
+            later(now, () -> deliver(id + "_stale", Kind.STALE, event(id + "_stale", type, object), 1));
         }
     }
 

@@ -3,6 +3,7 @@ package io.payonce.payment.refund;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.order.Order;
 import io.payonce.payment.PaymentMethod;
+import io.payonce.processor.RefundOutcome;
 
 import java.time.Duration;
 
@@ -29,6 +30,14 @@ record CardRefund(long id, long orderId, String userId, String refundNo, long am
     /** What the refund tells the processor it is for, in words a person at the processor's dashboard can trace. */
     String reference() {
         return "order-" + orderId + "-refund-" + refundNo;
+    }
+
+    /**
+     * The processor's refund is this one: its amount, its currency (processors write it in either
+     * case), and the charge it refunded, which the processor must name.
+     */
+    boolean isRefundedBy(RefundOutcome.Succeeded refunded) {
+        return refunded.amount() == amount && currency.equalsIgnoreCase(refunded.currency()) && chargeId.equals(refunded.chargeId());
     }
 
     /** The refund as its request is answered, with the order as it stands after it. */

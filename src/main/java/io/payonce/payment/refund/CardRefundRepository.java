@@ -87,10 +87,13 @@ class CardRefundRepository {
     private static final String SELECT_UNATTENDED = "SELECT " + COLUMNS + FROM
             + "WHERE r.phase IN " + UNSETTLED + " AND r.busy_until < NOW(6) ORDER BY r.busy_until LIMIT ?";
 
+    /** Through UNIQUE(processor_key): the refund a processor's event names by the key it was made under. */
+    private static final String SELECT_BY_PROCESSOR_KEY = "SELECT " + COLUMNS + FROM + "WHERE r.processor_key = ? AND r.method = 'CARD'";
+
     private static final String COUNT_UNSETTLED_OF_ORDER = "SELECT COUNT(*) AS unsettled FROM refund_record "
             + "WHERE order_id = ? AND phase IN " + UNSETTLED;
 
-    private static final String INSERT_PHASE = "INSERT INTO refund_phase (refund_id, phase, detail) VALUES (?, ?, ?)";
+    private static final String INSERT_PHASE = "INSERT INTO refund_phase (refund_id, phase, detail, event_id) VALUES (?, ?, ?, ?)";
 
     private static final String COUNT_OVERDUE = "SELECT COUNT(*) AS overdue FROM refund_record WHERE phase IN " + UNSETTLED
             + " AND created_at < NOW(6) - INTERVAL ? MICROSECOND";
@@ -137,10 +140,20 @@ class CardRefundRepository {
     }
 
     Uni<CardRefund> findByOrderAndNo(SqlClient client, long orderId, String refundNo) {
-        return client.preparedQuery(SELECT_BY_ORDER_AND_NO).execute(Tuple.of(orderId, refundNo)).map(rows -> {
-            var iterator = rows.iterator();
-            return iterator.hasNext() ? from(iterator.next()) : null;
-        });
+        return client.preparedQuery(SELECT_BY_ORDER_AND_NO).execute(Tuple.of(orderId, refundNo)).map(CardRefundRepository::single);
+    }
+
+    Uni<CardRefund> findByProcessorKey(SqlClient client, String processorKey) {
+        return client.preparedQuery(SELECT_BY_PROCESSOR_KEY).execute(Tuple.of(processorKey)).map(CardRefundRepository::single);
+    }
+
+    /**
+     * The same refund, read as it stands now and locked for the rest of the transaction, its order's
+     * row too: take the order's row lock first ({@code OrderRepository.lockById}), as every definite
+     * outcome of a refund does, so that two of them never wait on each other's locks.
+     */
+    Uni<CardRefund> lockByProcessorKey(SqlClient tx, String processorKey) {
+        return tx.preparedQuery(SELECT_BY_PROCESSOR_KEY + " FOR UPDATE").execute(Tuple.of(processorKey)).map(CardRefundRepository::single);
     }
 
     Uni<List<CardRefund>> findUnattended(SqlClient client, int limit) {
@@ -163,7 +176,12 @@ class CardRefundRepository {
 
     /** One line of the refund's history; {@code detail} is plain words for ops, never a token. */
     Uni<Void> recordPhase(SqlClient tx, long refundId, RefundPhase phase, String detail) {
-        return tx.preparedQuery(INSERT_PHASE).execute(Tuple.of(refundId, phase.name(), detail)).replaceWithVoid();
+        return recordPhase(tx, refundId, phase, detail, null);
+    }
+
+    /** {@code eventId}: the processor's webhook event whose delivery moved the refund into {@code phase}, or null. */
+    Uni<Void> recordPhase(SqlClient tx, long refundId, RefundPhase phase, String detail, String eventId) {
+        return tx.preparedQuery(INSERT_PHASE).execute(Tuple.of(refundId, phase.name(), detail, eventId)).replaceWithVoid();
     }
 
     private static Uni<Boolean> moved(Uni<RowSet<Row>> update) {
@@ -172,6 +190,11 @@ class CardRefundRepository {
 
     private static long micros(Duration duration) {
         return duration.toNanos() / 1000;
+    }
+
+    private static CardRefund single(RowSet<Row> rows) {
+        var iterator = rows.iterator();
+        return iterator.hasNext() ? from(iterator.next()) : null;
     }
 
     private static CardRefund from(Row row) {

@@ -23,12 +23,12 @@ import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Records what the processor said about a refund to the card, each outcome in one transaction with
  * the order, the event and the key's answer, exactly alike whoever learnt it: the request itself, a
- * retry of it or the recovery job. SUCCEEDED writes the refund's event, and makes the order REFUNDED
+ * retry of it, the recovery job or the processor's webhook event ({@link RefundNotices}). SUCCEEDED writes the refund's event, and makes the order REFUNDED
  * once its refunds add up to its amount and none of them waits any more; FAILED gives the refund's
  * reservation back to the order and stores the 402; any other outcome leaves the refund UNKNOWN,
  * answered 202 for now, for the recovery job. A definite outcome takes the order's row lock first,
@@ -63,17 +63,14 @@ class CardRefundSettlement {
     }
 
     Uni<Answer> settle(CardRefund refund, RefundOutcome outcome) {
-        if (outcome instanceof RefundOutcome.Succeeded refunded) {
-            if (isThisRefunds(refunded, refund)) {
-                return succeeded(refund, refunded);
-            }
+        if (outcome instanceof RefundOutcome.Succeeded refunded && !refund.isRefundedBy(refunded)) {
             LOG.errorf("Processor refund %s under refund %d's key is %d %s of charge %s, not %d %s of charge %s: left UNKNOWN for an operator",
                     refunded.refundId(), refund.id(), refunded.amount(), refunded.currency(), refunded.chargeId(), refund.amount(),
                     refund.currency(), refund.chargeId());
             return unknown(refund, "the processor reported another refund under this key", false);
         }
-        if (outcome instanceof RefundOutcome.Failed failed) {
-            return failed(refund, failed);
+        if (outcome instanceof RefundOutcome.Succeeded || outcome instanceof RefundOutcome.Failed) {
+            return definite(refund, outcome);
         }
         if (outcome instanceof RefundOutcome.Unknown unknown) {
             return unknown(refund, unknown.reason(), !unknown.delivered() && refund.sinceFirstSent() == null);
@@ -81,10 +78,22 @@ class CardRefundSettlement {
         return unknown(refund, "no refund found yet", false);
     }
 
-    /** The refund is this one: its amount, its currency (in either case), and the charge it refunds, which the processor must name. */
-    private static boolean isThisRefunds(RefundOutcome.Succeeded refunded, CardRefund refund) {
-        return refunded.amount() == refund.amount() && refund.currency().equalsIgnoreCase(refunded.currency())
-                && refund.chargeId().equals(refunded.chargeId());
+    /**
+     * Records a definite {@code outcome} in {@code tx}, which holds the order's row lock
+     * ({@code order} as locked): the phase's compare-and-set first, then the rest of the outcome. A
+     * success must be this refund's ({@link CardRefund#isRefundedBy}). Returns the key's new answer,
+     * or null when the compare-and-set moved nothing (the refund was settled already).
+     * {@code eventId} names the processor's webhook event that told the outcome, null when payonce's
+     * own call learnt it.
+     */
+    Uni<Answer> record(SqlConnection tx, CardRefund refund, Order order, RefundOutcome outcome, String eventId) {
+        if (outcome instanceof RefundOutcome.Succeeded refunded) {
+            return ifMoved(cardRefunds.succeed(tx, refund.id(), refunded.refundId()), () -> succeeded(tx, refund, order, refunded, eventId));
+        }
+        if (outcome instanceof RefundOutcome.Failed failed) {
+            return ifMoved(cardRefunds.fail(tx, refund.id(), failed.refundId(), failed.failureCode()), () -> failed(tx, refund, failed, eventId));
+        }
+        throw new IllegalArgumentException("Only a definite outcome settles a refund: " + outcome);
     }
 
     /** What the refund's key answers now, for a worker that found the refund taken over or settled by another. */
@@ -92,14 +101,13 @@ class CardRefundSettlement {
         return answerSoFar(pool, refund);
     }
 
-    private Uni<Answer> succeeded(CardRefund refund, RefundOutcome.Succeeded refunded) {
-        return definite(refund, tx -> cardRefunds.succeed(tx, refund.id(), refunded.refundId()), (tx, order) -> cardRefunds
-                .recordPhase(tx, refund.id(), RefundPhase.SUCCEEDED, "refund " + refunded.refundId())
+    private Uni<Answer> succeeded(SqlConnection tx, CardRefund refund, Order order, RefundOutcome.Succeeded refunded, String eventId) {
+        return cardRefunds.recordPhase(tx, refund.id(), RefundPhase.SUCCEEDED, "refund " + refunded.refundId(), eventId)
                 .flatMap(v -> refundedInFull(tx, order))
                 .flatMap(v -> outbox.record(tx, EventType.REFUND_CREATED, Method.CARD, refund.userId(), refund.orderId(),
                         EntryType.referenceOf(refund.id()), refund.amount(), refund.currency(), refund.key().value()))
                 .flatMap(v -> orders.findById(tx, refund.orderId()))
-                .flatMap(after -> guard.settle(tx, refund.scope(), refund.key(), Answer.created(refund.in(RefundPhase.SUCCEEDED).view(after)))));
+                .flatMap(after -> guard.settle(tx, refund.scope(), refund.key(), Answer.created(refund.in(RefundPhase.SUCCEEDED).view(after))));
     }
 
     /**
@@ -117,18 +125,17 @@ class CardRefundSettlement {
                 : Uni.createFrom().voidItem());
     }
 
-    private Uni<Answer> failed(CardRefund refund, RefundOutcome.Failed failed) {
+    private Uni<Answer> failed(SqlConnection tx, CardRefund refund, RefundOutcome.Failed failed, String eventId) {
         ApiException refusal = new ApiException(ErrorCode.REFUND_FAILED, Map.of("refundId", refund.id(), "failureCode", failed.failureCode()),
                 failed.failureCode());
-        return definite(refund, tx -> cardRefunds.fail(tx, refund.id(), failed.refundId(), failed.failureCode()), (tx, order) -> orders
-                .releaseRefund(tx, refund.orderId(), refund.amount())
+        return orders.releaseRefund(tx, refund.orderId(), refund.amount())
                 .invoke(released -> {
                     if (!released) {
                         throw new IllegalStateException("Order " + refund.orderId() + " held no reservation for refund " + refund.id());
                     }
                 })
-                .flatMap(v -> cardRefunds.recordPhase(tx, refund.id(), RefundPhase.FAILED, failed.failureCode()))
-                .flatMap(v -> guard.settle(tx, refund.scope(), refund.key(), Answer.problem(refusal, refund.refundPath()))));
+                .flatMap(v -> cardRefunds.recordPhase(tx, refund.id(), RefundPhase.FAILED, failed.failureCode(), eventId))
+                .flatMap(v -> guard.settle(tx, refund.scope(), refund.key(), Answer.problem(refusal, refund.refundPath())));
     }
 
     /** {@code neverSent}: the send that failed certainly never reached the processor, and no send before it is known to have. */
@@ -146,13 +153,19 @@ class CardRefundSettlement {
     }
 
     /**
-     * One definite outcome, one transaction: the order's row lock, the phase's compare-and-set, then
-     * the rest of the outcome. A compare-and-set that moved nothing found the refund settled, or taken
-     * over, by another worker: the key's answer so far is the answer.
+     * One definite outcome, one transaction: the order's row lock, then the outcome. A
+     * compare-and-set that moved nothing found the refund settled, or taken over, by another worker:
+     * the key's answer so far is the answer.
      */
-    private Uni<Answer> definite(CardRefund refund, Function<SqlConnection, Uni<Boolean>> movePhase, Outcome rest) {
-        return transactions.inTransaction(tx -> orders.lockById(tx, refund.orderId()).flatMap(order -> movePhase.apply(tx)
-                .flatMap(moved -> moved ? rest.apply(tx, order) : answerSoFar(tx, refund))));
+    private Uni<Answer> definite(CardRefund refund, RefundOutcome outcome) {
+        return transactions.inTransaction(tx -> orders.lockById(tx, refund.orderId())
+                .flatMap(order -> record(tx, refund, order, outcome, null))
+                .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : answerSoFar(tx, refund)));
+    }
+
+    /** The rest of an outcome once its compare-and-set moved the phase; null when it moved nothing. */
+    private static Uni<Answer> ifMoved(Uni<Boolean> compareAndSet, Supplier<Uni<Answer>> rest) {
+        return compareAndSet.flatMap(moved -> moved ? rest.get() : Uni.createFrom().nullItem());
     }
 
     /**
@@ -163,11 +176,5 @@ class CardRefundSettlement {
         return guard.storedAnswer(client, refund.scope(), refund.key()).flatMap(stored -> stored != null
                 ? Uni.createFrom().item(stored)
                 : orders.findById(client, refund.orderId()).map(order -> Answer.accepted(refund.view(order), refund.location())));
-    }
-
-    /** The rest of a definite outcome, once its phase moved, with the order as locked. */
-    @FunctionalInterface
-    private interface Outcome {
-        Uni<Answer> apply(SqlConnection tx, Order order);
     }
 }

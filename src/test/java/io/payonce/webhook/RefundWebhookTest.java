@@ -1,0 +1,388 @@
+package io.payonce.webhook;
+
+import io.payonce.processor.ProcessorSimulator;
+import io.payonce.processor.ProcessorSimulator.Fault;
+import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.processor.WebhookSender;
+import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.Buyer;
+import io.payonce.support.Concurrently;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Meters;
+import io.payonce.support.Tokens;
+import io.payonce.support.Webhooks;
+import io.quarkus.scheduler.Scheduler;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import io.vertx.core.json.JsonObject;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.URL;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The processor's refund events against the real database and the processor simulator: an event
+ * settles a refund to the card whose outcome payonce lost, at once, as a lookup would (a failed
+ * refund gives its amount back to the order; a succeeded one writes its event); each event id has one
+ * effect however often and however concurrently it arrives; an event that comes late, contradicts
+ * what payonce recorded, names another refund or one payonce never made changes nothing and is kept
+ * for ops. The refund recovery job is paused, so that whatever settles a refund here is a webhook.
+ */
+@QuarkusTest
+@ExtendWith(LedgerInvariants.class)
+class RefundWebhookTest {
+
+    /** CardRefundRecoveryJob.IDENTITY, which its package keeps to itself. */
+    private static final String REFUND_RECOVERY_JOB = "card-refund-recovery";
+
+    private static final String OPS = Tokens.ops();
+
+    private final Database db = Database.forTests();
+
+    /** Whether this application's processor client has made its first refund, which loads and connects it. */
+    private static boolean warm;
+
+    @Inject
+    Scheduler scheduler;
+
+    @Inject
+    Meters meters;
+
+    @TestHTTPResource(Webhooks.PATH)
+    URL webhooks;
+
+    /** A refund to the card first, while the recovery job still runs: a cold client's first call can outlast the tests' 1 s timeout. */
+    @BeforeEach
+    void warmTheClientThenPauseTheRecoveryJob() {
+        if (!warm) {
+            long order = Buyer.withBalance(0).paidByCard(100, "tok_visa");
+            String key = Api.newKey();
+            Response refunded = Await.until(() -> Api.refund(OPS, order, key, "warm-up", 100), answer -> answer.statusCode() != 202,
+                    Duration.ofSeconds(20), "the warm-up refund settled");
+            assertEquals(201, refunded.statusCode(), refunded.asString());
+            warm = true;
+        }
+        scheduler.pause(REFUND_RECOVERY_JOB);
+    }
+
+    @AfterEach
+    void resumeIt() {
+        processor().heal();
+        scheduler.resume(REFUND_RECOVERY_JOB);
+    }
+
+    /** The simulator refunds the card, loses its answer (payonce answers 202, UNKNOWN), and 0.3 to 0.6 s later its event settles the refund. */
+    @Test
+    void theProcessorsEventSettlesARefundWhoseAnswerWasLostAtOnce() {
+        processor().webhooks().to(List.of(webhooks.toString()), Webhooks.secret(), new WebhookSender.Faults(0, 600, 0, 0));
+        long order = Buyer.withBalance(0).paidByCard(1000, "tok_visa");
+        String key = Api.newKey();
+        processor().failNextRefund(Fault.ERROR_AFTER_CHARGE);
+
+        Response accepted = Api.refund(OPS, order, key, "r-1", 1000);
+        long refund = accepted.jsonPath().getLong("refundId");
+        Response settled = awaitSettled(refund);
+
+        assertEquals(202, accepted.statusCode(), accepted.asString());
+        assertEquals("SUCCEEDED", settled.jsonPath().getString("phase"), settled.asString());
+        assertEquals(List.of("STARTED", "SENT", "UNKNOWN", "SUCCEEDED"), settled.jsonPath().getList("history.phase"));
+        String processorKey = settled.jsonPath().getString("processorKey");
+        String event = processor().webhooks().eventsAbout(processorKey).get(0);
+        assertEquals(event, db.string("SELECT event_id FROM refund_phase WHERE refund_id = ? AND phase = 'SUCCEEDED'", refund),
+                "the event's delivery moved the refund, not the paused recovery job");
+        assertEquals(refund, db.count("SELECT refund_id FROM processor_event WHERE event_id = ? AND outcome = 'APPLIED'", event));
+        assertEquals(1, refundEvents(refund), "its refund.created event");
+        assertEquals("REFUNDED", db.orderStatus(order), "refunded in full once its one refund succeeded");
+        assertEquals(1, processor().refundRequestsUnder(processorKey), "nothing was sent again");
+        Response retry = Api.refund(OPS, order, key, "r-1", 1000);
+        assertEquals(201, retry.statusCode(), retry.asString());
+        assertEquals("true", retry.header("Idempotent-Replayed"), "the key's answer was settled as a lookup settles it");
+        assertEquals("SUCCEEDED", retry.jsonPath().getString("phase"));
+    }
+
+    /**
+     * The processor answered 500 and its event later says the refund failed: the refund is FAILED,
+     * its key answers the 402, and the amount it held is refundable again, so a new refund of the
+     * whole amount goes through.
+     */
+    @Test
+    void aRefundFailedEventFailsAnUnknownRefundAndGivesItsAmountBack() {
+        long order = Buyer.withBalance(0).paidByCard(1000, "tok_visa");
+        String key = Api.newKey();
+        processor().failNextRefund(Fault.ERROR_BEFORE_CHARGE);
+        Response accepted = Api.refund(OPS, order, key, "r-1", 1000);
+        long refund = accepted.jsonPath().getLong("refundId");
+        assertEquals(202, accepted.statusCode(), accepted.asString());
+        assertEquals(1000, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "held while the refund is unknown");
+        JsonObject failed = refundObject(refund).put("status", "failed").put("failure_code", "processing_error");
+
+        Response delivered = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.failed", failed));
+
+        assertEquals(200, delivered.statusCode(), delivered.asString());
+        assertEquals("APPLIED", delivered.jsonPath().getString("outcome"));
+        assertEquals("FAILED", phaseOf(refund));
+        assertEquals(List.of("STARTED", "SENT", "UNKNOWN", "FAILED"), history(refund));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM refund_phase WHERE refund_id = ? AND phase = 'FAILED' AND event_id = ?", refund,
+                delivered.jsonPath().getString("eventId")));
+        assertEquals(0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the reservation is given back");
+        assertEquals(0, refundEvents(refund), "a failed refund has no refund.created event");
+        Response retry = Api.refund(OPS, order, key, "r-1", 1000);
+        assertEquals(402, retry.statusCode(), retry.asString());
+        assertEquals("REFUND_FAILED", retry.jsonPath().getString("code"));
+        assertEquals("processing_error", retry.jsonPath().getString("failureCode"));
+        assertEquals("true", retry.header("Idempotent-Replayed"));
+        Response again = Api.refund(OPS, order, Api.newKey(), "r-2", 1000);
+        assertEquals(201, again.statusCode(), again.asString());
+        assertEquals("REFUNDED", db.orderStatus(order));
+    }
+
+    @Test
+    void aRedeliveryIsAnswered200AndChangesNothing() {
+        long refund = unknownRefund(900);
+        String event = Webhooks.event(Webhooks.newEventId(), "refund.succeeded", refundObject(refund));
+
+        Response first = Webhooks.deliver(event);
+        Response again = Webhooks.deliver(event);
+
+        assertEquals(200, first.statusCode(), first.asString());
+        assertEquals("APPLIED", first.jsonPath().getString("outcome"));
+        assertEquals(200, again.statusCode(), again.asString());
+        assertEquals("APPLIED", again.jsonPath().getString("outcome"), "the first delivery's outcome");
+        assertEquals("true", again.header("Idempotent-Replayed"));
+        assertOneEffect(refund, first.jsonPath().getString("eventId"));
+    }
+
+    /** Eight deliveries of one event at the same moment: one is recorded with its effect, the seven others wait for it and are repeats. */
+    @Test
+    void concurrentDeliveriesOfOneEventHaveOneEffect() throws Exception {
+        long refund = unknownRefund(1100);
+        String event = Webhooks.event(Webhooks.newEventId(), "refund.succeeded", refundObject(refund));
+
+        List<Response> answers = Concurrently.run(8, () -> Webhooks.deliver(event));
+
+        answers.forEach(answer -> assertEquals(200, answer.statusCode(), answer.asString()));
+        answers.forEach(answer -> assertEquals("APPLIED", answer.jsonPath().getString("outcome")));
+        assertEquals(7, answers.stream().filter(answer -> "true".equals(answer.header("Idempotent-Replayed"))).count());
+        assertOneEffect(refund, answers.get(0).jsonPath().getString("eventId"));
+    }
+
+    /**
+     * Two events of one refund, told apart by their ids, both arriving: the first settles it, the
+     * second finds it settled alike (ALREADY_SETTLED), and a late refund.failed after the success
+     * changes nothing and is kept, naming the refund (CONTRADICTING).
+     */
+    @Test
+    void aLateRefundFailedAfterASuccessChangesNothingAndIsKept() {
+        long order = Buyer.withBalance(0).paidByCard(700, "tok_visa");
+        Response refunded = Api.refund(OPS, order, Api.newKey(), "r-1", 300);
+        assertEquals(201, refunded.statusCode(), refunded.asString());
+        long refund = refunded.jsonPath().getLong("refundId");
+        String lateId = Webhooks.newEventId();
+
+        Response same = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.succeeded", refundObject(refund)));
+        Response late = Webhooks.deliver(Webhooks.event(lateId, "refund.failed",
+                refundObject(refund).put("status", "failed").put("failure_code", "expired_or_canceled_card")));
+
+        assertEquals("ALREADY_SETTLED", same.jsonPath().getString("outcome"), same.asString());
+        assertEquals(200, late.statusCode(), late.asString());
+        assertEquals("CONTRADICTING", late.jsonPath().getString("outcome"));
+        assertEquals("SUCCEEDED", phaseOf(refund));
+        assertEquals(List.of("STARTED", "SENT", "SUCCEEDED"), history(refund));
+        assertEquals(300, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the refund still holds its amount");
+        assertEquals(1, refundEvents(refund));
+        assertEquals(refund, db.count("SELECT refund_id FROM processor_event WHERE event_id = ? AND outcome = 'CONTRADICTING'", lateId),
+                "kept for ops, naming the refund");
+    }
+
+    /**
+     * A succeeded refund under the refund's key but of another amount, currency or charge is not this
+     * refund: nothing settles or moves, the amount stays held, and the refund's own lookup will meet it.
+     */
+    @Test
+    void aRefundOfAnotherAmountCurrencyOrChargeUnderTheKeyNeverSettlesIt() {
+        long refund = unknownRefund(1300);
+        List<JsonObject> others = List.of(refundObject(refund).put("amount", 13), refundObject(refund).put("currency", "usd"),
+                refundObject(refund).put("charge", "ch_another"));
+
+        for (JsonObject other : others) {
+            Response delivered = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.succeeded", other));
+
+            assertEquals(200, delivered.statusCode(), delivered.asString());
+            assertEquals("CONTRADICTING", delivered.jsonPath().getString("outcome"), other.encode());
+            assertEquals(0, db.count("SELECT COUNT(*) FROM refund_phase WHERE event_id = ?", delivered.jsonPath().getString("eventId")));
+        }
+        assertEquals("UNKNOWN", phaseOf(refund));
+        assertEquals(0, refundEvents(refund));
+        assertEquals(1300, db.count("SELECT o.refunded_amount FROM orders o JOIN refund_record r ON r.order_id = o.id WHERE r.id = ?", refund));
+    }
+
+    /** Under a key no refund of payonce's was made, or under none: recorded, counted, and nothing is created or moved. */
+    @Test
+    void anEventForARefundPayonceNeverMadeIsRecordedCountedAndCreatesNothing() {
+        double before = meters.count(WebhookMeter.NAME, "outcome", "unknown_refund");
+        String key = "po_" + Webhooks.newEventId();
+        JsonObject stranger = new JsonObject().put("id", "re_stranger").put("object", "refund").put("charge", "ch_stranger")
+                .put("amount", 5000).put("currency", "eur").put("status", "succeeded").put("idempotency_key", key);
+        JsonObject keyless = stranger.copy().put("idempotency_key", (String) null);
+        String eventId = Webhooks.newEventId();
+        long refunds = db.count("SELECT COUNT(*) FROM refund_record");
+        long refundedInAll = db.count("SELECT COALESCE(SUM(refunded_amount), 0) FROM orders");
+
+        Response delivered = Webhooks.deliver(Webhooks.event(eventId, "refund.succeeded", stranger));
+        Response unnamed = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.failed", keyless.put("status", "failed")));
+
+        assertEquals(200, delivered.statusCode(), delivered.asString());
+        assertEquals("UNKNOWN_REFUND", delivered.jsonPath().getString("outcome"));
+        assertEquals("UNKNOWN_REFUND", unnamed.jsonPath().getString("outcome"), unnamed.asString());
+        assertEquals(before + 2, meters.count(WebhookMeter.NAME, "outcome", "unknown_refund"));
+        assertEquals(key, db.string("SELECT processor_key FROM processor_event WHERE event_id = ? AND outcome = 'UNKNOWN_REFUND' "
+                + "AND refund_id IS NULL AND payment_id IS NULL", eventId));
+        assertEquals(refunds, db.count("SELECT COUNT(*) FROM refund_record"), "no refund is created");
+        assertEquals(refundedInAll, db.count("SELECT COALESCE(SUM(refunded_amount), 0) FROM orders"), "no order's refunds move");
+    }
+
+    /** A refund event is the processor's only if signed by it, now; and a refund.succeeded whose refund failed is no outcome. */
+    @Test
+    void aForgedStaleOrMalformedRefundEventIsRefusedAndNothingIsWritten() {
+        long refund = unknownRefund(600);
+        String eventId = Webhooks.newEventId();
+        String event = Webhooks.event(eventId, "refund.succeeded", refundObject(refund));
+        String contradictory = Webhooks.event(eventId, "refund.succeeded", refundObject(refund).put("status", "failed"));
+        long now = System.currentTimeMillis() / 1000;
+
+        List<Response> forged = List.of(
+                Webhooks.deliver(event, WebhookSender.signature("whsec_someone_elses_secret", now, event)),
+                Webhooks.deliver(event, WebhookSender.signature(Webhooks.secret(), now - 600, event)),
+                Webhooks.deliver(event, WebhookSender.signature(Webhooks.secret(), now, event.replace("600", "601"))));
+        Response malformed = Webhooks.deliver(contradictory);
+
+        forged.forEach(answer -> {
+            assertEquals(400, answer.statusCode(), answer.asString());
+            assertEquals("WEBHOOK_SIGNATURE_INVALID", answer.jsonPath().getString("code"), answer.asString());
+        });
+        assertEquals(400, malformed.statusCode(), malformed.asString());
+        assertEquals("MALFORMED_REQUEST", malformed.jsonPath().getString("code"));
+        assertEquals(0, Webhooks.recorded(db, eventId), "nothing recorded");
+        assertEquals("UNKNOWN", phaseOf(refund), "nothing settled");
+        assertEquals(0, db.count("SELECT COUNT(*) FROM refund_phase WHERE event_id = ?", eventId));
+    }
+
+    /**
+     * The simulator as the chaos run drives it, for refunds: every event sent twice, each copy 0.3 to
+     * 0.6 s late and so out of order, beside a forged copy that says the opposite and a stale one;
+     * every answer lost. Each refund is settled by its event, once; no forged or stale copy is recorded.
+     */
+    @Test
+    void theSimulatorsEventsSettleEachRefundOnceThroughDuplicatesDelaysAndForgeries() {
+        List<Long> orders = List.of(Buyer.withBalance(0).paidByCard(201, "tok_visa"), Buyer.withBalance(0).paidByCard(202, "tok_norefund_x"),
+                Buyer.withBalance(0).paidByCard(203, "tok_visa"), Buyer.withBalance(0).paidByCard(204, "tok_norefund_x"));
+        processor().webhooks().to(List.of(webhooks.toString()), Webhooks.secret(), new WebhookSender.Faults(1, 600, 1, 1));
+        List<Long> refunds = orders.stream().map(order -> {
+            processor().failNextRefund(Fault.RESET_AFTER_CHARGE);
+            Response accepted = Api.refund(OPS, order, Api.newKey(), "r-1", 100);
+            assertEquals(202, accepted.statusCode(), accepted.asString());
+            return accepted.jsonPath().getLong("refundId");
+        }).toList();
+
+        for (int i = 0; i < refunds.size(); i++) {
+            long refund = refunds.get(i);
+            Response settled = awaitSettled(refund);
+            String event = processor().webhooks().eventsAbout(settled.jsonPath().getString("processorKey")).get(0);
+            assertEquals(i % 2 == 0 ? "SUCCEEDED" : "FAILED", settled.jsonPath().getString("phase"), settled.asString());
+            assertEquals(1, db.count("SELECT COUNT(*) FROM refund_phase WHERE event_id = ?", event), "one effect of " + event);
+            Await.until(() -> deliveriesOf(event + "_forged") + deliveriesOf(event + "_stale") == 2, Duration.ofSeconds(5),
+                    "the forged and stale copies of " + event + " answered");
+            assertEquals(0, Webhooks.recorded(db, event + "_forged") + Webhooks.recorded(db, event + "_stale"));
+            assertEquals(i % 2 == 0 ? 100 : 0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", orders.get(i)));
+        }
+        assertTrue(processor().webhooks().deliveries().stream().filter(delivery -> delivery.kind() == WebhookSender.Kind.FORGED
+                || delivery.kind() == WebhookSender.Kind.STALE).allMatch(delivery -> delivery.status() == 400), "every forgery refused with 400");
+    }
+
+    private long deliveriesOf(String eventId) {
+        return processor().webhooks().deliveries().stream().filter(delivery -> delivery.eventId().equals(eventId)).count();
+    }
+
+    /** One inbox row naming the refund, one phase moved by the event, one refund.created event, the key's answer settled. */
+    private void assertOneEffect(long refund, String eventId) {
+        assertEquals(1, Webhooks.recorded(db, eventId));
+        assertEquals(refund, db.count("SELECT refund_id FROM processor_event WHERE event_id = ?", eventId));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM refund_phase WHERE event_id = ?", eventId));
+        assertEquals(1, db.count("SELECT COUNT(*) FROM refund_phase WHERE refund_id = ? AND phase = 'SUCCEEDED'", refund));
+        assertEquals(1, refundEvents(refund));
+        assertEquals("SUCCEEDED", phaseOf(refund));
+        Response details = Api.as(OPS).get("/refunds/" + refund);
+        Response retry = Api.refund(OPS, details.jsonPath().getLong("orderId"), keyOf(refund), details.jsonPath().getString("refundNo"),
+                details.jsonPath().getLong("amount"));
+        assertEquals(201, retry.statusCode(), retry.asString());
+        assertEquals("true", retry.header("Idempotent-Replayed"), "the key's answer was settled once, as a lookup settles it");
+    }
+
+    /** A refund to the card of the whole of a new card payment, whose refund the processor made and whose answer it lost: 202, UNKNOWN. */
+    private long unknownRefund(long amount) {
+        long order = Buyer.withBalance(0).paidByCard(amount, "tok_visa");
+        processor().failNextRefund(Fault.ERROR_AFTER_CHARGE);
+        Response accepted = Api.refund(OPS, order, Api.newKey(), "r-1", amount);
+        assertEquals(202, accepted.statusCode(), accepted.asString());
+        long refund = accepted.jsonPath().getLong("refundId");
+        assertEquals("UNKNOWN", phaseOf(refund));
+        return refund;
+    }
+
+    /**
+     * The processor's refund of {@code refund}, as its events carry it; one the processor never made
+     * (its answer was a 500 before it refunded) as the processor would write it.
+     */
+    private JsonObject refundObject(long refund) {
+        String key = db.string("SELECT processor_key FROM refund_record WHERE id = ?", refund);
+        ProcessorSimulator.Refund made = processor().refundUnder(key);
+        if (made != null) {
+            return made.json();
+        }
+        return new JsonObject().put("id", "re_unmade_" + refund).put("object", "refund")
+                .put("charge", db.string("SELECT processor_charge_id FROM refund_record WHERE id = ?", refund))
+                .put("amount", db.count("SELECT amount FROM refund_record WHERE id = ?", refund)).put("currency", "eur")
+                .put("status", "succeeded").put("idempotency_key", key);
+    }
+
+    private String keyOf(long refund) {
+        return db.string("SELECT idem_key FROM refund_record WHERE id = ?", refund);
+    }
+
+    private String phaseOf(long refund) {
+        return db.string("SELECT phase FROM refund_record WHERE id = ?", refund);
+    }
+
+    private long refundEvents(long refund) {
+        return db.count("SELECT COUNT(*) FROM outbox_event WHERE event_type = 'refund.created' AND ref_id = ?", Long.toString(refund));
+    }
+
+    private static List<String> history(long refund) {
+        return Api.as(OPS).get("/refunds/" + refund).jsonPath().getList("history.phase");
+    }
+
+    /** Reads the refund until its phase is definite; fails after 10 s. */
+    private static Response awaitSettled(long refund) {
+        Response settled = Await.until(() -> Api.as(OPS).get("/refunds/" + refund),
+                read -> List.of("SUCCEEDED", "FAILED").contains(read.jsonPath().getString("phase")), Duration.ofSeconds(10),
+                "refund " + refund + " settled by its event");
+        assertNotNull(settled.jsonPath().getString("processorKey"));
+        return settled;
+    }
+
+    private static ProcessorSimulator processor() {
+        return ProcessorSimulatorResource.simulator();
+    }
+}
