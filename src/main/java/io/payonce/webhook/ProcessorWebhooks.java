@@ -106,7 +106,7 @@ class ProcessorWebhooks {
         signature.verify(signatureHeader, body);
         ProcessorEvent event = ProcessorEvent.read(json, body);
         ProcessorEventType type = event.known().orElse(null);
-        if (type == null || !type.settlesACharge() && !type.settlesARefund()) {
+        if (type == null || (!type.settlesACharge() && !type.settlesARefund())) {
             return new Accepted(event, type, null);
         }
         Object outcome = type.settlesACharge() ? ChargeObject.outcome(event.object()) : RefundObject.outcome(event.object());
@@ -142,6 +142,7 @@ class ProcessorWebhooks {
                             .map(notice -> new Effect(outcomeOf(notice.effect()), null, notice.refundId(), nameOf(notice.phase()))))
                     .orElseGet(() -> Uni.createFrom().item(Effect.of(WebhookOutcome.UNKNOWN_REFUND)));
         }
+        // charge.refunded: it names no refund of payonce's to settle (ProcessorEventType).
         return Uni.createFrom().item(Effect.of(WebhookOutcome.NOT_APPLIED));
     }
 
