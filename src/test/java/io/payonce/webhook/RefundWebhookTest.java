@@ -179,6 +179,26 @@ class RefundWebhookTest {
     }
 
     /**
+     * Six events of one refund, each under its own id (a processor that sends the same news twice), at
+     * the same moment: each is judged under the order's and the refund's locks, so one settles the
+     * refund and the others find it settled alike.
+     */
+    @Test
+    void concurrentEventsAboutOneRefundSettleItOnce() throws Exception {
+        long refund = unknownRefund(1200);
+        JsonObject refunded = refundObject(refund);
+
+        List<Response> answers = Concurrently.run(6,
+                () -> Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.succeeded", refunded)));
+
+        answers.forEach(answer -> assertEquals(200, answer.statusCode(), answer.asString()));
+        assertEquals(1, answers.stream().filter(answer -> "APPLIED".equals(answer.jsonPath().getString("outcome"))).count());
+        assertEquals(5, answers.stream().filter(answer -> "ALREADY_SETTLED".equals(answer.jsonPath().getString("outcome"))).count());
+        assertEquals(1, db.count("SELECT COUNT(*) FROM refund_phase WHERE refund_id = ? AND phase = 'SUCCEEDED'", refund));
+        assertEquals(1, refundEvents(refund));
+    }
+
+    /**
      * Two events of one refund, told apart by their ids, both arriving: the first settles it, the
      * second finds it settled alike (ALREADY_SETTLED), and a late refund.failed after the success
      * changes nothing and is kept, naming the refund (CONTRADICTING).
