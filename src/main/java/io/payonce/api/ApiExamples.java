@@ -52,6 +52,12 @@ public final class ApiExamples {
             {"paymentId":3,"orderId":3,"phase":"SUCCEEDED","outcome":"charged","chargeId":"ch_1",\
             "reason":"the processor's dashboard shows ch_1 for order-3; ticket OPS-12","settledBy":"carol",\
             "processorSaid":"by id: ch_1 succeeded, 1999 eur for order-3; under the payment's key: no charge"}""";
+    public static final String REFUND_SETTLEMENT_REQUEST = """
+            {"outcome":"refunded","processorRefundId":"re_1","reason":"the processor's dashboard shows re_1 for order-3-refund-R1; ticket OPS-14"}""";
+    public static final String REFUND_SETTLEMENT = """
+            {"refundId":5,"orderId":3,"phase":"SUCCEEDED","outcome":"refunded","processorRefundId":"re_1",\
+            "reason":"the processor's dashboard shows re_1 for order-3-refund-R1; ticket OPS-14","settledBy":"carol",\
+            "processorSaid":"by id: re_1 succeeded, 500 eur of charge ch_1 for order-3-refund-R1; under the refund's key: no refund"}""";
 
     private ApiExamples() {
     }

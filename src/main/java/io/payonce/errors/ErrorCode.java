@@ -49,6 +49,8 @@ public enum ErrorCode {
     PROCESSOR_DISAGREES(409, Kind.REFUSED, "Processor disagrees", "The processor does not confirm this settlement: %s."),
     CHARGE_ALREADY_RECORDED(409, Kind.REFUSED, "Charge already recorded", "The processor's charge %s already settles another payment: "
             + "one charge pays for one payment."),
+    REFUND_ALREADY_RECORDED(409, Kind.REFUSED, "Refund already recorded", "The processor's refund %s already settles another refund: "
+            + "one refund at the processor is one refund in payonce."),
     PAYLOAD_TOO_LARGE(413, Kind.REFUSED, "Payload too large", "The request body exceeds the size this service accepts."),
     HEADERS_TOO_LARGE(431, Kind.REFUSED, "Request headers too large", "The request's headers exceed the size this service accepts."),
     UNSUPPORTED_MEDIA_TYPE(415, Kind.REFUSED, "Unsupported media type", "Send the body as application/json."),

@@ -10,6 +10,12 @@ public enum EventType {
      */
     PAYMENT_SETTLED_BY_OPERATOR("payment.settled-by-operator"),
     REFUND_CREATED("refund.created"),
+    /**
+     * An operator settled a refund to the card the processor could not account for, refunded or not
+     * refunded (the event's {@code outcome}). One that was refunded has its {@code refund.created}
+     * besides, as every refund to the card that succeeded: this one tells who decided, not that money moved.
+     */
+    REFUND_SETTLED_BY_OPERATOR("refund.settled-by-operator"),
     DEPOSIT_CREDITED("deposit.credited");
 
     private final String routingKey;

@@ -52,6 +52,15 @@ public class Outbox {
         return write(tx, EventType.PAYMENT_SETTLED_BY_OPERATOR, Method.CARD, userId, orderId, ref, amount, currency, key, outcome);
     }
 
+    /**
+     * Writes {@code refund.settled-by-operator} for refund to the card {@code ref} of {@code amount},
+     * settled as {@code outcome} under the operator's {@code key}, in the settlement's transaction.
+     */
+    public Uni<Void> recordRefundSettlement(SqlClient tx, String userId, long orderId, String ref, long amount, String currency,
+                                            String key, String outcome) {
+        return write(tx, EventType.REFUND_SETTLED_BY_OPERATOR, Method.CARD, userId, orderId, ref, amount, currency, key, outcome);
+    }
+
     /** {@code method} is null for a deposit; {@code outcome} only for an operator's settlement. */
     private Uni<Void> write(SqlClient tx, EventType type, Method method, String userId, Long orderId, String ref, long amount,
                             String currency, String key, String outcome) {

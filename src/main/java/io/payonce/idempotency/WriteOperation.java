@@ -11,6 +11,7 @@ public enum WriteOperation {
     PAY("pay", "order:%s"),
     REFUND("refund", "order:%s"),
     SETTLE_PAYMENT("settle-payment", "payment:%s"),
+    SETTLE_REFUND("settle-refund", "refund:%s"),
     SHIP("ship", "order:%s"),
     COMPLETE("complete", "order:%s"),
     CANCEL("cancel", "order:%s"),

@@ -89,6 +89,15 @@ public class Processor {
         return refundOutcome("refund lookup under key " + key, refunds.refundUnder(key, authorization), true);
     }
 
+    /**
+     * The refund whose id is {@code refundId}, whatever key it was made under, or
+     * {@link RefundOutcome.Absent} if the processor has none: what an operator names when settling a
+     * refund the processor can no longer find under its key.
+     */
+    public Uni<RefundOutcome> refundById(String refundId) {
+        return refundOutcome("lookup of refund " + refundId, refunds.refundById(refundId, authorization), true);
+    }
+
     /** {@code described}: the call in words for the log, which call and under which key or of which charge. */
     private Uni<ChargeOutcome> outcome(String described, Uni<Response> call, boolean lookup) {
         return bounded(call)
@@ -171,7 +180,7 @@ public class Processor {
     /**
      * A refund object in a 2xx or 402 is an outcome, and so is a 400 that names a failure code (the
      * processor refusing the refund outright, refunding nothing); a 404 to a lookup means no refund
-     * exists under the key. Anything else (a 400 without a failure code, a 409 for a twin request still
+     * exists under the key, or with the id. Anything else (a 400 without a failure code, a 409 for a twin request still
      * in flight at the processor, a refund still pending) is not an outcome, as for a charge. A refund
      * reported succeeded must name its id, amount and currency to count.
      */

@@ -15,7 +15,7 @@ import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 /**
  * The processor's refunds, beside its charges ({@link ProcessorApi}) on the same client settings: a
  * refund that honours an Idempotency-Key (the same key answers with the same refund, never a second
- * one), and a lookup of the refund made under a key. Answers come back whatever their status, for
+ * one), a lookup of the refund made under a key, and a lookup of a refund by its id. Answers come back whatever their status, for
  * {@link Processor} to read.
  */
 @RegisterRestClient(configKey = "processor")
@@ -31,4 +31,8 @@ public interface ProcessorRefundApi {
     @GET
     @Path("/by-idempotency-key/{key}")
     Uni<Response> refundUnder(@PathParam("key") String key, @HeaderParam("Authorization") String authorization);
+
+    @GET
+    @Path("/{id}")
+    Uni<Response> refundById(@PathParam("id") String id, @HeaderParam("Authorization") String authorization);
 }

@@ -14,7 +14,7 @@ public final class RefundObject {
 
     /**
      * What the refund says of its outcome: {@link RefundOutcome.Succeeded} with the refund's id, the
-     * charge it refunded, its amount and currency, {@link RefundOutcome.Failed} with its failure code
+     * charge it refunded, its amount and currency, and its reference and key where it names them, {@link RefundOutcome.Failed} with its failure code
      * ({@code failed} when it names none), or {@link RefundOutcome.Unknown} for a refund that is
      * neither (pending) or too incomplete to settle a refund with. What the processor says is reduced
      * to the characters payonce stores, at the lengths it stores.
@@ -27,7 +27,8 @@ public final class RefundObject {
             case "succeeded" -> refundId == null || reply.amount() == null || reply.currency() == null
                     ? new RefundOutcome.Unknown("the processor's refund is incomplete")
                     : new RefundOutcome.Succeeded(refundId, ProcessorText.of(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
-                    ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH));
+                    ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), ProcessorText.of(reply.reference(), ProcessorText.REFUND_ID_LENGTH),
+                    ProcessorText.of(reply.key(), ProcessorText.REFUND_ID_LENGTH));
             case "failed", "canceled" -> new RefundOutcome.Failed(refundId, failureCode == null ? "failed" : failureCode);
             default -> new RefundOutcome.Unknown("the refund is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
         };

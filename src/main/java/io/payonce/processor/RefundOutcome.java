@@ -7,8 +7,12 @@ package io.payonce.processor;
  */
 public sealed interface RefundOutcome {
 
-    /** {@code chargeId} is the charge the processor says it refunded, null when it does not say. */
-    record Succeeded(String refundId, String chargeId, long amount, String currency) implements RefundOutcome {
+    /**
+     * {@code chargeId} is the charge the processor says it refunded, {@code reference} what the refund
+     * says it is for, {@code key} the Idempotency-Key it was made under; each null when it does not say.
+     */
+    record Succeeded(String refundId, String chargeId, long amount, String currency, String reference, String key)
+            implements RefundOutcome {
     }
 
     /** The processor refused the refund or it failed: nothing went back to the card. */

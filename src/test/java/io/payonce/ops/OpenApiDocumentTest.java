@@ -155,7 +155,8 @@ class OpenApiDocumentTest {
     void theIdempotencyKeyPatternAcceptsWhatPayonceAccepts(String which) throws IOException {
         JsonNode parsed = new ObjectMapper().readTree(read(which));
         List<String> disagreements = new ArrayList<>();
-        for (String path : List.of("/orders/{id}/pay", "/orders/{id}/refunds", "/accounts/{userId}/deposits", "/orders", "/payments/{id}/settlement")) {
+        for (String path : List.of("/orders/{id}/pay", "/orders/{id}/refunds", "/accounts/{userId}/deposits", "/orders", "/payments/{id}/settlement",
+                "/refunds/{id}/settlement")) {
             String documented = header(parsed.path("paths").path(path).path("post"), "Idempotency-Key").path("schema").path("pattern").asText("");
             assertFalse(documented.isEmpty(), which + " " + path + " documents the key's pattern");
             Pattern pattern = Pattern.compile(documented);
@@ -193,7 +194,7 @@ class OpenApiDocumentTest {
         }));
 
         assertEquals(Set.of("DepositRequest", "NewAccountRequest", "NewOrderRequest", "PayRequest", "ProcessorEvent", "RefundRequest",
-                        "SettlementRequest"), bodies,
+                        "RefundSettlementRequest", "SettlementRequest"), bodies,
                 which);
         for (String body : bodies) {
             JsonNode amount = parsed.path("components").path("schemas").path(body).path("properties").path("amount");
@@ -250,6 +251,7 @@ class OpenApiDocumentTest {
             "/orders/{id}/cancel            | true  | 401 403 404 409 422 503",
             "/accounts/{userId}/deposits    | true  | 400 401 403 404 409 422 503",
             "/payments/{id}/settlement      | true  | 400 401 403 404 409 422 503",
+            "/refunds/{id}/settlement       | true  | 400 401 403 404 409 422 503",
             "/accounts                      | false | 401 403 409 503",
             "/coupons/{activityId}/grants   | false | 400 401 403 503"})
     void everyWriteDeclaresItsKeyAndItsProblems(String path, boolean keyed, String statuses) {
@@ -294,6 +296,7 @@ class OpenApiDocumentTest {
             "/orders/{id}/cancel            | 200",
             "/accounts/{userId}/deposits    | 201",
             "/payments/{id}/settlement      | 201",
+            "/refunds/{id}/settlement       | 201",
             "/accounts                      | 201",
             "/coupons/{activityId}/grants   | 201"})
     void everyWriteDocumentsTheRepeatMarker(String path, String statuses) {
@@ -313,6 +316,7 @@ class OpenApiDocumentTest {
             "/orders/{id}/refunds           | true",
             "/accounts/{userId}/deposits    | true",
             "/payments/{id}/settlement      | true",
+            "/refunds/{id}/settlement       | true",
             "/orders                        | false"})
     void theKeyIsMarkedRequiredWhereItIs(String path, boolean required) {
         JsonNode key = header(document.path("paths").path(path).path("post"), "Idempotency-Key");
@@ -329,7 +333,9 @@ class OpenApiDocumentTest {
             "/orders                        | 409",
             "/accounts/{userId}/deposits    | 503",
             "/payments/{id}/settlement      | 409",
-            "/payments/{id}/settlement      | 503"})
+            "/payments/{id}/settlement      | 503",
+            "/refunds/{id}/settlement       | 409",
+            "/refunds/{id}/settlement       | 503"})
     void answersThatMayAskToWaitDeclareRetryAfter(String path, String status) {
         JsonNode answer = document.path("paths").path(path).path("post").path("responses").path(status);
 
@@ -354,7 +360,9 @@ class OpenApiDocumentTest {
             "/orders/{id}/refunds           | 202",
             "/orders/{id}/refunds           | 402",
             "/payments/{id}/settlement      | request",
-            "/payments/{id}/settlement      | 201"})
+            "/payments/{id}/settlement      | 201",
+            "/refunds/{id}/settlement       | request",
+            "/refunds/{id}/settlement       | 201"})
     void theMainCallsHaveExamplesWithTheirSchemasFields(String path, String part) throws Exception {
         JsonNode post = document.path("paths").path(path).path("post");
         JsonNode content = "request".equals(part) ? post.path("requestBody").path("content") : post.path("responses").path(part).path("content");

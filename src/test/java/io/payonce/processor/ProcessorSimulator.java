@@ -227,6 +227,17 @@ public final class ProcessorSimulator implements AutoCloseable {
         return refunds.under(key);
     }
 
+    /**
+     * A succeeded refund of {@code amount} {@code currency} of {@code charge} for {@code reference}
+     * that only its id finds: what an operator names when the processor can no longer find a refund
+     * under its key. {@code statedKey} is the key it says it was made under, which finds nothing (made
+     * by hand in the dashboard: null). It is not counted against the charge, so that a test may
+     * describe any refund.
+     */
+    public Refund refundFoundOnlyById(String charge, long amount, String currency, String reference, String statedKey) {
+        return refunds.foundOnlyById(charge, amount, currency, reference, statedKey);
+    }
+
     /** How many refund requests arrived under {@code key}, replays and refusals included. */
     public int refundRequestsUnder(String key) {
         return refunds.requestsUnder(key);

@@ -47,6 +47,8 @@ final class SimulatedRefunds {
     private final List<Refund> underForgottenKeys = new CopyOnWriteArrayList<>();
     private final Queue<Refund> toPlant = new ConcurrentLinkedQueue<>();
     private final Set<String> plantedKeys = ConcurrentHashMap.newKeySet();
+    /** Refunds no key ever found, by id: made by hand in the processor's dashboard. */
+    private final Map<String, Refund> keyless = new ConcurrentHashMap<>();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     private final Queue<Fault> nextFaults = new ConcurrentLinkedQueue<>();
     private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
@@ -76,6 +78,8 @@ final class SimulatedRefunds {
             request.body().onSuccess(body -> refund(request, body.toString()));
         } else if ("GET".equals(method) && path.startsWith("/v1/refunds/by-idempotency-key/")) {
             lookup(request, path.substring("/v1/refunds/by-idempotency-key/".length()));
+        } else if ("GET".equals(method) && path.startsWith("/v1/refunds/")) {
+            lookupById(request, path.substring("/v1/refunds/".length()));
         } else if ("GET".equals(method) && "/v1/ledger/refunds".equals(path)) {
             JsonArray ledger = new JsonArray();
             refunds.values().forEach(refund -> ledger.add(refund.json()));
@@ -110,6 +114,13 @@ final class SimulatedRefunds {
     Refund under(String key) {
         forgetExpiredKeys();
         return refunds.get(key);
+    }
+
+    /** A succeeded refund that only its id finds, as {@link ProcessorSimulator#refundFoundOnlyById} describes. */
+    Refund foundOnlyById(String charge, long amount, String currency, String reference, String statedKey) {
+        Refund refund = new Refund("re_" + ids.incrementAndGet(), statedKey, charge, amount, currency, reference, "succeeded", null);
+        keyless.put(refund.id(), refund);
+        return refund;
     }
 
     int requestsUnder(String key) {
@@ -237,6 +248,21 @@ final class SimulatedRefunds {
             return;
         }
         Refund refund = under(key);
+        if (refund == null) {
+            ProcessorSimulator.answer(request, 404, new JsonObject().put("error", "no_such_refund"));
+        } else {
+            ProcessorSimulator.answer(request, 200, refund.json());
+        }
+    }
+
+    /** GET /v1/refunds/{id}: any refund the processor holds, under a key known, forgotten or none; fails like a lookup under a key. */
+    private void lookupById(HttpServerRequest request, String id) {
+        if (lookupFails.get()) {
+            ProcessorSimulator.answer(request, 500, new JsonObject().put("error", "api_error"));
+            return;
+        }
+        Refund refund = keyless.containsKey(id) ? keyless.get(id)
+                : all().stream().filter(keyed -> keyed.id().equals(id)).findFirst().orElse(null);
         if (refund == null) {
             ProcessorSimulator.answer(request, 404, new JsonObject().put("error", "no_such_refund"));
         } else {

@@ -102,7 +102,10 @@ public final class MoneyInvariants {
                                     AND p.user_id = o.user_id)
                   AND NOT EXISTS (SELECT 1 FROM refund_record r
                                   WHERE o.event_type = 'refund.created' AND r.id = CAST(o.ref_id AS UNSIGNED) AND r.method = 'CARD'
-                                    AND r.phase = 'SUCCEEDED' AND r.user_id = o.user_id)""");
+                                    AND r.phase = 'SUCCEEDED' AND r.user_id = o.user_id)
+                  AND NOT EXISTS (SELECT 1 FROM refund_settlement s JOIN refund_record r ON r.id = s.refund_id
+                                  WHERE o.event_type = 'refund.settled-by-operator' AND s.refund_id = CAST(o.ref_id AS UNSIGNED)
+                                    AND r.user_id = o.user_id)""");
         QUERIES.put("succeeded card payments without exactly one event of their amount", """
                 SELECT COUNT(*) FROM pay_record p
                 WHERE p.method = 'CARD' AND p.phase = 'SUCCEEDED'
@@ -129,6 +132,19 @@ public final class MoneyInvariants {
         QUERIES.put("payments settled as not charged without an operator's settlement", """
                 SELECT COUNT(*) FROM pay_record p
                 WHERE p.decline_code = 'settled_not_charged' AND NOT EXISTS (SELECT 1 FROM operator_settlement s WHERE s.payment_id = p.id)""");
+        QUERIES.put("operator settlements of refunds not recorded on their refund as asked", """
+                SELECT COUNT(*) FROM refund_settlement s JOIN refund_record r ON r.id = s.refund_id
+                WHERE r.method <> 'CARD'
+                   OR (s.outcome = 'refunded' AND (r.phase <> 'SUCCEEDED' OR r.processor_refund_id <> s.processor_refund_id))
+                   OR (s.outcome = 'not_refunded' AND (r.phase <> 'FAILED' OR r.failure_code <> 'settled_not_refunded'))""");
+        QUERIES.put("operator settlements of refunds without exactly one event of their outcome", """
+                SELECT COUNT(*) FROM refund_settlement s JOIN refund_record r ON r.id = s.refund_id
+                WHERE (SELECT COUNT(*) FROM outbox_event o
+                       WHERE o.user_id = r.user_id AND o.event_type = 'refund.settled-by-operator'
+                         AND o.ref_id = CAST(r.id AS CHAR CHARACTER SET ascii) AND JSON_VALUE(o.payload, '$.outcome') = s.outcome) <> 1""");
+        QUERIES.put("refunds settled as not refunded without an operator's settlement", """
+                SELECT COUNT(*) FROM refund_record r
+                WHERE r.failure_code = 'settled_not_refunded' AND NOT EXISTS (SELECT 1 FROM refund_settlement s WHERE s.refund_id = r.id)""");
         // Users without an account own only orders that state-machine tests moved by direct SQL.
         QUERIES.put("paid orders of account holders without a payment", """
                 SELECT COUNT(*) FROM orders o

@@ -18,7 +18,9 @@ import java.util.List;
  * SQL for refunds to the card. Every phase change is a compare-and-set on the phases it may leave, so
  * that the request, a retry of it and the recovery job on any instance can race and only one moves
  * it. {@code busy_until} is a lease: while it lies ahead one worker owns the refund's next call to the
- * processor; once it has passed, anyone may take it. {@code attempts} fences the workers, as a card
+ * processor; once it has passed, anyone may take it. {@code leased_until} is the same lease alone,
+ * without the recovery job's backoff that {@code busy_until} also holds: what an operator's
+ * settlement waits for ({@link OperatorRefundSettlementRepository}). {@code attempts} fences the workers, as a card
  * payment's charge attempts do: taking the lease and marking a send each count one, by
  * compare-and-set on the count the worker holds ({@link CardRefund#attempts}), so a worker that
  * stalled past its lease finds the count moved on and neither sends nor clears the first send's time.
@@ -31,29 +33,30 @@ import java.util.List;
 @ApplicationScoped
 class CardRefundRepository {
 
-    private static final String COLUMNS = "r.id, r.order_id, r.user_id, r.refund_no, r.amount, o.currency, r.phase, r.idem_scope, r.idem_key, "
+    static final String COLUMNS = "r.id, r.order_id, r.user_id, r.refund_no, r.amount, o.currency, r.phase, r.idem_scope, r.idem_key, "
             + "r.processor_key, r.processor_charge_id, r.attempts, TIMESTAMPDIFF(MICROSECOND, r.first_sent_at, NOW(6)) AS sent_micros_ago";
 
     /** A refund is in the order's currency, as its payment was. */
-    private static final String FROM = " FROM refund_record r JOIN orders o ON o.id = r.order_id ";
+    static final String FROM = " FROM refund_record r JOIN orders o ON o.id = r.order_id ";
 
     private static final String UNSETTLED = "('STARTED', 'SENT', 'UNKNOWN')";
 
     /** UNIQUE(order_id, refund_no) and UNIQUE(processor_key): a refund number refunds once, at the processor too. */
     private static final String INSERT_STARTED = """
             INSERT INTO refund_record (order_id, refund_no, user_id, amount, method, phase, idem_scope, idem_key, processor_key,
-                processor_charge_id, busy_until)
-            VALUES (?, ?, ?, ?, 'CARD', 'STARTED', ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND)""";
+                processor_charge_id, busy_until, leased_until)
+            VALUES (?, ?, ?, ?, 'CARD', 'STARTED', ?, ?, ?, ?, NOW(6) + INTERVAL ? MICROSECOND, NOW(6) + INTERVAL ? MICROSECOND)""";
 
     /** Renews the lease too: the worker that sends owns the refund for a whole call from now. */
     private static final String MARK_SENT = """
             UPDATE refund_record SET phase = 'SENT', attempts = attempts + 1, first_sent_at = NOW(6),
-                busy_until = NOW(6) + INTERVAL ? MICROSECOND
+                busy_until = NOW(6) + INTERVAL ? MICROSECOND, leased_until = NOW(6) + INTERVAL ? MICROSECOND
             WHERE id = ? AND phase = 'STARTED' AND attempts = ?""";
 
     /** By compare-and-set on the attempts as read, so that what was read of the refund is what the lease holds. */
     private static final String TAKE_LEASE = "UPDATE refund_record SET busy_until = NOW(6) + INTERVAL ? MICROSECOND, "
-            + "attempts = attempts + 1 WHERE id = ? AND phase IN " + UNSETTLED + " AND busy_until < NOW(6) AND attempts = ?";
+            + "leased_until = NOW(6) + INTERVAL ? MICROSECOND, attempts = attempts + 1 WHERE id = ? AND phase IN " + UNSETTLED
+            + " AND busy_until < NOW(6) AND attempts = ?";
 
     /**
      * A send after the first, by the worker that holds the lease and only within the resend window as
@@ -64,21 +67,23 @@ class CardRefundRepository {
             + "first_sent_at = COALESCE(first_sent_at, NOW(6)) WHERE id = ? AND phase IN ('SENT', 'UNKNOWN') AND attempts = ? "
             + "AND (first_sent_at IS NULL OR first_sent_at > NOW(6) - INTERVAL ? MICROSECOND)";
 
-    private static final String SUCCEED = "UPDATE refund_record SET phase = 'SUCCEEDED', processor_refund_id = ?, busy_until = NULL "
-            + "WHERE id = ? AND phase IN " + UNSETTLED;
+    private static final String SUCCEED = "UPDATE refund_record SET phase = 'SUCCEEDED', processor_refund_id = ?, busy_until = NULL, "
+            + "leased_until = NULL WHERE id = ? AND phase IN " + UNSETTLED;
 
     private static final String FAIL = "UPDATE refund_record SET phase = 'FAILED', processor_refund_id = ?, failure_code = ?, "
-            + "busy_until = NULL WHERE id = ? AND phase IN " + UNSETTLED;
+            + "busy_until = NULL, leased_until = NULL WHERE id = ? AND phase IN " + UNSETTLED;
 
     /**
      * Hands the refund to the recovery job after a backoff that the attempts so far stretch; never
      * sooner than a lease another worker may hold. The resend window is closed again only by the
      * worker whose send certainly never reached the processor, and only while no one has counted an
-     * attempt since: a stale worker's late word cannot reopen the window after another's send.
+     * attempt since: a stale worker's late word cannot reopen the window after another's send. The
+     * worker's own lease ends here, and only its own: the attempt it took the lease with fences it.
      */
     private static final String MARK_UNKNOWN = "UPDATE refund_record SET phase = 'UNKNOWN', busy_until = GREATEST(busy_until, "
             + "NOW(6) + INTERVAL LEAST(? * POW(2, LEAST(attempts, 20)), ?) MICROSECOND), "
-            + "first_sent_at = IF(? AND attempts = ?, NULL, first_sent_at) WHERE id = ? AND phase IN " + UNSETTLED;
+            + "first_sent_at = IF(? AND attempts = ?, NULL, first_sent_at), leased_until = IF(attempts = ?, NULL, leased_until) "
+            + "WHERE id = ? AND phase IN " + UNSETTLED;
 
     private static final String SELECT_BY_ORDER_AND_NO = "SELECT " + COLUMNS + FROM
             + "WHERE r.order_id = ? AND r.refund_no = ? AND r.method = 'CARD'";
@@ -102,19 +107,19 @@ class CardRefundRepository {
                                   String processorKey, String chargeId, Duration lease) {
         return tx.preparedQuery(INSERT_STARTED)
                 .execute(Tuple.of(order.id(), refundNo, order.userId(), amount, scope, key.value()).addString(processorKey)
-                        .addString(chargeId).addLong(micros(lease)))
+                        .addString(chargeId).addLong(micros(lease)).addLong(micros(lease)))
                 .map(rows -> new CardRefund(rows.property(MySQLClient.LAST_INSERTED_ID), order.id(), order.userId(), refundNo, amount,
                         order.currency(), RefundPhase.STARTED, scope, key, processorKey, chargeId, 0, null));
     }
 
     /** True when the worker holding {@code refund} (its attempts as it holds them) may send it now, for the first time. */
     Uni<Boolean> markSent(SqlClient client, CardRefund refund, Duration lease) {
-        return moved(client.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), refund.id(), refund.attempts())));
+        return moved(client.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), micros(lease), refund.id(), refund.attempts())));
     }
 
     /** True when this caller now owns the next call of {@code refund}, as it read it, for {@code lease}. */
     Uni<Boolean> takeLease(SqlClient client, CardRefund refund, Duration lease) {
-        return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), refund.id(), refund.attempts())));
+        return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), micros(lease), refund.id(), refund.attempts())));
     }
 
     /** True when the worker holding {@code refund} still holds it, and may send it again: its first send is less than {@code window} ago. */
@@ -136,7 +141,7 @@ class CardRefundRepository {
      */
     Uni<Boolean> markUnknown(SqlClient tx, CardRefund refund, Duration firstBackoff, Duration maxBackoff, boolean neverSent) {
         return moved(tx.preparedQuery(MARK_UNKNOWN).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), neverSent,
-                refund.attempts(), refund.id())));
+                refund.attempts(), refund.attempts(), refund.id())));
     }
 
     Uni<CardRefund> findByOrderAndNo(SqlClient client, long orderId, String refundNo) {
@@ -184,11 +189,11 @@ class CardRefundRepository {
         return tx.preparedQuery(INSERT_PHASE).execute(Tuple.of(refundId, phase.name(), detail, eventId)).replaceWithVoid();
     }
 
-    private static Uni<Boolean> moved(Uni<RowSet<Row>> update) {
+    static Uni<Boolean> moved(Uni<RowSet<Row>> update) {
         return update.map(rows -> rows.rowCount() == 1);
     }
 
-    private static long micros(Duration duration) {
+    static long micros(Duration duration) {
         return duration.toNanos() / 1000;
     }
 
@@ -197,7 +202,7 @@ class CardRefundRepository {
         return iterator.hasNext() ? from(iterator.next()) : null;
     }
 
-    private static CardRefund from(Row row) {
+    static CardRefund from(Row row) {
         Long sentMicrosAgo = row.getLong("sent_micros_ago");
         return new CardRefund(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getString("refund_no"),
                 row.getLong("amount"), row.getString("currency"), RefundPhase.valueOf(row.getString("phase")), row.getString("idem_scope"),

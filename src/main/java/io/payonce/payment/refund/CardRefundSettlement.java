@@ -88,10 +88,12 @@ class CardRefundSettlement {
      */
     Uni<Answer> record(SqlConnection tx, CardRefund refund, Order order, RefundOutcome outcome, String eventId) {
         if (outcome instanceof RefundOutcome.Succeeded refunded) {
-            return ifMoved(cardRefunds.succeed(tx, refund.id(), refunded.refundId()), () -> succeeded(tx, refund, order, refunded, eventId));
+            return ifMoved(cardRefunds.succeed(tx, refund.id(), refunded.refundId()),
+                    () -> succeeded(tx, refund, order, "refund " + refunded.refundId(), eventId));
         }
         if (outcome instanceof RefundOutcome.Failed failed) {
-            return ifMoved(cardRefunds.fail(tx, refund.id(), failed.refundId(), failed.failureCode()), () -> failed(tx, refund, failed, eventId));
+            return ifMoved(cardRefunds.fail(tx, refund.id(), failed.refundId(), failed.failureCode()),
+                    () -> failed(tx, refund, failed.failureCode(), failed.failureCode(), eventId));
         }
         throw new IllegalArgumentException("Only a definite outcome settles a refund: " + outcome);
     }
@@ -101,8 +103,13 @@ class CardRefundSettlement {
         return answerSoFar(pool, refund);
     }
 
-    private Uni<Answer> succeeded(SqlConnection tx, CardRefund refund, Order order, RefundOutcome.Succeeded refunded, String eventId) {
-        return cardRefunds.recordPhase(tx, refund.id(), RefundPhase.SUCCEEDED, "refund " + refunded.refundId(), eventId)
+    /**
+     * The rest of {@code refund}'s success once its phase moved to SUCCEEDED in {@code tx}, under the
+     * order's row lock ({@code order} as locked): its history line ({@code detail}, {@code eventId}),
+     * the order, its event and its key's answer. An operator's settlement records it so too.
+     */
+    Uni<Answer> succeeded(SqlConnection tx, CardRefund refund, Order order, String detail, String eventId) {
+        return cardRefunds.recordPhase(tx, refund.id(), RefundPhase.SUCCEEDED, detail, eventId)
                 .flatMap(v -> refundedInFull(tx, order))
                 .flatMap(v -> outbox.record(tx, EventType.REFUND_CREATED, Method.CARD, refund.userId(), refund.orderId(),
                         EntryType.referenceOf(refund.id()), refund.amount(), refund.currency(), refund.key().value()))
@@ -125,16 +132,21 @@ class CardRefundSettlement {
                 : Uni.createFrom().voidItem());
     }
 
-    private Uni<Answer> failed(SqlConnection tx, CardRefund refund, RefundOutcome.Failed failed, String eventId) {
-        ApiException refusal = new ApiException(ErrorCode.REFUND_FAILED, Map.of("refundId", refund.id(), "failureCode", failed.failureCode()),
-                failed.failureCode());
+    /**
+     * The rest of {@code refund}'s failure once its phase moved to FAILED in {@code tx}, under the
+     * order's row lock: its reservation given back to the order, its history line ({@code detail},
+     * {@code eventId}), and its key's 402 naming {@code failureCode}. An operator's settlement records it so too.
+     */
+    Uni<Answer> failed(SqlConnection tx, CardRefund refund, String failureCode, String detail, String eventId) {
+        ApiException refusal = new ApiException(ErrorCode.REFUND_FAILED, Map.of("refundId", refund.id(), "failureCode", failureCode),
+                failureCode);
         return orders.releaseRefund(tx, refund.orderId(), refund.amount())
                 .invoke(released -> {
                     if (!released) {
                         throw new IllegalStateException("Order " + refund.orderId() + " held no reservation for refund " + refund.id());
                     }
                 })
-                .flatMap(v -> cardRefunds.recordPhase(tx, refund.id(), RefundPhase.FAILED, failed.failureCode(), eventId))
+                .flatMap(v -> cardRefunds.recordPhase(tx, refund.id(), RefundPhase.FAILED, detail, eventId))
                 .flatMap(v -> guard.settle(tx, refund.scope(), refund.key(), Answer.problem(refusal, refund.refundPath())));
     }
 

@@ -1,0 +1,97 @@
+package io.payonce.payment.refund;
+
+import io.payonce.db.Rows;
+import io.payonce.db.SqlErrors;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
+import io.payonce.idempotency.KeyedWrite;
+import io.payonce.idempotency.RecordJoin;
+import io.payonce.idempotency.WithRecord;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+
+/**
+ * SQL for operator settlements of refunds to the card: a refund as the operator finds it, the
+ * compare-and-set that settles it, and the audit row, which the settlement's transaction writes with it.
+ */
+@ApplicationScoped
+class OperatorRefundSettlementRepository {
+
+    /** To the card or not: a refund to the balance is found too, to be told it is settled. */
+    private static final String REFUND = "SELECT " + CardRefundRepository.COLUMNS + ", r.method, "
+            + "COALESCE(r.leased_until > NOW(6), FALSE) AS leased" + CardRefundRepository.FROM + "WHERE r.id = ?";
+
+    /** The refund as a table of its own, so that the idempotency record joined beside it may take the alias r. */
+    private static final String SELECT_WITH_RECORD = "SELECT t.*, " + RecordJoin.COLUMNS + " FROM (" + REFUND + ") t " + RecordJoin.JOIN;
+
+    /**
+     * The settlement's compare-and-set, on all the operator checked: UNKNOWN, overdue, no lease, and
+     * no worker that took the refund since it was read (attempts counts every lease taken).
+     */
+    private static final String SETTLEABLE = " WHERE id = ? AND phase = 'UNKNOWN' AND attempts = ? "
+            + "AND (leased_until IS NULL OR leased_until <= NOW(6)) AND first_sent_at < NOW(6) - INTERVAL ? MICROSECOND";
+
+    private static final String SUCCEED = "UPDATE refund_record SET phase = 'SUCCEEDED', processor_refund_id = ?, busy_until = NULL, "
+            + "leased_until = NULL" + SETTLEABLE;
+
+    private static final String FAIL = "UPDATE refund_record SET phase = 'FAILED', failure_code = ?, busy_until = NULL, "
+            + "leased_until = NULL" + SETTLEABLE;
+
+    /** UNIQUE(refund_id): a refund is settled by an operator once. */
+    private static final String INSERT_AUDIT = """
+            INSERT INTO refund_settlement (refund_id, operator_id, idem_key, outcome, processor_refund_id, reason, processor_said)
+            VALUES (?, ?, ?, ?, ?, ?, ?)""";
+
+    /** The refund beside {@code write}'s record; null beside none when no refund has that id. */
+    Uni<WithRecord<RefundSettlementTarget>> findWithRecord(SqlClient client, long refundId, KeyedWrite write) {
+        Tuple parameters = Tuple.of(refundId).addString(write.scope()).addString(write.key().value());
+        return client.preparedQuery(SELECT_WITH_RECORD).execute(parameters).map(rows -> {
+            Row row = Rows.first(rows);
+            return row == null ? new WithRecord<>(null, null) : new WithRecord<>(from(row), RecordJoin.record(row));
+        });
+    }
+
+    Uni<RefundSettlementTarget> find(SqlClient client, long refundId) {
+        return client.preparedQuery(REFUND).execute(Tuple.of(refundId)).map(rows -> from(Rows.first(rows)));
+    }
+
+    /**
+     * Settles {@code refund} as refunded by the processor's {@code processorRefundId}, if it still is as
+     * the operator found it ({@link CardRefund#attempts}) and overdue past {@code window}; true when
+     * this moved it.
+     *
+     * @throws ApiException REFUND_ALREADY_RECORDED when another refund holds {@code processorRefundId} (UNIQUE(processor_refund_id))
+     */
+    Uni<Boolean> succeed(SqlClient tx, CardRefund refund, String processorRefundId, Duration window) {
+        return CardRefundRepository.moved(tx.preparedQuery(SUCCEED).execute(settleable(Tuple.of(processorRefundId), refund, window))
+                .onFailure(SqlErrors::isDuplicateKey)
+                .transform(duplicate -> new ApiException(ErrorCode.REFUND_ALREADY_RECORDED, processorRefundId)));
+    }
+
+    /** As {@link #succeed}, settling it as not refunded, with {@code failureCode}. */
+    Uni<Boolean> fail(SqlClient tx, CardRefund refund, String failureCode, Duration window) {
+        return CardRefundRepository.moved(tx.preparedQuery(FAIL).execute(settleable(Tuple.of(failureCode), refund, window)));
+    }
+
+    Uni<Void> insertAudit(SqlClient tx, long refundId, String operatorId, String key, RefundSettlementRequest request,
+                          String processorSaid) {
+        return tx.preparedQuery(INSERT_AUDIT).execute(Tuple.of(refundId, operatorId, key, request.outcome().text(),
+                request.processorRefundId(), request.reason()).addString(processorSaid)).replaceWithVoid();
+    }
+
+    private static Tuple settleable(Tuple tuple, CardRefund refund, Duration window) {
+        return tuple.addLong(refund.id()).addInteger(refund.attempts()).addLong(CardRefundRepository.micros(window));
+    }
+
+    /** A refund to the balance has no key of its own to read: it was SUCCEEDED from its first commit. */
+    private static RefundSettlementTarget from(Row row) {
+        RefundPhase phase = RefundPhase.valueOf(row.getString("phase"));
+        CardRefund card = "CARD".equals(row.getString("method")) ? CardRefundRepository.from(row) : null;
+        return new RefundSettlementTarget(row.getLong("id"), phase, card, row.getLong("leased") != 0);
+    }
+}

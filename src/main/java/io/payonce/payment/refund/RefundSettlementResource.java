@@ -1,0 +1,92 @@
+package io.payonce.payment.refund;
+
+import io.payonce.api.ApiExamples;
+import io.payonce.api.RepeatProtection;
+import io.payonce.api.Responses;
+import io.payonce.auth.Caller;
+import io.payonce.auth.CallerIdentity;
+import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.idempotency.WriteOperation;
+import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+import static io.payonce.metrics.RepeatDefence.IDEMPOTENCY_KEY;
+import static io.payonce.metrics.RepeatDefence.STATE_CAS;
+import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
+
+/** HTTP for an operator's settlement of a refund to the card the processor cannot account for, behind an Idempotency-Key. */
+@Path(RefundView.PATH)
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "payments")
+public class RefundSettlementResource {
+
+    private final OperatorRefundSettlement settlement;
+    private final IdempotencyGuard guard;
+    private final CallerIdentity callers;
+
+    RefundSettlementResource(OperatorRefundSettlement settlement, IdempotencyGuard guard, CallerIdentity callers) {
+        this.settlement = settlement;
+        this.guard = guard;
+        this.callers = callers;
+    }
+
+    @POST
+    @Path("/{id}/settlement")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Caller.OPS)
+    @RepeatProtection({IDEMPOTENCY_KEY, STATE_CAS, UNIQUE_INDEX})
+    @Operation(operationId = "settleRefund", summary = "Settle a refund to the card the processor cannot account for (ops)",
+            description = "For a refund to the card still UNKNOWN after the window in which payonce sends it again (resend-within, "
+                    + "plus a lease), whose amount would otherwise stay reserved on its order. payonce looks the refund up at the "
+                    + "processor first and settles only what the processor confirms: refunded, by the processor's refund the body "
+                    + "names (its amount, currency, charge and reference are this refund's, and the refund's own key holds no other "
+                    + "refund), so that the refund is SUCCEEDED; or not refunded (the processor holds no refund under the refund's "
+                    + "key), so that the refund is FAILED and its amount refundable again, the refund's key answering 402 REFUND_FAILED "
+                    + "with failureCode settled_not_refunded. Each settlement writes an audit row and a refund.settled-by-operator "
+                    + "event. A refusal writes nothing.")
+    @APIResponse(responseCode = "201", description = "The settlement: made by this request, or, with Idempotent-Replayed: true, by an "
+            + "earlier one under the same key",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundSettlementView.class),
+                    examples = @ExampleObject(name = "refunded", value = ApiExamples.REFUND_SETTLEMENT)))
+    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED "
+            + "(processorRefundId, reason) or MALFORMED_REQUEST (an unknown outcome); nothing is recorded")
+    @APIResponse(responseCode = "404", description = "REFUND_NOT_FOUND: no refund has this id")
+    @APIResponse(responseCode = "409", description = "ALREADY_SETTLED, NOT_OVERDUE (payonce may still learn the outcome itself) or "
+            + "PROCESSOR_DISAGREES (the detail says what the processor holds), REFUND_ALREADY_RECORDED (the processor's refund "
+            + "settles another refund); WORKER_HOLDS_LEASE or IDEMPOTENCY_KEY_IN_USE (retry after Retry-After with the same key); "
+            + "none is recorded")
+    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
+    @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; DEPENDENCY_UNAVAILABLE: "
+            + "MariaDB unreachable; retry with the same key after Retry-After")
+    public Uni<Response> settle(
+            @PathParam("id") long id,
+            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; reuse it on every retry", required = true) @HeaderParam(IdempotencyKey.HEADER) String key,
+            @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundSettlementRequest.class),
+                    examples = @ExampleObject(name = "refunded", value = ApiExamples.REFUND_SETTLEMENT_REQUEST)))
+            @Valid @NotNull RefundSettlementRequest request,
+            @Context UriInfo uri) {
+        Caller caller = callers.current();
+        return settlement.settle(caller, id, guard.read(WriteOperation.SETTLE_REFUND, id, key, uri.getPath()), request).map(Responses::of);
+    }
+}

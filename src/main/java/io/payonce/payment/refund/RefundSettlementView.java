@@ -1,0 +1,15 @@
+package io.payonce.payment.refund;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+/**
+ * The answer to an operator's settlement of a refund to the card: the refund and the phase it settled
+ * in, and the audit row the settlement wrote, what the operator asked and why, and what the processor
+ * said.
+ *
+ * @param settledBy the operator, as their bearer token names them
+ */
+@RegisterForReflection
+public record RefundSettlementView(long refundId, long orderId, RefundPhase phase, RefundSettlementRequest.Outcome outcome,
+                                   String processorRefundId, String reason, String settledBy, String processorSaid) {
+}
