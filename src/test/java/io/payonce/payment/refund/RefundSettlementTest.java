@@ -4,6 +4,7 @@ import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Api;
+import io.payonce.support.Await;
 import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
@@ -32,6 +33,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -309,6 +312,23 @@ class RefundSettlementTest {
         assertNothingSettled(overdue);
         db.update("UPDATE refund_record SET leased_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", overdue.refund());
         assertEquals(201, settle(OPS, overdue.refund(), key, notRefunded()).statusCode(), "the same request, once the lease has run out");
+    }
+
+    /** The request holds the refund's lease while it waits for the processor, and gives it back with its 202. */
+    @Test
+    void aRefundOnItsWayToTheProcessorIsLeased() throws Exception {
+        long order = Buyer.withBalance(0).paidByCard(960, "tok_visa");
+        processor().failNextRefund(Fault.TIMEOUT_AFTER_CHARGE);
+
+        CompletableFuture<Response> refunding = CompletableFuture.supplyAsync(() -> Api.refund(OPS, order, Api.newKey(), "r-1", 960));
+        long refund = Await.until(() -> db.count("SELECT COALESCE(MAX(id), 0) FROM refund_record WHERE order_id = ? AND phase = 'SENT'", order),
+                id -> id > 0, Duration.ofSeconds(5), "refund of order " + order + " SENT");
+        long leasedWhileSent = db.count("SELECT COUNT(*) FROM refund_record WHERE id = ? AND phase = 'SENT' AND leased_until > NOW(6)", refund);
+        Response accepted = refunding.get(10, TimeUnit.SECONDS);
+
+        assertEquals(1, leasedWhileSent, "the worker that sends holds the lease");
+        assertEquals(202, accepted.statusCode(), accepted.asString());
+        assertEquals(0, db.count("SELECT COUNT(*) FROM refund_record WHERE id = ? AND leased_until > NOW(6)", refund));
     }
 
     /** The request and the recovery job take the lease, and a worker's step that ends with the outcome unknown gives back its own only. */
