@@ -381,6 +381,26 @@ class RefundSettlementTest {
         assertEquals("IDEMPOTENCY_KEY_REUSED", otherRequestSameKey.jsonPath().getString("code"));
     }
 
+    /** A body that does not say one settlement plainly is a 400 that records nothing, and the refund stays as it was. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "an unknown outcome                         | {\"outcome\":\"charged\",\"reason\":\"r\"}                                  | MALFORMED_REQUEST",
+            "refunded without the processor's refund    | {\"outcome\":\"refunded\",\"reason\":\"r\"}                                 | VALIDATION_FAILED",
+            "not refunded naming a processor's refund   | {\"outcome\":\"not_refunded\",\"processorRefundId\":\"re_1\",\"reason\":\"r\"} | VALIDATION_FAILED",
+            "a refund id that leaves the processor path | {\"outcome\":\"refunded\",\"processorRefundId\":\"..\",\"reason\":\"r\"}   | VALIDATION_FAILED",
+            "no reason                                  | {\"outcome\":\"not_refunded\"}                                               | VALIDATION_FAILED",
+            "a reason with a line break                 | {\"outcome\":\"not_refunded\",\"reason\":\"a\\nb\"}                        | VALIDATION_FAILED"})
+    void aBodyThatDoesNotSayOneSettlementIsRefused(String description, String body, String code) {
+        Overdue overdue = overdue(700, Fault.ERROR_BEFORE_CHARGE);
+
+        Response refused = Api.as(OPS).header("Idempotency-Key", Api.newKey()).contentType(ContentType.JSON).body(body)
+                .post("/refunds/" + overdue.refund() + "/settlement");
+
+        assertEquals(400, refused.statusCode(), refused.asString());
+        assertEquals(code, refused.jsonPath().getString("code"), refused.asString());
+        assertNothingSettled(overdue);
+    }
+
     /** Six operators at once, half saying refunded and half not refunded, each under a key of their own: one settles the refund. */
     @Test
     void concurrentSettlementsOfOneRefundSettleItOnce() throws Exception {
