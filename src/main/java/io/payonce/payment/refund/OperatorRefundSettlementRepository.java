@@ -47,7 +47,7 @@ class OperatorRefundSettlementRepository {
             INSERT INTO refund_settlement (refund_id, operator_id, idem_key, outcome, processor_refund_id, reason, processor_said)
             VALUES (?, ?, ?, ?, ?, ?, ?)""";
 
-    /** The refund beside {@code write}'s record; null beside none when no refund has that id. */
+    /** The refund beside {@code write}'s record; null beside it when no refund has that id. */
     Uni<WithRecord<RefundSettlementTarget>> findWithRecord(SqlClient client, long refundId, KeyedWrite write) {
         Tuple parameters = Tuple.of(refundId).addString(write.scope()).addString(write.key().value());
         return client.preparedQuery(SELECT_WITH_RECORD).execute(parameters).map(rows -> {
