@@ -207,7 +207,7 @@ cleanup() {
 }
 
 # The processor simulator, a child of this script; its ledgers live in its memory until the checker has
-# read them. It sends each charge's webhook event to the two instances in turn, signed with the secret
+# read them. It sends each charge's and each refund's webhook event to the two instances in turn, signed with the secret
 # they hold, some twice, late and out of order, beside forged and stale copies: a second path to
 # settlement, racing payonce's own calls and the recovery job.
 start_processor() {

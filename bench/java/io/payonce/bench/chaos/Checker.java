@@ -54,9 +54,9 @@ import java.util.stream.Stream;
  *     by the recovery job or a webhook, each order charged at most once, every SUCCEEDED card payment
  *     one charge of its amount under its own key, no charge payonce does not know;
  *   - the processor's webhooks, from the simulator's ledger of deliveries and payonce's inbox and
- *     payment phases: no event moved a payment twice, every event recorded as applied did move one,
- *     every delivery answered 2xx is recorded, no forged or stale copy was accepted, and some payments
- *     were settled by a webhook;
+ *     payment and refund phases: no event moved a payment or a refund twice, every event recorded as
+ *     applied did move its own, every delivery answered 2xx is recorded, no forged or stale copy was
+ *     accepted, and some payments were settled by a webhook;
  *     likewise every refund to the card settled, no refund number refunded twice, no charge refunded
  *     beyond its amount, every SUCCEEDED card refund one refund of its amount under its own key, no
  *     refund payonce does not know;
@@ -136,8 +136,8 @@ public final class Checker {
     record OrderRow(long id, String user, String orderSn, long amount) {
     }
 
-    /** An operator's settlement as its audit row records it. */
-    record Settlement(long id, long paymentId, String key) {
+    /** An operator's settlement as its audit row records it: {@code settled} is the payment or the refund. */
+    record Settlement(long id, long settled, String key) {
     }
 
     /** A database row, named for the report, and the operation of the history it belongs to (null: none). */
@@ -214,8 +214,8 @@ public final class Checker {
     void check() throws Exception {
         // Card payments and refunds first: every other check reads the database once they are all settled.
         checkTheCardPayments();
-        checkTheWebhooks();
         checkTheCardRefunds();
+        checkTheWebhooks();
         checkTheDatabaseAlone();
         checkOutcomesAgainstTheDatabase();
         reconcileTheDatabaseWithTheHistory();
@@ -292,10 +292,11 @@ public final class Checker {
     }
 
     /**
-     * The second path to settlement, judged once every card payment is settled. What an event did is
-     * read from its effects, not from the inbox's word for it: each payment phase a webhook moved
-     * names its event, so an event that moved payments twice shows as two rows, whatever the inbox
-     * says; and an event the inbox calls APPLIED must have moved its payment. Every delivery the
+     * The second path to settlement, judged once every card payment and refund is settled. What an
+     * event did is read from its effects, not from the inbox's word for it: each payment or refund
+     * phase a webhook moved names its event, so an event that moved payments or refunds twice shows as
+     * two rows, whatever the inbox says; and an event the inbox calls APPLIED must have moved its
+     * payment or its refund. Every delivery the
      * processor saw answered 2xx must be in the inbox, and no forged or stale copy may be there or
      * have been answered 2xx. A run in which no webhook settled a payment proved nothing of them.
      */
@@ -304,22 +305,29 @@ public final class Checker {
         Set<String> recorded = new HashSet<>(rows("SELECT event_id FROM processor_event", row -> row.getString(1)));
         long settledByWebhooks = count("SELECT COUNT(DISTINCT payment_id) FROM payment_phase WHERE event_id IS NOT NULL "
                 + "AND phase IN ('SUCCEEDED', 'DECLINED')");
+        long refundsSettledByWebhooks = count("SELECT COUNT(DISTINCT refund_id) FROM refund_phase WHERE event_id IS NOT NULL "
+                + "AND phase IN ('SUCCEEDED', 'FAILED')");
         long events = deliveries.stream().filter(delivery -> !delivery.forgery()).map(WebhookDelivery::event).distinct().count();
         long forgeries = deliveries.stream().filter(WebhookDelivery::forgery).count();
         String compared = deliveries.size() + " deliveries of " + events + " events and " + forgeries + " forged or stale copies; "
-                + recorded.size() + " events recorded; " + settledByWebhooks + " card payments settled by a webhook";
+                + recorded.size() + " events recorded; " + settledByWebhooks + " card payments and " + refundsSettledByWebhooks
+                + " card refunds settled by a webhook";
         checks.add(new Check("webhook events applied more than once", count("""
-                SELECT COUNT(*) FROM (SELECT event_id FROM payment_phase WHERE event_id IS NOT NULL GROUP BY event_id HAVING COUNT(*) > 1) twice"""),
+                SELECT COUNT(*) FROM (SELECT event_id FROM (SELECT event_id FROM payment_phase WHERE event_id IS NOT NULL
+                                                            UNION ALL SELECT event_id FROM refund_phase WHERE event_id IS NOT NULL) moved
+                                      GROUP BY event_id HAVING COUNT(*) > 1) twice"""),
                 compared));
         checks.add(new Check("webhook events recorded as applied without their effect", count("""
-                SELECT COUNT(*) FROM processor_event e WHERE e.outcome = 'APPLIED' AND NOT EXISTS
-                    (SELECT 1 FROM payment_phase p WHERE p.event_id = e.event_id AND p.payment_id = e.payment_id)"""), compared));
+                SELECT COUNT(*) FROM processor_event e WHERE e.outcome = 'APPLIED'
+                    AND NOT EXISTS (SELECT 1 FROM payment_phase p WHERE p.event_id = e.event_id AND p.payment_id = e.payment_id)
+                    AND NOT EXISTS (SELECT 1 FROM refund_phase r WHERE r.event_id = e.event_id AND r.refund_id = e.refund_id)"""), compared));
         checks.add(new Check("webhook events answered 2xx but not recorded", deliveries.stream()
                 .filter(delivery -> delivery.accepted() && !delivery.forgery() && !recorded.contains(delivery.event))
                 .map(WebhookDelivery::event).distinct().count(), compared));
         checks.add(new Check("forged or stale webhook deliveries accepted or recorded", deliveries.stream()
                 .filter(delivery -> delivery.forgery() && (delivery.accepted() || recorded.contains(delivery.event))).count(), compared));
         checks.add(new Check("no card payment was settled by a webhook", settledByWebhooks == 0 ? 1 : 0, compared));
+        checks.add(new Check("no card refund was settled by a webhook", refundsSettledByWebhooks == 0 ? 1 : 0, compared));
     }
 
     List<WebhookDelivery> webhookLedger() throws IOException, InterruptedException {
@@ -491,6 +499,7 @@ public final class Checker {
                 "refund_record vs refunds (user, order, refund number, amount)",
                 refunds.values().stream().map(r -> new Claim("refund_record " + r.id, byEffect.get(effectOf(r)))).toList()));
         checks.add(operatorSettlements(byEffect));
+        checks.add(operatorRefundSettlements(byEffect));
         checkLedgerTotals(ledger);
     }
 
@@ -501,11 +510,21 @@ public final class Checker {
      * ran under the faults, this one's.
      */
     Check operatorSettlements(Map<String, Op> byEffect) throws SQLException {
-        List<Op> attempted = ops.stream().filter(op -> op.type.equals("ops-settle")).toList();
-        Check audits = reconciliation("operator settlements not matching exactly one settlement of the history, or none attempted",
-                "operator_settlement vs ops-settle (key, payment)",
-                rows("SELECT id, payment_id, idem_key FROM operator_settlement", row -> new Settlement(row.getLong(1), row.getLong(2), row.getString(3)))
-                        .stream().map(s -> new Claim("operator_settlement " + s.id, byEffect.get(effect("ops-settle", s.key, s.paymentId)))).toList());
+        return operatorSettlements(byEffect, "ops-settle", "operator settlements", "operator_settlement", "payment_id", "payment");
+    }
+
+    /** The same for the refunds to the card, settled through their own audit table. */
+    Check operatorRefundSettlements(Map<String, Op> byEffect) throws SQLException {
+        return operatorSettlements(byEffect, "ops-settle-refund", "operator settlements of refunds", "refund_settlement", "refund_id", "refund");
+    }
+
+    private Check operatorSettlements(Map<String, Op> byEffect, String type, String what, String table, String settledColumn, String settled)
+            throws SQLException {
+        List<Op> attempted = ops.stream().filter(op -> op.type.equals(type)).toList();
+        Check audits = reconciliation(what + " not matching exactly one settlement of the history, or none attempted",
+                table + " vs " + type + " (key, " + settled + ")",
+                rows("SELECT id, " + settledColumn + ", idem_key FROM " + table, row -> new Settlement(row.getLong(1), row.getLong(2), row.getString(3)))
+                        .stream().map(s -> new Claim(table + " " + s.id, byEffect.get(effect(type, s.key, s.settled)))).toList());
         return new Check(audits.name(), audits.violations() + (attempted.isEmpty() ? 1 : 0), audits.detail() + "; " + attempted.size()
                 + " attempted, answered " + attempted.stream().collect(Collectors.groupingBy(op -> op.status + " " + op.detail, TreeMap::new,
                 Collectors.counting())));
@@ -522,7 +541,7 @@ public final class Checker {
             case "pay", "card-pay" -> effect("pay", op.user, op.subject, op.key, op.amount);
             case "refund", "card-refund" -> effect("refund", op.user, op.subject, op.amount);
             case "create" -> effect("create", op.user, op.subject, op.amount);
-            case "ops-settle" -> effect("ops-settle", op.key, op.subject);
+            case "ops-settle", "ops-settle-refund" -> effect(op.type, op.key, op.subject);
             default -> null;
         };
     }
@@ -780,6 +799,7 @@ public final class Checker {
             }
             case "create" -> count("SELECT COUNT(*) FROM orders WHERE user_id = ? AND order_sn = ?", op.user, op.subject);
             case "ops-settle" -> count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ? AND idem_key = ?", op.subject, op.key);
+            case "ops-settle-refund" -> count("SELECT COUNT(*) FROM refund_settlement WHERE refund_id = ? AND idem_key = ?", op.subject, op.key);
             default -> throw new IllegalArgumentException(op.type);
         };
     }
@@ -864,7 +884,7 @@ public final class Checker {
                         op.detail, orderAndNo[0], orderAndNo[1], op.amount) == 1;
             }
             case "create" -> count("SELECT COUNT(*) FROM orders WHERE id = ? AND order_sn = ?", op.detail, op.subject) == 1;
-            case "ops-settle" -> effects == 1;
+            case "ops-settle", "ops-settle-refund" -> effects == 1;
             default -> throw new IllegalArgumentException(op.type);
         };
     }

@@ -39,8 +39,8 @@ import java.util.regex.Pattern;
  * of the refunds go as commands through the broker instead (message-id = key, sent again under the
  * same id until a definite reply comes: a card pay's 202 reply is answered by sending it again, as
  * over HTTP), as an upstream order system would send them. Now and then ops try to settle a card
- * payment the workload has seen (POST /payments/{id}/settlement): nearly always refused, since no
- * payment is overdue within a run, but sent under the faults like the rest, and never to move money. Every attempt and every operation's
+ * payment or a refund to the card the workload has seen (POST /payments/{id}/settlement,
+ * POST /refunds/{id}/settlement): nearly always refused, since nothing is overdue within a run, but sent under the faults like the rest, and never to move money. Every attempt and every operation's
  * outcome is written to a history file for the checker; an exception inside the workload still
  * writes the outcome line (as unknown) and makes the workload exit with status 1.
  *
@@ -85,6 +85,8 @@ public final class Workload {
     final List<User> users = new ArrayList<>();
     /** Card payments named in answers to card pays, settled or not: what an operator may try to settle. */
     final List<Long> cardPayments = new CopyOnWriteArrayList<>();
+    /** Refunds to the card named in answers to card refunds, settled or not: what an operator may try to settle. */
+    final List<Long> cardRefunds = new CopyOnWriteArrayList<>();
     final String opsToken;
 
     Workload(String[] targets, History history, CommandChannel commands) {
@@ -185,6 +187,9 @@ public final class Workload {
                     Long.toString(order.id));
             return byMessage ? pay.asCommand("{\"type\":\"pay\",\"userId\":\"" + user.id + "\",\"orderId\":" + order.id + "}") : pay;
         }
+        if (dice >= 100 - OPERATOR_SETTLEMENT_PERCENT && !cardRefunds.isEmpty() && random.nextBoolean()) {
+            return operatorRefundSettlement(user, cardRefunds.get(random.nextInt(cardRefunds.size())));
+        }
         if (dice >= 100 - OPERATOR_SETTLEMENT_PERCENT && !cardPayments.isEmpty()) {
             return operatorSettlement(user, cardPayments.get(random.nextInt(cardPayments.size())));
         }
@@ -211,6 +216,18 @@ public final class Workload {
                 : "{\"outcome\":\"not_charged\",\"reason\":\"chaos: the processor shows nothing\"}";
         return new Operation(this, "ops-settle", user, newKey(), "/payments/" + payment + "/settlement", opsToken, body, 0,
                 Long.toString(payment));
+    }
+
+    /**
+     * Settles a refund to the card as not refunded or, now and then, as refunded by a refund the
+     * processor never made: payonce must refuse both, as it refuses the payments' settlements.
+     */
+    Operation operatorRefundSettlement(User user, long refund) {
+        String body = ThreadLocalRandom.current().nextInt(5) == 0
+                ? "{\"outcome\":\"refunded\",\"processorRefundId\":\"re_chaos_" + refund + "\",\"reason\":\"chaos: the processor shows a refund\"}"
+                : "{\"outcome\":\"not_refunded\",\"reason\":\"chaos: the processor shows nothing\"}";
+        return new Operation(this, "ops-settle-refund", user, newKey(), "/refunds/" + refund + "/settlement", opsToken, body, 0,
+                Long.toString(refund));
     }
 
     /** The deposit's external reference is its key: one settlement, one key, kept across retries. */
@@ -308,7 +325,7 @@ public final class Workload {
                 // flight is put back on the queue for a second, which would only slow the consumers down.
                 // An operator's settlement is refused without being stored (its key stays free for when the
                 // payment can be settled), so two clicks at once may be told two refusals: it is sent once.
-                boolean doubleClick = command == null && !type.equals("ops-settle") && attempts == 0 && random.nextInt(100) < 15;
+                boolean doubleClick = command == null && !type.startsWith("ops-settle") && attempts == 0 && random.nextInt(100) < 15;
                 Attempt attempt = doubleClick ? doubleClick(target) : attempt(target, target == BROKER ? commandTimeout(random) : timeout(random));
                 if (attempt.definite()) {
                     return new Outcome(attempt.status / 100 == 2 ? "ok" : "fail", attempt);
@@ -373,6 +390,9 @@ public final class Workload {
             workload.history.attempt(this, number, target, start, System.currentTimeMillis(), attempt);
             if (type.equals("card-pay") && attempt.status / 100 == 2 && !attempt.detail.isEmpty()) {
                 workload.cardPayments.add(Long.parseLong(attempt.detail));
+            }
+            if (type.equals("card-refund") && attempt.status / 100 == 2 && !attempt.detail.isEmpty()) {
+                workload.cardRefunds.add(Long.parseLong(attempt.detail));
             }
             return attempt;
         }

@@ -500,16 +500,14 @@ public final class ProcessorSimulator implements AutoCloseable {
     /**
      * The chaos harness's processor: {@code port}, the share of charge requests that meet a random
      * fault and, optionally, the webhook URLs of payonce's instances (comma-separated), which it sends
-     * each charge's event to in turn, signed with PAYONCE_PROCESSOR_WEBHOOK_SECRET, with
-     * {@link #CHAOS_WEBHOOKS}' duplicates, delays and forgeries. The refunds' events stay unsent there
-     * until the chaos checker proves their effects, as it proves the charges' ({@link WebhookSender.Events}).
+     * each charge's and each refund's event to in turn, signed with PAYONCE_PROCESSOR_WEBHOOK_SECRET,
+     * with {@link #CHAOS_WEBHOOKS}' duplicates, delays and forgeries.
      */
     public static void main(String[] args) throws InterruptedException {
         ProcessorSimulator simulator = start(Integer.parseInt(args[0]));
         simulator.failAtRandom(Double.parseDouble(args[1]));
         if (args.length > 2) {
-            simulator.webhooks().to(List.of(args[2].split(",")), System.getenv("PAYONCE_PROCESSOR_WEBHOOK_SECRET"), CHAOS_WEBHOOKS,
-                    WebhookSender.Events.CHARGES);
+            simulator.webhooks().to(List.of(args[2].split(",")), System.getenv("PAYONCE_PROCESSOR_WEBHOOK_SECRET"), CHAOS_WEBHOOKS);
         }
         System.out.println("processor simulator listening on " + simulator.url());
         Thread.currentThread().join();

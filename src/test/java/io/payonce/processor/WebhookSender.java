@@ -48,14 +48,6 @@ public final class WebhookSender {
         public static final Faults NONE = new Faults(0, 0, 0, 0);
     }
 
-    /**
-     * Which objects have their events sent. The chaos run's checker proves the effects of charge
-     * events alone (from the payment phases that name them), so its simulator sends no others.
-     */
-    public enum Events {
-        CHARGES, CHARGES_AND_REFUNDS
-    }
-
     /** What one delivery was: the real event, a second copy of it, or a copy that must be refused. */
     public enum Kind {
         GENUINE, DUPLICATE, FORGED, STALE;
@@ -86,7 +78,6 @@ public final class WebhookSender {
     private volatile List<String> urls = List.of();
     private volatile String secret;
     private volatile Faults faults = Faults.NONE;
-    private volatile Events events = Events.CHARGES_AND_REFUNDS;
 
     WebhookSender(Vertx vertx) {
         this.vertx = vertx;
@@ -95,14 +86,8 @@ public final class WebhookSender {
 
     /** From now on, each charge's and each refund's event goes to {@code urls} in turn, signed with {@code secret}, meeting {@code faults}. */
     public void to(List<String> urls, String secret, Faults faults) {
-        to(urls, secret, faults, Events.CHARGES_AND_REFUNDS);
-    }
-
-    /** From now on, the events of {@code events} go to {@code urls} in turn, signed with {@code secret}, meeting {@code faults}. */
-    public void to(List<String> urls, String secret, Faults faults, Events events) {
         this.secret = secret;
         this.faults = faults;
-        this.events = events;
         this.urls = List.copyOf(urls);
     }
 
@@ -110,7 +95,6 @@ public final class WebhookSender {
     public void off() {
         urls = List.of();
         faults = Faults.NONE;
-        events = Events.CHARGES_AND_REFUNDS;
     }
 
     /** Every attempt so far, in the order answered. */
@@ -158,9 +142,6 @@ public final class WebhookSender {
 
     /** The simulator's hook: a refund was made or failed. */
     void refunded(ProcessorSimulator.Refund refund) {
-        if (events != Events.CHARGES_AND_REFUNDS) {
-            return;
-        }
         boolean succeeded = refund.succeeded();
         send(refund.key(), succeeded ? "refund.succeeded" : "refund.failed", refund.json(),
                 succeeded ? "refund.failed" : "refund.succeeded", refund.json().put("status", succeeded ? "failed" : "succeeded"));
