@@ -194,10 +194,14 @@ public class Processor {
         }
         JsonNode refund = response.readEntity(JsonNode.class);
         if (status == 400) {
-            // A refusal of the refund itself is an answer to the refund's POST; to a lookup, a 400 says the lookup was refused.
+            // A refusal of the refund itself is an answer to the refund's POST, checked against the
+            // refund by whatever it names; to a lookup, a 400 says the lookup was refused.
             RefundReply reply = RefundReply.of(refund);
             String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
-            return failureCode != null && !lookup ? new RefundOutcome.Failed(ProcessorText.of(reply.id(), ProcessorText.REFUND_ID_LENGTH), failureCode)
+            return failureCode != null && !lookup
+                    ? new RefundOutcome.Failed(ProcessorText.of(reply.id(), ProcessorText.REFUND_ID_LENGTH),
+                            ProcessorText.of(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
+                            ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), failureCode)
                     : new RefundOutcome.Unknown("the processor answered 400");
         }
         return RefundObject.outcome(refund);

@@ -15,8 +15,12 @@ public sealed interface RefundOutcome {
             implements RefundOutcome {
     }
 
-    /** The processor refused the refund or it failed: nothing went back to the card. */
-    record Failed(String refundId, String failureCode) implements RefundOutcome {
+    /**
+     * The processor refused the refund or it failed: nothing went back to the card. {@code chargeId},
+     * {@code amount} and {@code currency} are what the failed refund object names; each null where a
+     * refusal of payonce's own refund request names none, since it answers that request.
+     */
+    record Failed(String refundId, String chargeId, Long amount, String currency, String failureCode) implements RefundOutcome {
     }
 
     /** {@code delivered} is false only when the request certainly never reached the processor (it could not connect). */

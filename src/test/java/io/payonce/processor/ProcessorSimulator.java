@@ -274,12 +274,12 @@ public final class ProcessorSimulator implements AutoCloseable {
     }
 
     /**
-     * The next refund request finds a succeeded refund of {@code amount} {@code currency} of charge
-     * {@code chargeId} already made under its key, and is answered with it, as is every later request
-     * and lookup under that key: a key that another refund used first.
+     * The next refund request finds a refund of {@code amount} {@code currency} of charge
+     * {@code chargeId} already made under its key, succeeded or failed, and is answered with it, as is
+     * every later request and lookup under that key: a key that another refund used first.
      */
-    public void plantRefundUnderNextKey(String chargeId, long amount, String currency) {
-        refunds.plantUnderNextKey(chargeId, amount, currency);
+    public void plantRefundUnderNextKey(String chargeId, long amount, String currency, boolean succeeded) {
+        refunds.plantUnderNextKey(chargeId, amount, currency, succeeded);
     }
 
     /**

@@ -99,8 +99,9 @@ final class SimulatedRefunds {
         toPlant.clear();
     }
 
-    void plantUnderNextKey(String chargeId, long amount, String currency) {
-        toPlant.add(new Refund(null, null, chargeId, amount, currency, "planted", "succeeded", null));
+    void plantUnderNextKey(String chargeId, long amount, String currency, boolean succeeded) {
+        toPlant.add(succeeded ? new Refund(null, null, chargeId, amount, currency, "planted", "succeeded", null)
+                : new Refund(null, null, chargeId, amount, currency, "planted", "failed", "expired_or_canceled_card"));
     }
 
     /** Every refund made, under a key still known or one forgotten. */
@@ -219,7 +220,7 @@ final class SimulatedRefunds {
         Refund planted = toPlant.poll();
         if (planted != null && !refunds.containsKey(key)) {
             refunds.put(key, new Refund("re_" + ids.incrementAndGet(), key, planted.charge(), planted.amount(), planted.currency(),
-                    planted.reference(), planted.status(), null));
+                    planted.reference(), planted.status(), planted.failureCode()));
             keyedAtNanos.put(key, System.nanoTime());
             plantedKeys.add(key);
         }

@@ -227,8 +227,9 @@ class RefundWebhookTest {
     }
 
     /**
-     * A succeeded refund under the refund's key but of another amount, currency or charge is not this
-     * refund: nothing settles or moves, the amount stays held, and the refund's own lookup will meet it.
+     * A succeeded or failed refund under the refund's key but of another amount, currency or charge is
+     * not this refund: nothing settles or moves, the amount stays held (a failure of another refund
+     * must not free it for a second refund of the card), and the refund's own lookup will meet it.
      */
     @Test
     void aRefundOfAnotherAmountCurrencyOrChargeUnderTheKeyNeverSettlesIt() {
@@ -237,15 +238,38 @@ class RefundWebhookTest {
                 refundObject(refund).put("charge", "ch_another"));
 
         for (JsonObject other : others) {
-            Response delivered = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.succeeded", other));
+            for (String type : List.of("refund.succeeded", "refund.failed")) {
+                JsonObject object = type.equals("refund.failed") ? other.copy().put("status", "failed") : other;
+                Response delivered = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), type, object));
 
-            assertEquals(200, delivered.statusCode(), delivered.asString());
-            assertEquals("CONTRADICTING", delivered.jsonPath().getString("outcome"), other.encode());
-            assertEquals(0, db.count("SELECT COUNT(*) FROM refund_phase WHERE event_id = ?", delivered.jsonPath().getString("eventId")));
+                assertEquals(200, delivered.statusCode(), delivered.asString());
+                assertEquals("CONTRADICTING", delivered.jsonPath().getString("outcome"), type + " " + object.encode());
+                assertEquals(0, db.count("SELECT COUNT(*) FROM refund_phase WHERE event_id = ?", delivered.jsonPath().getString("eventId")));
+            }
         }
         assertEquals("UNKNOWN", phaseOf(refund));
         assertEquals(0, refundEvents(refund));
         assertEquals(1300, db.count("SELECT o.refunded_amount FROM orders o JOIN refund_record r ON r.order_id = o.id WHERE r.id = ?", refund));
+    }
+
+    /**
+     * A second processor refund under the key of a refund already recorded, of the same amount and
+     * charge: the processor forgot the key and took a resend for a new refund, and the card was
+     * refunded twice. Only the processor's events can show it: kept as CONTRADICTING for ops, never
+     * a quiet repeat.
+     */
+    @Test
+    void aSecondProcessorRefundUnderTheKeyIsKeptForOpsAsAContradiction() {
+        long refund = unknownRefund(1400);
+        Response first = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.succeeded", refundObject(refund)));
+        assertEquals("APPLIED", first.jsonPath().getString("outcome"), first.asString());
+
+        Response second = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.succeeded",
+                refundObject(refund).put("id", "re_second_" + refund)));
+
+        assertEquals("CONTRADICTING", second.jsonPath().getString("outcome"), second.asString());
+        assertEquals("SUCCEEDED", phaseOf(refund));
+        assertEquals(1, refundEvents(refund));
     }
 
     /** Under a key no refund of payonce's was made, or under none: recorded, counted, and nothing is created or moved. */

@@ -15,7 +15,8 @@ import java.time.Duration;
  * later names it, so that a worker that stalled past its lease cannot undo the next one's work.
  */
 record CardRefund(long id, long orderId, String userId, String refundNo, long amount, String currency, RefundPhase phase,
-                  String scope, IdempotencyKey key, String processorKey, String chargeId, int attempts, Duration sinceFirstSent) {
+                  String scope, IdempotencyKey key, String processorKey, String chargeId, int attempts, Duration sinceFirstSent,
+                  String processorRefundId) {
 
     /** Where ops find the refund: the Location of its 202. */
     String location() {
@@ -40,6 +41,18 @@ record CardRefund(long id, long orderId, String userId, String refundNo, long am
         return refunded.amount() == amount && currency.equalsIgnoreCase(refunded.currency()) && chargeId.equals(refunded.chargeId());
     }
 
+    /**
+     * The processor's failed refund is this one: whatever it names of the charge, the amount and the
+     * currency agrees. A failure gives the refund's amount back to the order, so a failed refund of
+     * another charge or amount under this refund's key must not. A refusal of payonce's own request
+     * names none of them, and answers that request.
+     */
+    boolean isFailedBy(RefundOutcome.Failed failed) {
+        return (failed.chargeId() == null || chargeId.equals(failed.chargeId()))
+                && (failed.amount() == null || failed.amount() == amount)
+                && (failed.currency() == null || currency.equalsIgnoreCase(failed.currency()));
+    }
+
     /** The refund as its request is answered, with the order as it stands after it. */
     RefundView view(Order order) {
         return RefundView.of(new Refund(id, orderId, refundNo, amount, PaymentMethod.CARD, phase, null), order);
@@ -47,12 +60,12 @@ record CardRefund(long id, long orderId, String userId, String refundNo, long am
 
     CardRefund in(RefundPhase next) {
         return new CardRefund(id, orderId, userId, refundNo, amount, currency, next, scope, key, processorKey, chargeId, attempts,
-                sinceFirstSent);
+                sinceFirstSent, processorRefundId);
     }
 
     /** The same refund, as the worker holds it once it has counted one more attempt on it (a lease taken, a send marked). */
     CardRefund oneMoreAttempt() {
         return new CardRefund(id, orderId, userId, refundNo, amount, currency, phase, scope, key, processorKey, chargeId, attempts + 1,
-                sinceFirstSent);
+                sinceFirstSent, processorRefundId);
     }
 }

@@ -34,7 +34,8 @@ import java.util.List;
 class CardRefundRepository {
 
     static final String COLUMNS = "r.id, r.order_id, r.user_id, r.refund_no, r.amount, o.currency, r.phase, r.idem_scope, r.idem_key, "
-            + "r.processor_key, r.processor_charge_id, r.attempts, TIMESTAMPDIFF(MICROSECOND, r.first_sent_at, NOW(6)) AS sent_micros_ago";
+            + "r.processor_key, r.processor_charge_id, r.attempts, TIMESTAMPDIFF(MICROSECOND, r.first_sent_at, NOW(6)) AS sent_micros_ago, "
+            + "r.processor_refund_id";
 
     /** A refund is in the order's currency, as its payment was. */
     static final String FROM = " FROM refund_record r JOIN orders o ON o.id = r.order_id ";
@@ -109,7 +110,7 @@ class CardRefundRepository {
                 .execute(Tuple.of(order.id(), refundNo, order.userId(), amount, scope, key.value()).addString(processorKey)
                         .addString(chargeId).addLong(micros(lease)).addLong(micros(lease)))
                 .map(rows -> new CardRefund(rows.property(MySQLClient.LAST_INSERTED_ID), order.id(), order.userId(), refundNo, amount,
-                        order.currency(), RefundPhase.STARTED, scope, key, processorKey, chargeId, 0, null));
+                        order.currency(), RefundPhase.STARTED, scope, key, processorKey, chargeId, 0, null, null));
     }
 
     /** True when the worker holding {@code refund} (its attempts as it holds them) may send it now, for the first time. */
@@ -207,6 +208,7 @@ class CardRefundRepository {
         return new CardRefund(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getString("refund_no"),
                 row.getLong("amount"), row.getString("currency"), RefundPhase.valueOf(row.getString("phase")), row.getString("idem_scope"),
                 new IdempotencyKey(row.getString("idem_key")), row.getString("processor_key"), row.getString("processor_charge_id"),
-                row.getInteger("attempts"), sentMicrosAgo == null ? null : Duration.ofNanos(sentMicrosAgo * 1000));
+                row.getInteger("attempts"), sentMicrosAgo == null ? null : Duration.ofNanos(sentMicrosAgo * 1000),
+                row.getString("processor_refund_id"));
     }
 }

@@ -69,6 +69,12 @@ class CardRefundSettlement {
                     refund.currency(), refund.chargeId());
             return unknown(refund, "the processor reported another refund under this key", false);
         }
+        if (outcome instanceof RefundOutcome.Failed failed && !refund.isFailedBy(failed)) {
+            LOG.errorf("Processor refund %s under refund %d's key failed for %d %s of charge %s, not %d %s of charge %s: left UNKNOWN for an operator",
+                    failed.refundId(), refund.id(), failed.amount(), failed.currency(), failed.chargeId(), refund.amount(),
+                    refund.currency(), refund.chargeId());
+            return unknown(refund, "the processor reported another refund under this key", false);
+        }
         if (outcome instanceof RefundOutcome.Succeeded || outcome instanceof RefundOutcome.Failed) {
             return definite(refund, outcome);
         }

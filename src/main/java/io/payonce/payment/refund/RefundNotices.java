@@ -53,7 +53,8 @@ public class RefundNotices {
             RefundNotice.Effect effect = agrees(refund, outcome) ? RefundNotice.Effect.ALREADY_SETTLED : RefundNotice.Effect.CONTRADICTING;
             return Uni.createFrom().item(new RefundNotice(refund.id(), refund.phase(), effect));
         }
-        if (outcome instanceof RefundOutcome.Succeeded refunded && !refund.isRefundedBy(refunded)) {
+        if (outcome instanceof RefundOutcome.Succeeded refunded && !refund.isRefundedBy(refunded)
+                || outcome instanceof RefundOutcome.Failed failed && !refund.isFailedBy(failed)) {
             return Uni.createFrom().item(new RefundNotice(refund.id(), refund.phase(), RefundNotice.Effect.CONTRADICTING));
         }
         return settlement.record(tx, refund, order, outcome, eventId).map(answer -> {
@@ -64,12 +65,20 @@ public class RefundNotices {
         });
     }
 
-    /** Whether a settled refund already has this outcome: the same phase, and for a success a refund of its amount, currency and charge. */
+    /**
+     * Whether a settled refund already has this outcome: the same phase, of its amount, currency and
+     * charge, and the very refund payonce recorded. Another processor refund under the same key, even
+     * of the same amount, is a second refund of the card (the processor forgot the key and took a
+     * resend for a new refund): CONTRADICTING, for ops to see, never a quiet repeat.
+     */
     private static boolean agrees(CardRefund refund, RefundOutcome outcome) {
         if (outcome instanceof RefundOutcome.Succeeded refunded) {
-            return refund.phase() == RefundPhase.SUCCEEDED && refund.isRefundedBy(refunded);
+            return refund.phase() == RefundPhase.SUCCEEDED && refund.isRefundedBy(refunded)
+                    && refunded.refundId().equals(refund.processorRefundId());
         }
-        return refund.phase() == RefundPhase.FAILED;
+        RefundOutcome.Failed failed = (RefundOutcome.Failed) outcome;
+        return refund.phase() == RefundPhase.FAILED && refund.isFailedBy(failed)
+                && (refund.processorRefundId() == null || refund.processorRefundId().equals(failed.refundId()));
     }
 
     private static RefundPhase phaseOf(RefundOutcome outcome) {

@@ -49,7 +49,7 @@ class RefundProcessorAnswersTest {
     @Test
     void aRefundOfAnotherAmountUnderTheKeyLeavesTheRefundUnknown() {
         long order = Buyer.withBalance(0).paidByCard(3000, "tok_visa");
-        processor().plantRefundUnderNextKey(chargeOf(order), 2999, "EUR");
+        processor().plantRefundUnderNextKey(chargeOf(order), 2999, "EUR", true);
 
         Response answer = Api.refund(OPS, order, Api.newKey(), "r-1", 3000);
 
@@ -60,11 +60,23 @@ class RefundProcessorAnswersTest {
     void aRefundOfAnotherChargeUnderTheKeyLeavesTheRefundUnknown() {
         long other = Buyer.withBalance(0).paidByCard(3100, "tok_visa");
         long order = Buyer.withBalance(0).paidByCard(3100, "tok_visa");
-        processor().plantRefundUnderNextKey(chargeOf(other), 3100, "EUR");
+        processor().plantRefundUnderNextKey(chargeOf(other), 3100, "EUR", true);
 
         Response answer = Api.refund(OPS, order, Api.newKey(), "r-1", 3100);
 
         assertSettledNothing(answer, order, 3100);
+    }
+
+    /** A failure of another charge's refund under the key must not give this refund's amount back: the card may have been refunded. */
+    @Test
+    void aFailedRefundOfAnotherChargeUnderTheKeyLeavesTheRefundUnknownAndItsAmountHeld() {
+        long other = Buyer.withBalance(0).paidByCard(3150, "tok_visa");
+        long order = Buyer.withBalance(0).paidByCard(3150, "tok_visa");
+        processor().plantRefundUnderNextKey(chargeOf(other), 3150, "EUR", false);
+
+        Response answer = Api.refund(OPS, order, Api.newKey(), "r-1", 3150);
+
+        assertSettledNothing(answer, order, 3150);
     }
 
     /**
