@@ -11,7 +11,8 @@ import java.util.List;
  * through. {@code processorKey} is the Idempotency-Key the refund carries at the processor (what
  * support looks it up by), {@code chargeId} the charge it refunds, {@code processorRefundId} the
  * processor's refund and {@code failureCode} its reason for a failure; all are null for a refund to
- * the balance. Times are instants of the database's clock, written in UTC.
+ * the balance. {@code settlement} is an operator's settlement of the refund, null while there is
+ * none. Times are instants of the database's clock, written in UTC.
  */
 @RegisterForReflection
 public record RefundDetails(
@@ -29,10 +30,20 @@ public record RefundDetails(
         String failureCode,
         Instant createdAt,
         Instant updatedAt,
-        List<PhaseEntry> history) {
+        List<PhaseEntry> history,
+        Settlement settlement) {
 
     /** One phase the refund entered, with a word on why where there is one. */
     @RegisterForReflection
     public record PhaseEntry(RefundPhase phase, String detail, Instant at) {
+    }
+
+    /**
+     * How an operator settled the refund: {@code refunded} (by {@code processorRefundId}) or
+     * {@code not_refunded}, who ({@code settledBy}, their token's subject), why, and what the
+     * processor said when payonce looked the refund up.
+     */
+    @RegisterForReflection
+    public record Settlement(String outcome, String processorRefundId, String reason, String settledBy, String processorSaid, Instant at) {
     }
 }

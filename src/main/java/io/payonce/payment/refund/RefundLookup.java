@@ -15,8 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads a refund and its history. A refund to the balance was SUCCEEDED from its first commit and
- * has no history rows: its history is that one phase, at its creation.
+ * Reads a refund, its history and an operator's settlement of it (only ops read refunds). A refund to
+ * the balance was SUCCEEDED from its first commit and has no history rows: its history is that one
+ * phase, at its creation.
  */
 @ApplicationScoped
 class RefundLookup {
@@ -27,6 +28,9 @@ class RefundLookup {
             FROM refund_record r JOIN orders o ON o.id = r.order_id WHERE r.id = ?""";
 
     private static final String SELECT_HISTORY = "SELECT phase, detail, created_at FROM refund_phase WHERE refund_id = ? ORDER BY id";
+
+    private static final String SELECT_SETTLEMENT = """
+            SELECT outcome, processor_refund_id, reason, operator_id, processor_said, created_at FROM refund_settlement WHERE refund_id = ?""";
 
     private final Pool pool;
 
@@ -40,7 +44,15 @@ class RefundLookup {
             if (row == null) {
                 return Uni.createFrom().failure(new ApiException(ErrorCode.REFUND_NOT_FOUND, id));
             }
-            return history(row).map(history -> details(row, history));
+            return history(row).flatMap(history -> settlement(row).map(settlement -> details(row, history, settlement)));
+        });
+    }
+
+    private Uni<RefundDetails.Settlement> settlement(Row refund) {
+        return pool.preparedQuery(SELECT_SETTLEMENT).execute(Tuple.of(refund.getLong("id"))).map(rows -> {
+            Row row = Rows.first(rows);
+            return row == null ? null : new RefundDetails.Settlement(row.getString("outcome"), row.getString("processor_refund_id"),
+                    row.getString("reason"), row.getString("operator_id"), row.getString("processor_said"), UtcTimes.instant(row, "created_at"));
         });
     }
 
@@ -57,11 +69,11 @@ class RefundLookup {
         });
     }
 
-    private static RefundDetails details(Row row, List<RefundDetails.PhaseEntry> history) {
+    private static RefundDetails details(Row row, List<RefundDetails.PhaseEntry> history, RefundDetails.Settlement settlement) {
         return new RefundDetails(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getString("refund_no"),
                 row.getLong("amount"), row.getString("currency"), PaymentMethod.valueOf(row.getString("method")),
                 RefundPhase.valueOf(row.getString("phase")), row.getString("processor_key"), row.getString("processor_charge_id"),
                 row.getString("processor_refund_id"), row.getString("failure_code"), UtcTimes.instant(row, "created_at"),
-                UtcTimes.instant(row, "updated_at"), history);
+                UtcTimes.instant(row, "updated_at"), history, settlement);
     }
 }

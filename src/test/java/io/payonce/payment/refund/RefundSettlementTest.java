@@ -529,6 +529,11 @@ class RefundSettlementTest {
         assertEquals("card", db.string("SELECT JSON_VALUE(payload, '$.method') FROM outbox_event WHERE event_type = "
                 + "'refund.settled-by-operator' AND ref_id = ?", Long.toString(overdue.refund())));
         assertEquals(1, events(overdue, "refund.settled-by-operator"));
+        Response shown = Api.as(OPS).get("/refunds/" + overdue.refund());
+        assertEquals(outcome, shown.jsonPath().getString("settlement.outcome"), shown.asString());
+        assertEquals(processorRefundId, shown.jsonPath().getString("settlement.processorRefundId"));
+        assertEquals(operator, shown.jsonPath().getString("settlement.settledBy"));
+        assertEquals(reason, shown.jsonPath().getString("settlement.reason"));
     }
 
     private static void assertRefused(Response answer, String code) {
