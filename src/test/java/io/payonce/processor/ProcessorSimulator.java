@@ -279,7 +279,15 @@ public final class ProcessorSimulator implements AutoCloseable {
      * every later request and lookup under that key: a key that another refund used first.
      */
     public void plantRefundUnderNextKey(String chargeId, long amount, String currency, boolean succeeded) {
-        refunds.plantUnderNextKey(chargeId, amount, currency, succeeded);
+        plantRefundUnderNextKey(null, chargeId, amount, currency, succeeded);
+    }
+
+    /**
+     * As {@link #plantRefundUnderNextKey(String, long, String, boolean)}, the refund's id {@code id}
+     * (null: a new one): a processor's bug that names, as this key's refund, another key's refund.
+     */
+    public void plantRefundUnderNextKey(String id, String chargeId, long amount, String currency, boolean succeeded) {
+        refunds.plantUnderNextKey(id, chargeId, amount, currency, succeeded);
     }
 
     /**

@@ -99,9 +99,10 @@ final class SimulatedRefunds {
         toPlant.clear();
     }
 
-    void plantUnderNextKey(String chargeId, long amount, String currency, boolean succeeded) {
-        toPlant.add(succeeded ? new Refund(null, null, chargeId, amount, currency, "planted", "succeeded", null)
-                : new Refund(null, null, chargeId, amount, currency, "planted", "failed", "expired_or_canceled_card"));
+    /** {@code id}: the planted refund's id, or null for a new one. */
+    void plantUnderNextKey(String id, String chargeId, long amount, String currency, boolean succeeded) {
+        toPlant.add(succeeded ? new Refund(id, null, chargeId, amount, currency, "planted", "succeeded", null)
+                : new Refund(id, null, chargeId, amount, currency, "planted", "failed", "expired_or_canceled_card"));
     }
 
     /** Every refund made, under a key still known or one forgotten. */
@@ -219,7 +220,7 @@ final class SimulatedRefunds {
     private void plantUnder(String key) {
         Refund planted = toPlant.poll();
         if (planted != null && !refunds.containsKey(key)) {
-            refunds.put(key, new Refund("re_" + ids.incrementAndGet(), key, planted.charge(), planted.amount(), planted.currency(),
+            refunds.put(key, new Refund(planted.id() != null ? planted.id() : "re_" + ids.incrementAndGet(), key, planted.charge(), planted.amount(), planted.currency(),
                     planted.reference(), planted.status(), planted.failureCode()));
             keyedAtNanos.put(key, System.nanoTime());
             plantedKeys.add(key);

@@ -272,6 +272,42 @@ class RefundWebhookTest {
         assertEquals(1, refundEvents(refund));
     }
 
+    /**
+     * An event under an UNKNOWN refund's key that names, with the refund's own charge and amount, a
+     * processor refund another refund recorded already (a processor's bug, or two of its ids alike
+     * once kept): not this refund's. Answered 200 and kept as CONTRADICTING, never a 500 the
+     * processor would deliver again for days; nothing moves, and the other refund keeps its own.
+     */
+    @Test
+    void anEventNamingAProcessorRefundAnotherRefundRecordedIsKeptAsAContradiction() {
+        long settledOrder = Buyer.withBalance(0).paidByCard(1500, "tok_visa");
+        Response settled = Api.refund(OPS, settledOrder, Api.newKey(), "r-1", 1500);
+        assertEquals(201, settled.statusCode(), settled.asString());
+        long settledRefund = settled.jsonPath().getLong("refundId");
+        String recorded = db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", settledRefund);
+        long refund = unknownRefund(1500);
+
+        for (String type : List.of("refund.succeeded", "refund.failed")) {
+            JsonObject named = refundObject(refund).put("id", recorded);
+            JsonObject object = type.equals("refund.failed") ? named.put("status", "failed").put("failure_code", "processing_error") : named;
+            String eventId = Webhooks.newEventId();
+            Response delivered = Webhooks.deliver(Webhooks.event(eventId, type, object));
+
+            assertEquals(200, delivered.statusCode(), delivered.asString());
+            assertEquals("CONTRADICTING", delivered.jsonPath().getString("outcome"), type);
+            assertEquals(refund, db.count("SELECT refund_id FROM processor_event WHERE event_id = ? AND outcome = 'CONTRADICTING'", eventId),
+                    "kept for ops, naming the refund");
+            assertEquals(0, db.count("SELECT COUNT(*) FROM refund_phase WHERE event_id = ?", eventId));
+        }
+        assertEquals("UNKNOWN", phaseOf(refund));
+        assertEquals(List.of("STARTED", "SENT", "UNKNOWN"), history(refund));
+        assertEquals(0, refundEvents(refund));
+        assertEquals(1500, db.count("SELECT o.refunded_amount FROM orders o JOIN refund_record r ON r.order_id = o.id WHERE r.id = ?", refund),
+                "still reserved");
+        assertEquals("SUCCEEDED", phaseOf(settledRefund));
+        assertEquals(recorded, db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", settledRefund));
+    }
+
     /** Under a key no refund of payonce's was made, or under none: recorded, counted, and nothing is created or moved. */
     @Test
     void anEventForARefundPayonceNeverMadeIsRecordedCountedAndCreatesNothing() {

@@ -1,5 +1,6 @@
 package io.payonce.payment.refund;
 
+import io.payonce.db.SqlErrors;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.order.Order;
 import io.smallrye.mutiny.Uni;
@@ -128,12 +129,18 @@ class CardRefundRepository {
         return moved(client.preparedQuery(MARK_RESENT).execute(Tuple.of(refund.id(), refund.attempts(), micros(window))));
     }
 
+    /**
+     * True when this moved the refund to SUCCEEDED, false when it was settled already.
+     *
+     * @throws ProcessorRefundTaken when another refund holds {@code processorRefundId}
+     */
     Uni<Boolean> succeed(SqlClient tx, long id, String processorRefundId) {
-        return moved(tx.preparedQuery(SUCCEED).execute(Tuple.of(processorRefundId, id)));
+        return moved(recordedOnce(tx.preparedQuery(SUCCEED).execute(Tuple.of(processorRefundId, id)), processorRefundId));
     }
 
+    /** As {@link #succeed}, to FAILED; a refusal that names no processor refund ({@code processorRefundId} null) is never taken. */
     Uni<Boolean> fail(SqlClient tx, long id, String processorRefundId, String failureCode) {
-        return moved(tx.preparedQuery(FAIL).execute(Tuple.of(processorRefundId, failureCode, id)));
+        return moved(recordedOnce(tx.preparedQuery(FAIL).execute(Tuple.of(processorRefundId, failureCode, id)), processorRefundId));
     }
 
     /**
@@ -190,6 +197,14 @@ class CardRefundRepository {
         return tx.preparedQuery(INSERT_PHASE).execute(Tuple.of(refundId, phase.name(), detail, eventId)).replaceWithVoid();
     }
 
+    /**
+     * UNIQUE(processor_refund_id) refuses a processor refund that another refund recorded: the UPDATE
+     * wrote nothing, and the transaction goes on (MariaDB undoes the one statement, not the transaction).
+     */
+    private static Uni<RowSet<Row>> recordedOnce(Uni<RowSet<Row>> update, String processorRefundId) {
+        return update.onFailure(SqlErrors::isDuplicateKey).transform(duplicate -> new ProcessorRefundTaken(processorRefundId));
+    }
+
     static Uni<Boolean> moved(Uni<RowSet<Row>> update) {
         return update.map(rows -> rows.rowCount() == 1);
     }
@@ -210,5 +225,24 @@ class CardRefundRepository {
                 new IdempotencyKey(row.getString("idem_key")), row.getString("processor_key"), row.getString("processor_charge_id"),
                 row.getInteger("attempts"), sentMicrosAgo == null ? null : Duration.ofNanos(sentMicrosAgo * 1000),
                 row.getString("processor_refund_id"));
+    }
+
+    /**
+     * The processor named, as a refund's outcome, a processor refund that another refund has recorded
+     * already: a processor's bug, or two of its ids alike once kept ({@code ProcessorText}). It is not
+     * this refund's, whatever its amount and charge.
+     */
+    static final class ProcessorRefundTaken extends RuntimeException {
+
+        private final String processorRefundId;
+
+        ProcessorRefundTaken(String processorRefundId) {
+            super("Processor refund " + processorRefundId + " is recorded on another refund", null, false, false);
+            this.processorRefundId = processorRefundId;
+        }
+
+        String processorRefundId() {
+            return processorRefundId;
+        }
     }
 }

@@ -13,6 +13,7 @@ import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
+import io.payonce.payment.refund.CardRefundRepository.ProcessorRefundTaken;
 import io.payonce.processor.RefundOutcome;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -91,6 +92,8 @@ class CardRefundSettlement {
      * or null when the compare-and-set moved nothing (the refund was settled already).
      * {@code eventId} names the processor's webhook event that told the outcome, null when payonce's
      * own call learnt it.
+     *
+     * @throws ProcessorRefundTaken when another refund has recorded the processor refund already: nothing was written
      */
     Uni<Answer> record(SqlConnection tx, CardRefund refund, Order order, RefundOutcome outcome, String eventId) {
         if (outcome instanceof RefundOutcome.Succeeded refunded) {
@@ -158,7 +161,11 @@ class CardRefundSettlement {
 
     /** {@code neverSent}: the send that failed certainly never reached the processor, and no send before it is known to have. */
     private Uni<Answer> unknown(CardRefund refund, String reason, boolean neverSent) {
-        return transactions.inTransaction(tx -> cardRefunds.markUnknown(tx, refund, FIRST_BACKOFF, maxBackoff, neverSent).flatMap(moved -> {
+        return transactions.inTransaction(tx -> unknown(tx, refund, reason, neverSent));
+    }
+
+    private Uni<Answer> unknown(SqlClient tx, CardRefund refund, String reason, boolean neverSent) {
+        return cardRefunds.markUnknown(tx, refund, FIRST_BACKOFF, maxBackoff, neverSent).flatMap(moved -> {
             if (!moved) {
                 return answerSoFar(tx, refund);
             }
@@ -167,17 +174,24 @@ class CardRefundSettlement {
                     .flatMap(v -> orders.findById(tx, refund.orderId()))
                     .flatMap(order -> guard.answerForNow(tx, refund.scope(), refund.key(),
                             Answer.accepted(refund.in(RefundPhase.UNKNOWN).view(order), refund.location())));
-        }));
+        });
     }
 
     /**
      * One definite outcome, one transaction: the order's row lock, then the outcome. A
      * compare-and-set that moved nothing found the refund settled, or taken over, by another worker:
-     * the key's answer so far is the answer.
+     * the key's answer so far is the answer. A processor refund that another refund recorded already
+     * is not this refund's, as one of another amount is not: the refund is left UNKNOWN, in the same
+     * transaction, since the refused compare-and-set wrote nothing and nothing before it writes.
      */
     private Uni<Answer> definite(CardRefund refund, RefundOutcome outcome) {
         return transactions.inTransaction(tx -> orders.lockById(tx, refund.orderId())
                 .flatMap(order -> record(tx, refund, order, outcome, null))
+                .onFailure(ProcessorRefundTaken.class).recoverWithUni(taken -> {
+                    LOG.errorf("Processor refund %s under refund %d's key is recorded on another refund already: left UNKNOWN for an operator",
+                            ((ProcessorRefundTaken) taken).processorRefundId(), refund.id());
+                    return unknown(tx, refund, "the processor reported a refund already recorded on another refund", false);
+                })
                 .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : answerSoFar(tx, refund)));
     }
 

@@ -12,7 +12,10 @@ public record RefundNotice(Long refundId, RefundPhase phase, Effect effect) {
         APPLIED,
         /** The refund had that outcome already: nothing changed. */
         ALREADY_SETTLED,
-        /** It says otherwise than the refund's recorded outcome, or names another amount, currency or charge: nothing changed. */
+        /**
+         * It says otherwise than the refund's recorded outcome, or names another amount, currency or charge, or a processor
+         * refund another refund recorded: nothing changed.
+         */
         CONTRADICTING,
         /** No refund to the card was made under its key: nothing was created. */
         UNKNOWN_REFUND

@@ -2,6 +2,7 @@ package io.payonce.payment.refund;
 
 import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
+import io.payonce.payment.refund.CardRefundRepository.ProcessorRefundTaken;
 import io.payonce.processor.RefundOutcome;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -16,7 +17,9 @@ import jakarta.enterprise.context.ApplicationScoped;
  * refund that has an outcome already keeps it, whatever the notice says; a key no refund was made
  * under creates nothing. A refund of another amount, currency or charge under the refund's key
  * settles nothing and moves nothing either: the notice holds no lease on the refund, so it leaves
- * marking it UNKNOWN to the worker or the recovery job whose own lookup will meet the same refund.
+ * marking it UNKNOWN to the worker or the recovery job whose own lookup will meet the same refund. So
+ * does a processor refund that another refund has recorded already: the event contradicts, and
+ * is kept for ops, never a failure the processor would deliver again for days.
  */
 @ApplicationScoped
 public class RefundNotices {
@@ -62,7 +65,8 @@ public class RefundNotices {
                 throw new IllegalStateException("Refund " + refund.id() + " was unsettled under its locks, yet its phase did not move");
             }
             return new RefundNotice(refund.id(), phaseOf(outcome), RefundNotice.Effect.APPLIED);
-        });
+        }).onFailure(ProcessorRefundTaken.class)
+                .recoverWithItem(new RefundNotice(refund.id(), refund.phase(), RefundNotice.Effect.CONTRADICTING));
     }
 
     /**

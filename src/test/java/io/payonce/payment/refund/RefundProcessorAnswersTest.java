@@ -80,6 +80,38 @@ class RefundProcessorAnswersTest {
     }
 
     /**
+     * The processor answers this refund, and a retry's lookup, with a refund of its charge and amount,
+     * succeeded or failed, whose id another refund recorded already (a processor's bug, or two of its
+     * ids alike once kept): not this refund's, so it stays UNKNOWN for an operator, answered 202, never
+     * a 500; the other refund keeps its own.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aRefundAlreadyRecordedOnAnotherRefundLeavesTheRefundUnknown(boolean succeeded) {
+        long settledOrder = Buyer.withBalance(0).paidByCard(3300, "tok_visa");
+        Response settled = Api.refund(OPS, settledOrder, Api.newKey(), "r-1", 3300);
+        assertEquals(201, settled.statusCode(), settled.asString());
+        long settledRefund = settled.jsonPath().getLong("refundId");
+        String recorded = db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", settledRefund);
+        long order = Buyer.withBalance(0).paidByCard(3300, "tok_visa");
+        String key = Api.newKey();
+        processor().plantRefundUnderNextKey(recorded, chargeOf(order), 3300, "EUR", succeeded);
+
+        Response answer = Api.refund(OPS, order, key, "r-1", 3300);
+        long refund = answer.jsonPath().getLong("refundId");
+        db.update("UPDATE refund_record SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", refund);
+        Response retried = Api.refund(OPS, order, key, "r-1", 3300);
+
+        assertSettledNothing(answer, order, 3300, "the processor reported a refund already recorded on another refund");
+        assertEquals(202, retried.statusCode(), retried.asString());
+        assertEquals("UNKNOWN", db.string("SELECT phase FROM refund_record WHERE id = ?", refund));
+        assertNull(db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", refund));
+        assertEquals(2, db.count("SELECT attempts FROM refund_record WHERE id = ?", refund), "the retry took the refund and looked it up");
+        assertEquals("SUCCEEDED", db.string("SELECT phase FROM refund_record WHERE id = ?", settledRefund));
+        assertEquals(recorded, db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", settledRefund));
+    }
+
+    /**
      * 401 and 403: the processor refuses payonce's API key; 404 and 405 to the refund's POST: the
      * address is wrong. The refund was never made: its window does not start, and once the processor
      * takes payonce's calls again a retry refunds the card once.
@@ -105,11 +137,15 @@ class RefundProcessorAnswersTest {
 
     /** The refund stays UNKNOWN with its amount reserved and no event, for an operator: the card may or may not have been refunded. */
     private void assertSettledNothing(Response answer, long order, long amount) {
+        assertSettledNothing(answer, order, amount, "the processor reported another refund under this key");
+    }
+
+    /** As {@link #assertSettledNothing(Response, long, long)}, the refund's history saying {@code detail}. */
+    private void assertSettledNothing(Response answer, long order, long amount, String detail) {
         assertEquals(202, answer.statusCode(), answer.asString());
         long refund = answer.jsonPath().getLong("refundId");
         assertEquals("UNKNOWN", db.string("SELECT phase FROM refund_record WHERE id = ?", refund));
-        assertEquals("the processor reported another refund under this key",
-                db.string("SELECT detail FROM refund_phase WHERE refund_id = ? AND phase = 'UNKNOWN'", refund));
+        assertEquals(detail, db.string("SELECT detail FROM refund_phase WHERE refund_id = ? AND phase = 'UNKNOWN'", refund));
         assertEquals(amount, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "still reserved");
         assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE event_type = 'refund.created' AND ref_id = ?", Long.toString(refund)));
     }
