@@ -260,13 +260,21 @@ public final class ProcessorSimulator implements AutoCloseable {
      * request and lookup under that key, whatever they say: a key that another payment used first.
      */
     public void plantUnderNextKey(long amount, String currency, String reference) {
-        toPlant.add(new Charge(null, null, amount, currency, "tok_planted", reference, "succeeded", null));
+        plantUnderNextKey(null, amount, currency, reference);
+    }
+
+    /**
+     * As {@link #plantUnderNextKey(long, String, String)}, the charge's id {@code id} (null: a
+     * new one): a processor's bug that names, as this key's charge, another key's charge.
+     */
+    public void plantUnderNextKey(String id, long amount, String currency, String reference) {
+        toPlant.add(new Charge(id, null, amount, currency, "tok_planted", reference, "succeeded", null));
     }
 
     private void plantUnder(String key) {
         Charge planted = toPlant.poll();
         if (planted != null && !charges.containsKey(key)) {
-            charges.put(key, new Charge("ch_" + ids.incrementAndGet(), key, planted.amount(), planted.currency(), planted.source(),
+            charges.put(key, new Charge(planted.id() != null ? planted.id() : "ch_" + ids.incrementAndGet(), key, planted.amount(), planted.currency(), planted.source(),
                     planted.reference(), planted.status(), null));
             keyedAtNanos.put(key, System.nanoTime());
             plantedKeys.add(key);

@@ -182,6 +182,39 @@ class ProcessorWebhookTest {
         assertEquals(0, db.count("SELECT COUNT(*) FROM payment_phase WHERE event_id = ?", delivered.jsonPath().getString("eventId")));
     }
 
+    /**
+     * An event under an UNKNOWN payment's key that names, with the payment's own amount and order, a
+     * charge another payment recorded already: not this payment's. Answered 200 and kept as
+     * CONTRADICTING, never a 500 the processor would deliver again for days; nothing moves.
+     */
+    @Test
+    void anEventNamingAChargeAnotherPaymentRecordedIsKeptAsAContradiction() {
+        Checkout paid = Buyer.withBalance(0).checkout(1500);
+        Response first = paid.payByCard("tok_visa");
+        assertEquals(201, first.statusCode(), first.asString());
+        long paidPayment = first.jsonPath().getLong("paymentId");
+        String recorded = db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", paidPayment);
+        Checkout buyer = Buyer.withBalance(0).checkout(1500);
+        long payment = unknownPayment(buyer, "tok_visa");
+
+        for (String type : List.of("charge.succeeded", "charge.failed")) {
+            JsonObject named = chargeOf(buyer, payment).put("id", recorded);
+            JsonObject object = type.equals("charge.failed") ? named.put("status", "failed").put("decline_code", "card_declined") : named;
+            String eventId = Webhooks.newEventId();
+            Response delivered = Webhooks.deliver(Webhooks.event(eventId, type, object));
+
+            assertEquals(200, delivered.statusCode(), delivered.asString());
+            assertEquals("CONTRADICTING", delivered.jsonPath().getString("outcome"), type);
+            assertEquals(payment, db.count("SELECT payment_id FROM processor_event WHERE event_id = ? AND outcome = 'CONTRADICTING'", eventId),
+                    "kept for ops, naming the payment");
+            assertEquals(0, db.count("SELECT COUNT(*) FROM payment_phase WHERE event_id = ?", eventId));
+        }
+        assertEquals("UNKNOWN", phaseOf(payment));
+        assertEquals("PAYING", db.orderStatus(buyer.order()));
+        assertEquals(List.of("STARTED", "CHARGE_SENT", "UNKNOWN"), phases(buyer, payment));
+        assertEquals(recorded, db.string("SELECT processor_charge_id FROM pay_record WHERE id = ? AND phase = 'SUCCEEDED'", paidPayment));
+    }
+
     @Test
     void anEventForAChargePayonceNeverMadeIsRecordedCountedAndCreatesNothing() {
         double before = meters.count(WebhookMeter.NAME, "outcome", "unknown_charge");

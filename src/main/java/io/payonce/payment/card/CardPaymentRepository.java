@@ -1,5 +1,6 @@
 package io.payonce.payment.card;
 
+import io.payonce.db.SqlErrors;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.order.Order;
 import io.payonce.payment.PaymentPhase;
@@ -149,12 +150,26 @@ class CardPaymentRepository {
                 .map(taken -> taken ? payment.nextAttempt() : null);
     }
 
+    /**
+     * True when this moved the payment to SUCCEEDED, false when it was settled already.
+     *
+     * @throws ChargeTaken when another payment holds {@code chargeId}
+     */
     Uni<Boolean> succeed(SqlClient tx, long id, String chargeId) {
-        return moved(tx.preparedQuery(SUCCEED).execute(Tuple.of(chargeId, id)));
+        return moved(recordedOnce(tx.preparedQuery(SUCCEED).execute(Tuple.of(chargeId, id)), chargeId));
     }
 
+    /** As {@link #succeed}, to DECLINED; a decline that names no charge ({@code chargeId} null) is never taken. */
     Uni<Boolean> decline(SqlClient tx, long id, String chargeId, String declineCode) {
-        return moved(tx.preparedQuery(DECLINE).execute(Tuple.of(chargeId, declineCode, id)));
+        return moved(recordedOnce(tx.preparedQuery(DECLINE).execute(Tuple.of(chargeId, declineCode, id)), chargeId));
+    }
+
+    /**
+     * UNIQUE(processor_charge_id) refuses a charge that another payment recorded (V7): the UPDATE
+     * wrote nothing, and the transaction goes on (MariaDB undoes the one statement, not the transaction).
+     */
+    private static Uni<RowSet<Row>> recordedOnce(Uni<RowSet<Row>> update, String chargeId) {
+        return update.onFailure(SqlErrors::isDuplicateKey).transform(duplicate -> new ChargeTaken(chargeId));
     }
 
     /**
@@ -219,5 +234,24 @@ class CardPaymentRepository {
                 row.getString("currency"), PaymentPhase.valueOf(row.getString("phase")), new IdempotencyKey(row.getString("idem_key")),
                 row.getString("card_token"), row.getString("processor_key"),
                 sentMicrosAgo == null ? null : Duration.ofNanos(sentMicrosAgo * 1000), row.getInteger("charge_attempts"));
+    }
+
+    /**
+     * The processor named, as a payment's outcome, a charge that another payment has recorded
+     * already: a processor's bug, or two of its ids alike once kept ({@code ProcessorText}). It is not
+     * this payment's, whatever its amount and order.
+     */
+    static final class ChargeTaken extends RuntimeException {
+
+        private final String chargeId;
+
+        ChargeTaken(String chargeId) {
+            super("Charge " + chargeId + " is recorded on another payment", null, false, false);
+            this.chargeId = chargeId;
+        }
+
+        String chargeId() {
+            return chargeId;
+        }
     }
 }

@@ -12,6 +12,7 @@ import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaymentPhase;
+import io.payonce.payment.card.CardPaymentRepository.ChargeTaken;
 import io.payonce.processor.ChargeOutcome;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -59,8 +60,18 @@ class CardSettlement {
         this.maxBackoff = config.processor().recoveryBackoffMax();
     }
 
+    /**
+     * A charge that another payment recorded already is not this payment's, as one of another amount
+     * is not: the payment is left UNKNOWN, in the same transaction, since the refused compare-and-set
+     * wrote nothing and nothing before it writes.
+     */
     Uni<Answer> settle(CardPayment payment, ChargeOutcome outcome) {
         return transactions.inTransaction(tx -> record(tx, payment, outcome, null)
+                .onFailure(ChargeTaken.class).recoverWithUni(taken -> {
+                    LOG.errorf("Processor charge %s under payment %d's key is recorded on another payment already: left UNKNOWN for an operator",
+                            ((ChargeTaken) taken).chargeId(), payment.id());
+                    return unknown(tx, payment, "the processor reported a charge already recorded on another payment", false);
+                })
                 .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : answerSoFar(tx, payment)));
     }
 
@@ -69,6 +80,8 @@ class CardSettlement {
      * outcome. Returns the key's new answer, or null when the compare-and-set moved nothing (another
      * worker settled or took over the payment first). {@code eventId} names the processor's webhook
      * event that told a definite outcome, null when payonce's own call learnt it.
+     *
+     * @throws ChargeTaken when another payment has recorded the charge already: nothing was written
      */
     Uni<Answer> record(SqlConnection tx, CardPayment payment, ChargeOutcome outcome, String eventId) {
         if (outcome instanceof ChargeOutcome.Succeeded charged) {

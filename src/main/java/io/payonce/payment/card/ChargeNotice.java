@@ -14,7 +14,10 @@ public record ChargeNotice(Long paymentId, PaymentPhase phase, Effect effect) {
         APPLIED,
         /** The payment had that outcome already: nothing changed. */
         ALREADY_SETTLED,
-        /** It says otherwise than the payment's recorded outcome, or names another amount, currency or order: nothing changed. */
+        /**
+         * It says otherwise than the payment's recorded outcome, or names another amount, currency or order, or a charge
+         * another payment recorded: nothing changed.
+         */
         CONTRADICTING,
         /** No card payment was made under its key: nothing was created. */
         UNKNOWN_CHARGE

@@ -1,6 +1,7 @@
 package io.payonce.payment.card;
 
 import io.payonce.payment.PaymentPhase;
+import io.payonce.payment.card.CardPaymentRepository.ChargeTaken;
 import io.payonce.processor.ChargeOutcome;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -15,7 +16,9 @@ import jakarta.enterprise.context.ApplicationScoped;
  * notice says; a key no payment was made under creates nothing. A charge of another amount,
  * currency or order under the payment's key settles nothing and moves nothing either: the notice
  * holds no lease on the payment, so it leaves marking it UNKNOWN to the worker or the recovery job
- * whose own lookup will meet the same charge.
+ * whose own lookup will meet the same charge. So does a charge that another payment has recorded
+ * already: the event contradicts, and is kept for ops, never a failure the processor would deliver
+ * again for days.
  */
 @ApplicationScoped
 public class ChargeNotices {
@@ -50,7 +53,9 @@ public class ChargeNotices {
                 return Uni.createFrom().item(new ChargeNotice(payment.id(), payment.phase(), ChargeNotice.Effect.CONTRADICTING));
             }
             return settlement.record(tx, payment, outcome, eventId)
-                    .map(answer -> new ChargeNotice(payment.id(), phaseOf(outcome), ChargeNotice.Effect.APPLIED));
+                    .map(answer -> new ChargeNotice(payment.id(), phaseOf(outcome), ChargeNotice.Effect.APPLIED))
+                    .onFailure(ChargeTaken.class)
+                    .recoverWithItem(new ChargeNotice(payment.id(), payment.phase(), ChargeNotice.Effect.CONTRADICTING));
         });
     }
 

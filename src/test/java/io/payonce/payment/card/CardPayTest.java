@@ -195,6 +195,37 @@ class CardPayTest {
         assertEquals(202, buyer.payByCard("tok_visa").statusCode());
     }
 
+    /**
+     * The processor answers a payment, and the recovery job's lookups, with a charge of its amount and
+     * order whose id another payment recorded already (a processor's bug, or two of its ids alike once
+     * kept): not this payment's charge. It stays UNKNOWN for an operator, answered 202, never a 500;
+     * the other payment keeps its charge.
+     */
+    @Test
+    void aChargeAnotherPaymentRecordedNeverSettlesThePayment() {
+        Checkout paid = Buyer.withBalance(0).checkout(1700);
+        Response first = paid.payByCard("tok_visa");
+        assertEquals(201, first.statusCode(), first.asString());
+        long paidPayment = first.jsonPath().getLong("paymentId");
+        String recorded = db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", paidPayment);
+        Checkout buyer = Buyer.withBalance(0).checkout(1700);
+        processor().plantUnderNextKey(recorded, 1700, "EUR", "order-" + buyer.order());
+
+        Response answer = buyer.payByCard("tok_visa");
+
+        assertEquals(202, answer.statusCode(), answer.asString());
+        long payment = answer.jsonPath().getLong("paymentId");
+        assertEquals("the processor reported a charge already recorded on another payment",
+                db.string("SELECT detail FROM payment_phase WHERE payment_id = ? AND phase = 'UNKNOWN'", payment));
+        Await.until(() -> db.count("SELECT charge_attempts FROM pay_record WHERE id = ?", payment) >= 3, RECOVERY_BOUND,
+                "the recovery job asked the processor again about payment " + payment);
+        assertEquals("UNKNOWN", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
+        assertNull(db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", payment));
+        assertEquals("PAYING", db.orderStatus(buyer.order()));
+        assertEquals(202, buyer.payByCard("tok_visa").statusCode());
+        assertEquals(recorded, db.string("SELECT processor_charge_id FROM pay_record WHERE id = ? AND phase = 'SUCCEEDED'", paidPayment));
+    }
+
     /** No charge was made (the processor failed first, or was down): the recovery job sends the same charge again, under the same key. */
     @Test
     void aChargeThatWasNeverMadeIsSentAgainUnderTheSameKeyOnceTheProcessorIsBack() throws Exception {

@@ -98,6 +98,7 @@ class RefundProcessorAnswersTest {
         processor().plantRefundUnderNextKey(recorded, chargeOf(order), 3300, "EUR", succeeded);
 
         Response answer = Api.refund(OPS, order, key, "r-1", 3300);
+        assertEquals(202, answer.statusCode(), answer.asString());
         long refund = answer.jsonPath().getLong("refundId");
         db.update("UPDATE refund_record SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", refund);
         Response retried = Api.refund(OPS, order, key, "r-1", 3300);
