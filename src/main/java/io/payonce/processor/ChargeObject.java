@@ -14,7 +14,7 @@ public final class ChargeObject {
 
     /**
      * What the charge says of its outcome: {@link ChargeOutcome.Succeeded} with the charge's id,
-     * amount, currency and reference, {@link ChargeOutcome.Declined} with its decline code, or
+     * amount, currency and reference, and how much of it was refunded, {@link ChargeOutcome.Declined} with its decline code, or
      * {@link ChargeOutcome.Unknown} for a charge that is neither (pending) or too incomplete to settle a
      * payment with. What the processor says is reduced to the characters payonce stores, at the
      * lengths it stores.
@@ -27,7 +27,7 @@ public final class ChargeObject {
             case "succeeded" -> chargeId == null || reply.amount() == null || reply.currency() == null
                     ? new ChargeOutcome.Unknown("the processor's charge is incomplete")
                     : new ChargeOutcome.Succeeded(chargeId, reply.amount(), ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH),
-                    ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH));
+                    ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH), reply.amountRefunded());
             case "declined", "failed" -> new ChargeOutcome.Declined(chargeId, declineCode == null ? "declined" : declineCode);
             default -> new ChargeOutcome.Unknown("the charge is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
         };

@@ -7,8 +7,11 @@ package io.payonce.processor;
  */
 public sealed interface ChargeOutcome {
 
-    /** {@code reference} is what the charge says it is for, null when the processor does not say. */
-    record Succeeded(String chargeId, long amount, String currency, String reference) implements ChargeOutcome {
+    /**
+     * {@code reference} is what the charge says it is for, and {@code amountRefunded} how much of it
+     * the processor has refunded in total, under any key; each null when the processor does not say.
+     */
+    record Succeeded(String chargeId, long amount, String currency, String reference, Long amountRefunded) implements ChargeOutcome {
     }
 
     record Declined(String chargeId, String declineCode) implements ChargeOutcome {

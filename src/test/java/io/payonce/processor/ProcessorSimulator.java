@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
 /**
  * A card processor over real HTTP, for the tests and the chaos harness, that behaves like the
@@ -115,6 +116,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     private final List<Charge> underForgottenKeys = new CopyOnWriteArrayList<>();
     private volatile Duration keyRetention;
     private volatile int refusingWith;
+    private volatile int refusingRefundLookupsWith;
     private final Set<String> plantedKeys = ConcurrentHashMap.newKeySet();
     private final Queue<Charge> toPlant = new ConcurrentLinkedQueue<>();
     private final WebhookSender webhooks = new WebhookSender(vertx);
@@ -251,6 +253,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         randomFaultShare = 0;
         keyRetention = null;
         refusingWith = 0;
+        refusingRefundLookupsWith = 0;
         webhooks.off();
     }
 
@@ -306,11 +309,21 @@ public final class ProcessorSimulator implements AutoCloseable {
         this.refusingWith = status;
     }
 
+    /**
+     * Every refund lookup, under a key or by id, is answered {@code status} before anything is read,
+     * as a gateway without those routes does, until {@link #heal}; charges and their lookups are served.
+     */
+    public void refuseRefundLookups(int status) {
+        this.refusingRefundLookupsWith = status;
+    }
+
     private void handle(HttpServerRequest request) {
         String path = request.path();
         int refusal = refusingWith;
         if (refusal != 0 && (path.startsWith("/v1/charges") || path.startsWith("/v1/refunds"))) {
             answer(request, refusal, new JsonObject().put("error", "refused"));
+        } else if (refusingRefundLookupsWith != 0 && "GET".equals(request.method().name()) && path.startsWith("/v1/refunds/")) {
+            answer(request, refusingRefundLookupsWith, new JsonObject().put("error", "refused"));
         } else if (refunds.handled(request)) {
             return;
         } else if ("POST".equals(request.method().name()) && "/v1/charges".equals(path)) {
@@ -321,7 +334,7 @@ public final class ProcessorSimulator implements AutoCloseable {
             lookupById(request, path.substring("/v1/charges/".length()));
         } else if ("GET".equals(request.method().name()) && "/v1/ledger".equals(path)) {
             JsonArray ledger = new JsonArray();
-            charges().forEach(charge -> ledger.add(charge.json().put("key", charge.key()).put("source", charge.source())));
+            charges().forEach(charge -> ledger.add(json(charge).put("key", charge.key()).put("source", charge.source())));
             request.response().putHeader("Content-Type", "application/json").end(ledger.encode());
         } else if ("GET".equals(request.method().name()) && "/v1/ledger/webhooks".equals(path)) {
             request.response().putHeader("Content-Type", "application/json").end(webhooks.ledger().encode());
@@ -381,7 +394,7 @@ public final class ProcessorSimulator implements AutoCloseable {
                 inFlight.remove(key);
             }
             webhooks.charged(charge);
-            answerAfter(vertx, request, fault, charge.httpStatus(), charge.json());
+            answerAfter(vertx, request, fault, charge.httpStatus(), json(charge));
         });
     }
 
@@ -398,10 +411,20 @@ public final class ProcessorSimulator implements AutoCloseable {
         }
     }
 
-    /** Any charge the processor holds, under a key or not, by its id; null when it holds none. */
+    /**
+     * Any charge the processor holds, under a key known, forgotten or none, by its id; null when it
+     * holds none. Without the ledger's lock: refunds ask while they hold theirs, and a charge's answer
+     * asks its refunds while it holds the ledger's.
+     */
     private Charge chargeById(String id) {
         Charge charge = keyless.get(id);
-        return charge != null ? charge : charges.values().stream().filter(keyed -> keyed.id().equals(id)).findFirst().orElse(null);
+        return charge != null ? charge : Stream.concat(charges.values().stream(), underForgottenKeys.stream())
+                .filter(keyed -> keyed.id().equals(id)).findFirst().orElse(null);
+    }
+
+    /** As the well-known processors write a charge, with how much of it its refunds returned so far. */
+    private JsonObject json(Charge charge) {
+        return charge.json().put("amount_refunded", refunds.refundedOf(charge.id()));
     }
 
     /** A key seen before answers with its charge (or 422 if the parameters differ), one in flight 409; else the key is taken. */
@@ -414,7 +437,7 @@ public final class ProcessorSimulator implements AutoCloseable {
                 answer(request, 422, new JsonObject().put("error", "idempotency_key_reused"));
             } else {
                 request.response().putHeader("Idempotent-Replayed", "true");
-                answer(request, existing.httpStatus(), existing.json());
+                answer(request, existing.httpStatus(), json(existing));
             }
             return false;
         }
@@ -462,7 +485,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         if (charge == null) {
             answer(request, 404, new JsonObject().put("error", "no_such_charge"));
         } else {
-            answer(request, 200, charge.json());
+            answer(request, 200, json(charge));
         }
     }
 
@@ -476,7 +499,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         if (charge == null) {
             answer(request, 404, new JsonObject().put("error", "no_such_charge"));
         } else {
-            answer(request, 200, charge.json());
+            answer(request, 200, json(charge));
         }
     }
 

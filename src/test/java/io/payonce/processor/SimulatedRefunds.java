@@ -125,6 +125,14 @@ final class SimulatedRefunds {
         return refund;
     }
 
+    /**
+     * How much of charge {@code chargeId} its succeeded refunds returned, under keys known or forgotten:
+     * a charge's {@code amount_refunded}. A refund only its id finds is not counted, as against the charge.
+     */
+    long refundedOf(String chargeId) {
+        return all().stream().filter(refund -> refund.charge().equals(chargeId) && refund.succeeded()).mapToLong(Refund::amount).sum();
+    }
+
     int requestsUnder(String key) {
         AtomicInteger count = requests.get(key);
         return count == null ? 0 : count.get();
@@ -201,7 +209,7 @@ final class SimulatedRefunds {
     private Refund record(String key, JsonObject params) {
         Charge charge = chargeById.apply(params.getString("charge"));
         long amount = params.getLong("amount");
-        long refunded = all().stream().filter(r -> r.charge().equals(charge.id()) && r.succeeded()).mapToLong(Refund::amount).sum();
+        long refunded = refundedOf(charge.id());
         String failure = null;
         if (!"succeeded".equals(charge.status()) || !charge.currency().equalsIgnoreCase(params.getString("currency", ""))) {
             failure = "charge_not_refundable";

@@ -13,7 +13,6 @@ import io.payonce.idempotency.KeyedWrite;
 import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
 import io.payonce.processor.Processor;
-import io.payonce.processor.RefundOutcome;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -27,13 +26,14 @@ import java.time.Duration;
  * money went back to the card. As the operator settlement of a card payment, top to bottom: a
  * finished key answers from its record; the refund must be overdue and no worker may hold it; the
  * processor is asked, outside any transaction, and must confirm what the operator says (the refund
- * they name is this one, and the refund's own key holds no other); then one transaction takes the
- * order's row lock (as every change of a refund does first), claims the key, moves the phase by
- * compare-and-set (on all that was checked, so that a worker that took the refund meanwhile, or a
- * twin settlement, wins alone), records the outcome exactly as the processor's own would be recorded
- * ({@link CardRefundSettlement}: the order, the event, the refund's answer under the refund's key),
- * writes the audit row and the settlement's event, and stores the operator's answer. A refusal writes
- * nothing and leaves the key free.
+ * they name is this one, and the refund's own key holds no other; or, for not refunded, the refund's
+ * key holds none and its charge was refunded exactly what payonce recorded of it); then one
+ * transaction takes the order's row lock (as every change of a refund does first), claims the key,
+ * moves the phase by compare-and-set (on all that was checked, so that a worker that took the refund
+ * meanwhile, or a twin settlement, wins alone), records the outcome exactly as the processor's own
+ * would be recorded ({@link CardRefundSettlement}: the order, the event, the refund's answer under the
+ * refund's key), writes the audit row and the settlement's event, and stores the operator's answer. A
+ * refusal writes nothing and leaves the key free.
  */
 @ApplicationScoped
 class OperatorRefundSettlement {
@@ -86,11 +86,20 @@ class OperatorRefundSettlement {
                         .flatMap(order -> record(tx, order, refund, write, request, verdict))));
     }
 
-    /** The refund under the refund's key and, for refunded, the refund the operator names; outside any transaction. */
+    /**
+     * The refund under the refund's key and, for refunded, the refund the operator names; for not
+     * refunded, the refund's charge and what payonce recorded refunded of it. Outside any transaction.
+     */
     private Uni<RefundProcessorVerdict> askProcessor(CardRefund refund, RefundSettlementRequest request) {
-        Uni<RefundOutcome> named = request.refunded() ? processor.refundById(request.processorRefundId()) : Uni.createFrom().nullItem();
-        return processor.refundUnder(refund.processorKey())
-                .flatMap(underKey -> named.map(byId -> RefundProcessorVerdict.of(refund, request, underKey, byId)));
+        if (request.refunded()) {
+            return processor.refundUnder(refund.processorKey()).flatMap(underKey -> processor.refundById(request.processorRefundId())
+                    .map(named -> RefundProcessorVerdict.refunded(refund, request.processorRefundId(), underKey, named)));
+        }
+        // payonce's total first: a refund of the charge that succeeds meanwhile then shows at the processor
+        // alone, and refuses; read the other way round, one recorded meanwhile could stand in for this one.
+        return settlements.refundedOfCharge(pool, refund).flatMap(recorded -> processor.refundUnder(refund.processorKey())
+                .flatMap(underKey -> processor.chargeById(refund.chargeId())
+                        .map(charge -> RefundProcessorVerdict.notRefunded(refund, underKey, charge, recorded))));
     }
 
     private Uni<Answer> record(SqlConnection tx, Order order, CardRefund refund, KeyedWrite write, RefundSettlementRequest request,

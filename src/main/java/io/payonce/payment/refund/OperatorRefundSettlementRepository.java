@@ -16,8 +16,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 
 /**
- * SQL for operator settlements of refunds to the card: a refund as the operator finds it, the
- * compare-and-set that settles it, and the audit row, which the settlement's transaction writes with it.
+ * SQL for operator settlements of refunds to the card: a refund as the operator finds it, what
+ * payonce recorded refunded of its charge, the compare-and-set that settles it, and the audit row, which the settlement's transaction writes with it.
  */
 @ApplicationScoped
 class OperatorRefundSettlementRepository {
@@ -42,6 +42,13 @@ class OperatorRefundSettlementRepository {
     private static final String FAIL = "UPDATE refund_record SET phase = 'FAILED', failure_code = ?, busy_until = NULL, "
             + "leased_until = NULL" + SETTLEABLE;
 
+    /**
+     * What payonce recorded refunded of a charge: its refunds that SUCCEEDED. A charge pays one order,
+     * so the order's refunds are all there are of it.
+     */
+    private static final String REFUNDED_OF_CHARGE = "SELECT COALESCE(SUM(amount), 0) AS refunded FROM refund_record "
+            + "WHERE order_id = ? AND processor_charge_id = ? AND phase = 'SUCCEEDED'";
+
     /** UNIQUE(refund_id): a refund is settled by an operator once. */
     private static final String INSERT_AUDIT = """
             INSERT INTO refund_settlement (refund_id, operator_id, idem_key, outcome, processor_refund_id, reason, processor_said)
@@ -58,6 +65,12 @@ class OperatorRefundSettlementRepository {
 
     Uni<RefundSettlementTarget> find(SqlClient client, long refundId) {
         return client.preparedQuery(REFUND).execute(Tuple.of(refundId)).map(rows -> from(Rows.first(rows)));
+    }
+
+    /** The total of the refunds of {@code refund}'s charge that payonce recorded SUCCEEDED, {@code refund} itself being UNKNOWN. */
+    Uni<Long> refundedOfCharge(SqlClient client, CardRefund refund) {
+        return client.preparedQuery(REFUNDED_OF_CHARGE).execute(Tuple.of(refund.orderId(), refund.chargeId()))
+                .map(rows -> Rows.first(rows).getLong("refunded"));
     }
 
     /**

@@ -2,43 +2,75 @@ package io.payonce.payment.refund;
 
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
+import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.RefundOutcome;
 
 /**
  * What the processor says of an operator's settlement of a refund to the card, read from its lookups:
  * the refund it holds under the refund's own key and, for a settlement as refunded, the refund the
- * operator names. The settlement goes ahead only where the processor confirms it, checked as a lookup
- * is checked; its words are kept in the audit row. A lookup without a clear answer settles nothing.
+ * operator names, or, for a settlement as not refunded, the charge the refund is of. The settlement
+ * goes ahead only where the processor confirms it, checked as a lookup is checked; its words are kept
+ * in the audit row. A lookup without a clear answer settles nothing.
  *
  * @param said what the processor said, in words for the audit row: ids, statuses, amounts, charges and references
  */
 record RefundProcessorVerdict(String said) {
 
     /**
-     * The processor's confirmation of {@code request} on {@code refund}: {@code underKey} is what it
-     * holds under the refund's key, {@code named} the refund the request names (null for not refunded).
+     * The processor's confirmation that the refund named by {@code processorRefundId} is {@code refund}:
+     * {@code underKey} is what it holds under the refund's key, {@code named} what it holds under that id.
      *
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
      */
-    static RefundProcessorVerdict of(CardRefund refund, RefundSettlementRequest request, RefundOutcome underKey, RefundOutcome named) {
+    static RefundProcessorVerdict refunded(CardRefund refund, String processorRefundId, RefundOutcome underKey, RefundOutcome named) {
         requireAnswer(underKey);
-        String keyHolds = "under the refund's key: " + describe(underKey);
-        if (!request.refunded()) {
-            if (underKey instanceof RefundOutcome.Succeeded) {
-                throw disagrees(keyHolds);
-            }
-            return new RefundProcessorVerdict(keyHolds);
-        }
         requireAnswer(named);
-        String said = "by id: " + describe(named) + "; " + keyHolds;
-        if (!(named instanceof RefundOutcome.Succeeded refunded) || !isThisRefund(refunded, refund, request.processorRefundId())) {
+        String said = "by id: " + describe(named) + "; under the refund's key: " + describe(underKey);
+        if (!(named instanceof RefundOutcome.Succeeded refunded) || !isThisRefund(refunded, refund, processorRefundId)) {
             throw disagrees(said + "; refund " + refund.id() + " is " + refund.amount() + " " + refund.currency() + " of charge "
                     + refund.chargeId() + " for " + refund.reference());
         }
-        if (!(underKey instanceof RefundOutcome.Absent) && !request.processorRefundId().equals(refundIdOf(underKey))) {
+        if (!(underKey instanceof RefundOutcome.Absent) && !processorRefundId.equals(refundIdOf(underKey))) {
             throw disagrees(said);
         }
         return new RefundProcessorVerdict(said);
+    }
+
+    /**
+     * The processor's confirmation that {@code refund} was never made: its key holds no succeeded
+     * refund, and its charge ({@code charge}, looked up by id) says it was refunded exactly
+     * {@code recorded}, the total of the refunds of that charge payonce recorded as succeeded, this one
+     * being UNKNOWN. An empty key proves nothing alone: the processor forgets keys after a day, and a
+     * 404 may come from a wrong address as well as from a key it never saw. The charge's total counts
+     * every refund made of it, under any key or none, so a refund made and forgotten shows there.
+     *
+     * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise,
+     *                      or does not say how much of the charge it refunded
+     */
+    static RefundProcessorVerdict notRefunded(CardRefund refund, RefundOutcome underKey, ChargeOutcome charge, long recorded) {
+        requireAnswer(underKey);
+        String keyHolds = "under the refund's key: " + describe(underKey);
+        if (underKey instanceof RefundOutcome.Succeeded) {
+            throw disagrees(keyHolds);
+        }
+        if (charge instanceof ChargeOutcome.Unknown unknown) {
+            throw new ApiException(ErrorCode.PROCESSOR_UNAVAILABLE, unknown.reason());
+        }
+        // No such charge is a disagreement, not an outage: payonce recorded it as paid, and asking
+        // again in a second will not find it (a wrong processor address answers 404 to everything).
+        String said = keyHolds + "; its charge by id: " + describe(charge, refund.chargeId());
+        if (!(charge instanceof ChargeOutcome.Succeeded charged) || !refund.chargeId().equals(charged.chargeId())
+                || charged.amountRefunded() == null) {
+            throw disagrees(said);
+        }
+        if (charged.amountRefunded() > recorded) {
+            throw disagrees(said + ", more than the " + recorded + " payonce recorded: a refund payonce did not record was made, "
+                    + "this one or another");
+        }
+        if (charged.amountRefunded() < recorded) {
+            throw disagrees(said + ", less than the " + recorded + " payonce recorded");
+        }
+        return new RefundProcessorVerdict(said + ", as payonce recorded");
     }
 
     /**
@@ -79,5 +111,17 @@ record RefundProcessorVerdict(String said) {
             return (failed.refundId() == null ? "a refund" : failed.refundId()) + " failed, " + failed.failureCode();
         }
         return "no refund";
+    }
+
+    /** The charge asked for by {@code chargeId}, as the processor described it, with how much of it it refunded; never an unclear answer. */
+    private static String describe(ChargeOutcome outcome, String chargeId) {
+        if (outcome instanceof ChargeOutcome.Succeeded charged) {
+            return charged.chargeId() + " succeeded, " + (charged.amountRefunded() == null ? "not saying how much of it was refunded"
+                    : charged.amountRefunded() + " of " + charged.amount() + " " + charged.currency() + " refunded");
+        }
+        if (outcome instanceof ChargeOutcome.Declined declined) {
+            return (declined.chargeId() == null ? "a charge" : declined.chargeId()) + " declined, " + declined.declineCode();
+        }
+        return "no charge " + chargeId;
     }
 }

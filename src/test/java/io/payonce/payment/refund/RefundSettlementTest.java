@@ -118,7 +118,8 @@ class RefundSettlementTest {
         assertEquals("not_refunded", settled.jsonPath().getString("outcome"));
         assertEquals("FAILED", settled.jsonPath().getString("phase"));
         assertEquals(overdue.refund(), settled.jsonPath().getLong("refundId"));
-        assertEquals("under the refund's key: no refund", settled.jsonPath().getString("processorSaid"));
+        assertEquals("under the refund's key: no refund; its charge by id: " + overdue.chargeId() + " succeeded, 0 of 1500 eur refunded, "
+                + "as payonce recorded", settled.jsonPath().getString("processorSaid"));
         Replays.assertReplayOf(settled, replay);
         assertEquals(402, clientsRetry.statusCode(), clientsRetry.asString());
         assertEquals("REFUND_FAILED", clientsRetry.jsonPath().getString("code"));
@@ -133,6 +134,76 @@ class RefundSettlementTest {
         assertEquals(0, events(overdue, "refund.created"));
         Response refundedAgain = Api.refund(OPS, overdue.order(), Api.newKey(), "r-again", overdue.amount());
         assertEquals(201, refundedAgain.statusCode(), "the amount is refundable again: " + refundedAgain.asString());
+    }
+
+    /** The charge's refunded total is what payonce recorded of it: a refund that succeeded before counts on both sides. */
+    @Test
+    void notRefundedIsSettledWhenTheChargesRefundedTotalIsTheRefundsPayonceRecorded() {
+        long order = Buyer.withBalance(0).paidByCard(2100, "tok_visa");
+        assertEquals(201, Api.refund(OPS, order, Api.newKey(), "r-0", 800).statusCode());
+        processor().failNextRefund(Fault.ERROR_BEFORE_CHARGE);
+        Response lost = Api.refund(OPS, order, Api.newKey(), "r-1", 1300);
+        assertEquals(202, lost.statusCode(), lost.asString());
+        long refund = lost.jsonPath().getLong("refundId");
+        db.update("UPDATE refund_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", refund);
+
+        Response settled = settle(OPS, refund, Api.newKey(), notRefunded());
+
+        assertEquals(201, settled.statusCode(), settled.asString());
+        assertTrue(settled.jsonPath().getString("processorSaid").endsWith(" succeeded, 800 of 2100 eur refunded, as payonce recorded"),
+                settled.asString());
+        assertEquals(800, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the lost refund's 1300 is given back");
+    }
+
+    /**
+     * The refund was made and its answer lost, and by the time an operator looks the processor has
+     * forgotten the refund's key, as processors do after a day: the key finds nothing, but the charge
+     * still counts the refund, and the card is not refunded a second time through a freed amount.
+     */
+    @Test
+    void notRefundedIsRefusedForARefundMadeUnderAKeyTheProcessorForgot() {
+        Overdue overdue = overdue(1250, Fault.ERROR_AFTER_CHARGE);
+        processor().retainKeysFor(Duration.ZERO);
+        assertNull(processor().refundUnder(overdue.processorKey()), "the processor forgot the refund's key");
+
+        Response refused = settle(OPS, overdue.refund(), Api.newKey(), notRefunded());
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertTrue(refused.jsonPath().getString("detail").contains("under the refund's key: no refund; its charge by id: " + overdue.chargeId()
+                + " succeeded, 1250 of 1250 eur refunded, more than the 0 payonce recorded"), refused.asString());
+        assertNothingSettled(overdue);
+    }
+
+    /**
+     * A gateway that answers 404 to every refund route makes every key look empty: the charge decides
+     * alone, refusing the refund that was made and settling the one that never was.
+     */
+    @Test
+    void withEveryRefundLookupAnswered404TheChargeDecides() {
+        Overdue made = overdue(1150, Fault.ERROR_AFTER_CHARGE);
+        Overdue neverMade = overdue(1150, Fault.ERROR_BEFORE_CHARGE);
+        processor().refuseRefundLookups(404);
+
+        Response refused = settle(OPS, made.refund(), Api.newKey(), notRefunded());
+        Response settled = settle(OPS, neverMade.refund(), Api.newKey(), notRefunded());
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertNothingSettled(made);
+        assertEquals(201, settled.statusCode(), settled.asString());
+        assertEquals("FAILED", phase(neverMade));
+    }
+
+    /** A wrong processor address answers 404 to everything: no charge is no proof, and an operator is told so rather than asked to retry. */
+    @Test
+    void notRefundedIsRefusedWhenTheProcessorHasNoSuchCharge() {
+        Overdue overdue = overdue(1050, Fault.ERROR_BEFORE_CHARGE);
+        processor().refuseEveryCall(404);
+
+        Response refused = settle(OPS, overdue.refund(), Api.newKey(), notRefunded());
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertTrue(refused.jsonPath().getString("detail").contains("its charge by id: no charge " + overdue.chargeId()), refused.asString());
+        assertNothingSettled(overdue);
     }
 
     @Test
