@@ -62,7 +62,7 @@ public class RefundSettlementResource {
                     + "processor first and settles only what the processor confirms: refunded, by the processor's refund the body "
                     + "names (its amount, currency, charge and reference are this refund's, and the refund's own key holds no other "
                     + "refund), so that the refund is SUCCEEDED; or not refunded (the processor holds no refund under the refund's "
-                    + "key), so that the refund is FAILED and its amount refundable again, the refund's key answering 402 REFUND_FAILED "
+                    + "key, and the refund's charge reports refunded exactly what payonce recorded of it), so that the refund is FAILED and its amount refundable again, the refund's key answering 402 REFUND_FAILED "
                     + "with failureCode settled_not_refunded. Each settlement writes an audit row and a refund.settled-by-operator "
                     + "event. A refusal writes nothing.")
     @APIResponse(responseCode = "201", description = "The settlement: made by this request, or, with Idempotent-Replayed: true, by an "
