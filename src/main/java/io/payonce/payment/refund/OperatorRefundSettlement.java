@@ -95,9 +95,16 @@ class OperatorRefundSettlement {
             return processor.refundUnder(refund.processorKey()).flatMap(underKey -> processor.refundById(request.processorRefundId())
                     .map(named -> RefundProcessorVerdict.refunded(refund, request.processorRefundId(), underKey, named)));
         }
-        // payonce's total first: a refund of the charge that succeeds meanwhile then shows at the processor
+        // The charge's total proves nothing while the processor contradicts a refund of it payonce recorded:
+        // a succeeded refund it later failed lowers its total by as much as this one, made, raises it.
+        // Then payonce's total first: a refund of the charge that succeeds meanwhile shows at the processor
         // alone, and refuses; read the other way round, one recorded meanwhile could stand in for this one.
-        return settlements.refundedOfCharge(pool, refund).flatMap(recorded -> processor.refundUnder(refund.processorKey())
+        return settlements.contradictionsOfCharge(pool, refund).invoke(contradictions -> {
+            if (contradictions > 0) {
+                throw new ApiException(ErrorCode.PROCESSOR_DISAGREES, "the processor contradicted " + contradictions
+                        + " of the refunds payonce recorded of charge " + refund.chargeId() + ": reconcile them with the processor first");
+            }
+        }).flatMap(none -> settlements.refundedOfCharge(pool, refund)).flatMap(recorded -> processor.refundUnder(refund.processorKey())
                 .flatMap(underKey -> processor.chargeById(refund.chargeId())
                         .map(charge -> RefundProcessorVerdict.notRefunded(refund, underKey, charge, recorded))));
     }

@@ -46,8 +46,13 @@ class OperatorRefundSettlementRepository {
      * What payonce recorded refunded of a charge: its refunds that SUCCEEDED. A charge pays one order,
      * so the order's refunds are all there are of it.
      */
+    /** The refund being settled left out: another operator's settlement may have made it SUCCEEDED since it was read. */
     private static final String REFUNDED_OF_CHARGE = "SELECT COALESCE(SUM(amount), 0) AS refunded FROM refund_record "
-            + "WHERE order_id = ? AND processor_charge_id = ? AND phase = 'SUCCEEDED'";
+            + "WHERE order_id = ? AND processor_charge_id = ? AND phase = 'SUCCEEDED' AND id <> ?";
+
+    /** The processor's events that contradicted a refund of the charge payonce recorded (a refund failed after it succeeded). */
+    private static final String CONTRADICTIONS_OF_CHARGE = "SELECT COUNT(*) AS contradictions FROM processor_event e "
+            + "JOIN refund_record r ON r.id = e.refund_id WHERE r.order_id = ? AND r.processor_charge_id = ? AND e.outcome = 'CONTRADICTING'";
 
     /** UNIQUE(refund_id): a refund is settled by an operator once. */
     private static final String INSERT_AUDIT = """
@@ -68,8 +73,14 @@ class OperatorRefundSettlementRepository {
     }
 
     /** The total of the refunds of {@code refund}'s charge that payonce recorded SUCCEEDED, {@code refund} itself being UNKNOWN. */
+    /** How many of the processor's events contradicted what payonce recorded of the refunds of {@code refund}'s charge. */
+    Uni<Long> contradictionsOfCharge(SqlClient client, CardRefund refund) {
+        return client.preparedQuery(CONTRADICTIONS_OF_CHARGE).execute(Tuple.of(refund.orderId(), refund.chargeId()))
+                .map(rows -> Rows.first(rows).getLong("contradictions"));
+    }
+
     Uni<Long> refundedOfCharge(SqlClient client, CardRefund refund) {
-        return client.preparedQuery(REFUNDED_OF_CHARGE).execute(Tuple.of(refund.orderId(), refund.chargeId()))
+        return client.preparedQuery(REFUNDED_OF_CHARGE).execute(Tuple.of(refund.orderId(), refund.chargeId(), refund.id()))
                 .map(rows -> Rows.first(rows).getLong("refunded"));
     }
 

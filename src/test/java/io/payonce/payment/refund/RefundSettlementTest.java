@@ -11,6 +11,7 @@ import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Replays;
 import io.payonce.support.Tokens;
+import io.payonce.support.Webhooks;
 import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -153,6 +154,32 @@ class RefundSettlementTest {
         assertTrue(settled.jsonPath().getString("processorSaid").endsWith(" succeeded, 800 of 2100 eur refunded, as payonce recorded"),
                 settled.asString());
         assertEquals(800, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the lost refund's 1300 is given back");
+    }
+
+    /**
+     * The processor failed a refund payonce recorded as succeeded (its event kept as CONTRADICTING),
+     * which lowered the charge's refunded total by as much as the lost refund, made, raised it: the
+     * totals agree, yet prove nothing, and the settlement is refused until ops reconcile.
+     */
+    @Test
+    void notRefundedIsRefusedWhileTheProcessorContradictsARecordedRefundOfTheCharge() {
+        long order = Buyer.withBalance(0).paidByCard(2100, "tok_visa");
+        Response earlier = Api.refund(OPS, order, Api.newKey(), "r-0", 800);
+        assertEquals(201, earlier.statusCode(), earlier.asString());
+        String earlierKey = db.string("SELECT processor_key FROM refund_record WHERE id = ?", earlier.jsonPath().getLong("refundId"));
+        Response reversed = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.failed",
+                processor().refundUnder(earlierKey).json().put("status", "failed").put("failure_code", "reversed")));
+        assertEquals("CONTRADICTING", reversed.jsonPath().getString("outcome"), reversed.asString());
+        processor().failNextRefund(Fault.ERROR_BEFORE_CHARGE);
+        Response lost = Api.refund(OPS, order, Api.newKey(), "r-1", 1300);
+        long refund = lost.jsonPath().getLong("refundId");
+        db.update("UPDATE refund_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", refund);
+
+        Response refused = settle(OPS, refund, Api.newKey(), notRefunded());
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertTrue(refused.jsonPath().getString("detail").contains("contradicted 1 of the refunds"), refused.asString());
+        assertEquals(2100, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the lost refund's 1300 stays reserved");
     }
 
     /**
