@@ -242,13 +242,7 @@ public final class Checker {
      * charge of its amount under its own key; no charge that payonce does not know, or knows otherwise.
      */
     void checkTheCardPayments() throws Exception {
-        String unsettledQuery = "SELECT COUNT(*) FROM pay_record WHERE phase IN ('STARTED', 'CHARGE_SENT', 'UNKNOWN')";
-        long deadline = System.nanoTime() + CARD_RECOVERY.toNanos();
-        long unsettled = count(unsettledQuery);
-        while (unsettled > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(500);
-            unsettled = count(unsettledQuery);
-        }
+        long unsettled = unsettledAfterRecovery("SELECT COUNT(*) FROM pay_record WHERE phase IN ('STARTED', 'CHARGE_SENT', 'UNKNOWN')");
         List<ProcessorCharge> charges = processorLedger();
         Map<String, CardPayment> cards = new HashMap<>();
         rows("SELECT processor_key, amount, currency, phase FROM pay_record WHERE method = 'CARD'",
@@ -277,6 +271,17 @@ public final class Checker {
             CardPayment card = cards.get(charge.key);
             return card == null || !card.phase.equals(charge.succeeded() ? "SUCCEEDED" : "DECLINED");
         }).count(), compared));
+    }
+
+    /** What {@code unsettledQuery} counts once the recovery jobs have settled all they can, or {@link #CARD_RECOVERY} has passed. */
+    long unsettledAfterRecovery(String unsettledQuery) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + CARD_RECOVERY.toNanos();
+        long unsettled = count(unsettledQuery);
+        while (unsettled > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            unsettled = count(unsettledQuery);
+        }
+        return unsettled;
     }
 
     /** One delivery of a webhook event, from the processor simulator's ledger; status 0: no answer. */
@@ -332,15 +337,10 @@ public final class Checker {
 
     List<WebhookDelivery> webhookLedger() throws IOException, InterruptedException {
         List<WebhookDelivery> deliveries = new ArrayList<>();
-        for (JsonNode delivery : new ObjectMapper().readTree(get("/v1/ledger/webhooks"))) {
+        for (JsonNode delivery : processorJson("/v1/ledger/webhooks")) {
             deliveries.add(new WebhookDelivery(delivery.get("event").asText(), delivery.get("kind").asText(), delivery.get("status").asInt()));
         }
         return deliveries;
-    }
-
-    private String get(String path) throws IOException, InterruptedException {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(processorUrl + path)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     List<ProcessorCharge> processorLedger() throws IOException, InterruptedException {
@@ -370,13 +370,7 @@ public final class Checker {
      * under its own key, and no refund at the processor that payonce does not know, or knows otherwise.
      */
     void checkTheCardRefunds() throws Exception {
-        String unsettledQuery = "SELECT COUNT(*) FROM refund_record WHERE phase IN ('STARTED', 'SENT', 'UNKNOWN')";
-        long deadline = System.nanoTime() + CARD_RECOVERY.toNanos();
-        long unsettled = count(unsettledQuery);
-        while (unsettled > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(500);
-            unsettled = count(unsettledQuery);
-        }
+        long unsettled = unsettledAfterRecovery("SELECT COUNT(*) FROM refund_record WHERE phase IN ('STARTED', 'SENT', 'UNKNOWN')");
         List<ProcessorRefund> refunds = new ArrayList<>();
         for (JsonNode refund : processorJson("/v1/ledger/refunds")) {
             refunds.add(new ProcessorRefund(refund.get("idempotency_key").asText(), refund.get("charge").asText(),

@@ -99,14 +99,14 @@ class OperatorRefundSettlement {
         // a succeeded refund it later failed lowers its total by as much as this one, made, raises it.
         // Then payonce's total first: a refund of the charge that succeeds meanwhile shows at the processor
         // alone, and refuses; read the other way round, one recorded meanwhile could stand in for this one.
-        return settlements.contradictionsOfCharge(pool, refund).invoke(contradictions -> {
-            if (contradictions > 0) {
-                throw new ApiException(ErrorCode.PROCESSOR_DISAGREES, "the processor contradicted " + contradictions
+        return settlements.recordedOfCharge(pool, refund).invoke(recorded -> {
+            if (recorded.contradictions() > 0) {
+                throw new ApiException(ErrorCode.PROCESSOR_DISAGREES, "the processor contradicted " + recorded.contradictions()
                         + " of the refunds payonce recorded of charge " + refund.chargeId() + ": reconcile them with the processor first");
             }
-        }).flatMap(none -> settlements.refundedOfCharge(pool, refund)).flatMap(recorded -> processor.refundUnder(refund.processorKey())
+        }).flatMap(recorded -> processor.refundUnder(refund.processorKey())
                 .flatMap(underKey -> processor.chargeById(refund.chargeId())
-                        .map(charge -> RefundProcessorVerdict.notRefunded(refund, underKey, charge, recorded))));
+                        .map(charge -> RefundProcessorVerdict.notRefunded(refund, underKey, charge, recorded.refunded()))));
     }
 
     private Uni<Answer> record(SqlConnection tx, Order order, CardRefund refund, KeyedWrite write, RefundSettlementRequest request,

@@ -43,16 +43,20 @@ class OperatorRefundSettlementRepository {
             + "leased_until = NULL" + SETTLEABLE;
 
     /**
-     * What payonce recorded refunded of a charge: its refunds that SUCCEEDED. A charge pays one order,
-     * so the order's refunds are all there are of it.
+     * What payonce recorded of a charge's refunds, in one read: the total of those that SUCCEEDED, the
+     * refund being settled left out (another operator's settlement may have made it SUCCEEDED since it
+     * was read), and how many of the processor's events contradicted one of them (a refund it failed
+     * after it succeeded). A charge pays one order, so the order's refunds are all there are of it.
      */
-    /** The refund being settled left out: another operator's settlement may have made it SUCCEEDED since it was read. */
-    private static final String REFUNDED_OF_CHARGE = "SELECT COALESCE(SUM(amount), 0) AS refunded FROM refund_record "
-            + "WHERE order_id = ? AND processor_charge_id = ? AND phase = 'SUCCEEDED' AND id <> ?";
+    private static final String RECORDED_OF_CHARGE = """
+            SELECT COALESCE(SUM(IF(r.phase = 'SUCCEEDED' AND r.id <> ?, r.amount, 0)), 0) AS refunded,
+                (SELECT COUNT(*) FROM processor_event e WHERE e.refund_id IN (SELECT c.id FROM refund_record c
+                     WHERE c.order_id = ? AND c.processor_charge_id = ?) AND e.outcome = 'CONTRADICTING') AS contradictions
+            FROM refund_record r WHERE r.order_id = ? AND r.processor_charge_id = ?""";
 
-    /** The processor's events that contradicted a refund of the charge payonce recorded (a refund failed after it succeeded). */
-    private static final String CONTRADICTIONS_OF_CHARGE = "SELECT COUNT(*) AS contradictions FROM processor_event e "
-            + "JOIN refund_record r ON r.id = e.refund_id WHERE r.order_id = ? AND r.processor_charge_id = ? AND e.outcome = 'CONTRADICTING'";
+    /** What payonce recorded of the refunds of a charge: see {@link #RECORDED_OF_CHARGE}. */
+    record RecordedOfCharge(long refunded, long contradictions) {
+    }
 
     /** UNIQUE(refund_id): a refund is settled by an operator once. */
     private static final String INSERT_AUDIT = """
@@ -72,16 +76,13 @@ class OperatorRefundSettlementRepository {
         return client.preparedQuery(REFUND).execute(Tuple.of(refundId)).map(rows -> from(Rows.first(rows)));
     }
 
-    /** The total of the refunds of {@code refund}'s charge that payonce recorded SUCCEEDED, {@code refund} itself being UNKNOWN. */
-    /** How many of the processor's events contradicted what payonce recorded of the refunds of {@code refund}'s charge. */
-    Uni<Long> contradictionsOfCharge(SqlClient client, CardRefund refund) {
-        return client.preparedQuery(CONTRADICTIONS_OF_CHARGE).execute(Tuple.of(refund.orderId(), refund.chargeId()))
-                .map(rows -> Rows.first(rows).getLong("contradictions"));
-    }
-
-    Uni<Long> refundedOfCharge(SqlClient client, CardRefund refund) {
-        return client.preparedQuery(REFUNDED_OF_CHARGE).execute(Tuple.of(refund.orderId(), refund.chargeId(), refund.id()))
-                .map(rows -> Rows.first(rows).getLong("refunded"));
+    /** What payonce recorded of the refunds of {@code refund}'s charge, {@code refund} itself left out of the total. */
+    Uni<RecordedOfCharge> recordedOfCharge(SqlClient client, CardRefund refund) {
+        Tuple parameters = Tuple.of(refund.id(), refund.orderId(), refund.chargeId(), refund.orderId()).addString(refund.chargeId());
+        return client.preparedQuery(RECORDED_OF_CHARGE).execute(parameters).map(rows -> {
+            Row row = Rows.first(rows);
+            return new RecordedOfCharge(row.getLong("refunded"), row.getLong("contradictions"));
+        });
     }
 
     /**
