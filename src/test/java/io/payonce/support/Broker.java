@@ -62,6 +62,18 @@ public final class Broker implements AutoCloseable {
         return channel.queueDeclare(USER + ".replies." + UUID.randomUUID(), false, true, true, null).getQueue();
     }
 
+    /**
+     * A reply queue of this test's own that is full: it holds one message and the broker nacks every
+     * publish to it (overflow reject-publish), while the channels of whoever publishes stay open.
+     * Taking the message it holds, with {@link #poll}, makes room for one reply.
+     */
+    public String fullReplyQueue() throws IOException {
+        String queue = channel.queueDeclare(USER + ".replies." + UUID.randomUUID(), false, true, true,
+                Map.of("x-max-length", 1, "x-overflow", "reject-publish")).getQueue();
+        channel.basicPublish("", queue, null, "the one message the queue has room for".getBytes(StandardCharsets.UTF_8));
+        return queue;
+    }
+
     /** A durable queue of this test's own bound to {@code exchange} (a durable topic exchange, declared if missing): it outlives a broker restart. */
     public String durableQueueOn(String exchange, String routingKey) throws IOException {
         channel.exchangeDeclare(exchange, "topic", true);

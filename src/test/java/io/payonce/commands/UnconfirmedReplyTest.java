@@ -1,0 +1,108 @@
+package io.payonce.commands;
+
+import com.rabbitmq.client.GetResponse;
+import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.Broker;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Buyer;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Meters;
+import io.payonce.support.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A command whose effect committed but whose reply the broker refused, while the consumer's own
+ * channel stays open (the reply queue is full and rejects publishes): the command is not acked. It
+ * goes back to the queue, and its redelivery replies with the stored answer, under the same key, and
+ * moves no money again. Each test gives the redelivery an answer that only the stored one can be:
+ * a repeat of a pay, and a 402 that a fresh run, after a deposit, would turn into a payment.
+ */
+@QuarkusTest
+@ExtendWith(LedgerInvariants.class)
+class UnconfirmedReplyTest {
+
+    private static final Duration WITHIN = Duration.ofSeconds(15);
+
+    private final Database db = Database.forTests();
+
+    @Inject
+    Meters meters;
+
+    @Test
+    void aCommittedPayWhoseReplyIsRefusedIsRedeliveredAndAnsweredWithoutASecondDebit() throws Exception {
+        Checkout payer = Buyer.withBalance(5000).checkout(1200);
+        String key = "msg-" + UUID.randomUUID();
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.fullReplyQueue();
+            double requeued = requeued();
+
+            broker.sendPay(key, replies, key, payer.userId(), payer.order());
+            db.awaitPayment(payer.order());
+            awaitRequeuedBeyond(requeued);
+            broker.poll(replies);
+            List<GetResponse> answers = broker.awaitRepliesUntilRepeat(replies, key, WITHIN);
+            Response overHttp = Api.pay(payer.bearer(), payer.order(), key);
+
+            assertEquals(1, answers.size(), "the redelivery's reply, marked as a repeat");
+            assertEquals(201, status(answers.get(0)), Broker.text(answers.get(0)));
+            assertEquals(overHttp.asString(), Broker.text(answers.get(0)), "the key's one answer, by message and over HTTP");
+            assertEquals(1, db.payments(payer.order()));
+            assertEquals(3800, db.balance(payer.userId()));
+        }
+    }
+
+    @Test
+    void aRedeliveryRepliesTheStoredRefusalEvenWhenARunNowWouldPay() throws Exception {
+        Buyer buyer = Buyer.withBalance(100);
+        long order = buyer.newOrder(1200);
+        String key = "msg-" + UUID.randomUUID();
+        try (Broker broker = Broker.connect()) {
+            String replies = broker.fullReplyQueue();
+            double requeued = requeued();
+
+            broker.sendPay(key, replies, key, buyer.userId(), order);
+            awaitRequeuedBeyond(requeued);
+            Response deposited = Api.deposit(Tokens.ops(), buyer.userId(), "fund-" + UUID.randomUUID(), 5000);
+            assertEquals(201, deposited.statusCode(), deposited.asString());
+            broker.poll(replies);
+            List<GetResponse> answers = broker.awaitRepliesUntilRepeat(replies, key, WITHIN);
+
+            assertEquals(1, answers.size(), "the redelivery's reply, marked as a repeat");
+            assertEquals(402, status(answers.get(0)), "the stored answer, not a fresh run: " + Broker.text(answers.get(0)));
+            assertEquals("INSUFFICIENT_FUNDS", JsonPath.from(Broker.text(answers.get(0))).getString("code"));
+            assertEquals(0, db.payments(order));
+            assertEquals(5100, db.balance(buyer.userId()));
+        }
+    }
+
+    /**
+     * The broker refused the reply and the consumer sent the command back to the queue. It counts the
+     * requeue before its one-second pause, so the command is still away from the queue when this
+     * returns: room is made in the reply queue before the redelivery. Tests of this class run one at a
+     * time, so the count is this command's.
+     */
+    private void awaitRequeuedBeyond(double before) {
+        Await.until(() -> requeued() > before, WITHIN, "the command sent back to the queue after its reply was refused");
+    }
+
+    private double requeued() {
+        return meters.count("payonce.messages", "outcome", "requeued");
+    }
+
+    private static int status(GetResponse reply) {
+        return ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue();
+    }
+}
