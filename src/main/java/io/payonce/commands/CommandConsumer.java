@@ -84,7 +84,11 @@ import java.util.stream.Collectors;
  * <li>should settling a message fail in any other way than a lost ack or nack (a fault of payonce's
  * own): back to the queue, never left unsettled.</li>
  * </ul>
- * One instance handles one command at a time; more instances handle more.
+ * <p>One instance handles {@code PAYONCE_COMMANDS_IN_FLIGHT} commands at once: the messaging
+ * library's copies of the channel, each a consumer of the queue with one command in hand, all through
+ * this one method. So two commands for one order may run at the same moment, here or on two
+ * instances, as two HTTP pays may: the guard, the pay lock, the order's compare-and-set and its one
+ * live payment decide between them, never their order on the queue.
  */
 @ApplicationScoped
 public class CommandConsumer {
@@ -282,7 +286,7 @@ public class CommandConsumer {
      * another instance) holds the charge, its 409 PAYMENT_IN_PROGRESS means come back later, as a
      * CARD_PAYMENT_PENDING does ({@link #comesBackLater}), not wait on the queue: a charge lasts up to
      * the processor's timeout, and up to its lease after a crash, and a command requeued all that while
-     * would hold this instance's one consumer. A balance pay's twin holds the pay lock for moments
+     * would hold one of this instance's consumers. A balance pay's twin holds the pay lock for moments
      * only: that one waits on the queue.
      */
     private Uni<Answer> payByCard(Command.Pay pay, KeyedRequest keyed, String sender) {
