@@ -1,5 +1,9 @@
 package io.payonce.tracing;
 
+import io.payonce.support.Api;
+import io.payonce.support.Buyer.Checkout;
+import io.restassured.response.Response;
+
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -12,6 +16,12 @@ record Traceparent(String traceId, String parentSpanId) {
 
     String header() {
         return "00-" + traceId + "-" + parentSpanId + "-01";
+    }
+
+    /** Sends the pay as part of this trace. */
+    Response pay(Checkout pay) {
+        return Api.as(pay.bearer()).header("traceparent", header()).header("Idempotency-Key", pay.key())
+                .post("/orders/" + pay.order() + "/pay");
     }
 
     private static String hex(int bytes) {

@@ -1,16 +1,12 @@
 package io.payonce.tracing;
 
 import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.payonce.support.Api;
-import io.payonce.support.Await;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
-import io.payonce.support.RecentSpans;
+import io.payonce.support.StartedSpans;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -20,96 +16,46 @@ import org.jboss.logmanager.ExtLogRecord;
 import org.jboss.logmanager.Logger;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/**
+ * Tracing as production runs it by default, with nothing exported: no span is recorded, and every
+ * request still has a trace id, the gateway's when it sent a {@code traceparent}, in its problem
+ * bodies and log lines. {@link ExportedSpansTest} reads the spans when export is on.
+ */
 @QuarkusTest
 class TracingTest {
 
-    private static final AttributeKey<String> KEY = AttributeKey.stringKey("payonce.idempotency_key");
-
     @Inject
-    RecentSpans exported;
+    StartedSpans started;
 
     @Inject
     OpenTelemetry openTelemetry;
 
     @Test
-    void aPayContinuesTheGatewaysTraceWithItsStatementsAndRedisCommandsAndNamesItsKey() {
-        Checkout pay = aPay(5000, 1200);
-        String userId = pay.userId();
-        String bearer = pay.bearer();
-        long order = pay.order();
-        String key = pay.key();
+    void withNothingExportedNoSpanIsRecordedWhileProblemsStillCarryTheTraceId() {
+        Checkout pay = Buyer.named("trace-" + UUID.randomUUID(), 100).checkout(1200);
         Traceparent gateway = Traceparent.random();
 
-        Response paid = sendWithin(pay, gateway);
+        Response refused = gateway.pay(pay);
+        Response untraced = Api.pay(pay.bearer(), pay.order(), UUID.randomUUID().toString());
 
-        assertEquals(201, paid.statusCode(), paid.asString());
-        List<SpanData> spans = spansOf(gateway.traceId(), all -> all.stream().anyMatch(TracingTest::isDatabase)
-                && all.stream().anyMatch(TracingTest::isRedis) && all.stream().anyMatch(span -> span.getKind() == SpanKind.SERVER));
-        SpanData server = spans.stream().filter(span -> span.getKind() == SpanKind.SERVER).findFirst().orElseThrow();
-        assertEquals(gateway.parentSpanId(), server.getParentSpanId(), "the server span is a child of the gateway's");
-        assertEquals(key, server.getAttributes().get(KEY));
-        assertEquals("pay", server.getAttributes().get(AttributeKey.stringKey("payonce.operation")));
-        assertEquals("order:" + order, server.getAttributes().get(AttributeKey.stringKey("payonce.target")));
-        assertEquals(userId, server.getAttributes().get(AttributeKey.stringKey("enduser.id")));
-        assertTrue(spans.stream().filter(TracingTest::isDatabase).count() >= 5,
-                "the pay's statements are spans of its trace: " + names(spans));
-        assertFalse(spans.stream().anyMatch(span -> span.getAttributes().asMap().values().stream()
-                .anyMatch(value -> String.valueOf(value).contains(bearer))), "no span holds the bearer token");
-    }
-
-    @Test
-    void noSpanOfAnOrderSubmittedWithATokenHoldsTheTokenOrTheBearer() {
-        String bearer = Buyer.named("trace-" + UUID.randomUUID(), 1000).bearer();
-        String token = Api.submitToken(bearer);
-        Traceparent gateway = Traceparent.random();
-
-        Response created = Api.as(bearer).header("traceparent", gateway.header()).header("Submit-Token", token)
-                .contentType("application/json").body("{\"orderSn\":\"sn-" + UUID.randomUUID() + "\",\"amount\":1500,\"currency\":\"EUR\"}")
-                .post("/orders");
-
-        assertEquals(201, created.statusCode(), created.asString());
-        List<SpanData> spans = spansOf(gateway.traceId(), all -> all.stream().anyMatch(TracingTest::isRedis)
-                && all.stream().anyMatch(TracingTest::isDatabase) && all.stream().anyMatch(span -> span.getKind() == SpanKind.SERVER));
-        for (String secret : List.of(token, bearer)) {
-            assertFalse(spans.stream().anyMatch(span -> span.getAttributes().asMap().values().stream()
-                    .anyMatch(value -> String.valueOf(value).contains(secret))), "no span holds " + secret + ": " + names(spans));
-        }
-    }
-
-    /** A trace the gateway sampled is recorded; of those payonce starts, the share PAYONCE_TRACES_SAMPLED (1 here). */
-    @Test
-    void traceSamplingFollowsTheGatewayAndOtherwiseTheConfiguredShare() {
+        assertEquals(402, refused.statusCode(), refused.asString());
+        assertEquals(402, untraced.statusCode(), untraced.asString());
+        assertEquals(gateway.traceId(), refused.jsonPath().getString("traceId"));
+        String ownTrace = untraced.jsonPath().getString("traceId");
+        assertTrue(ownTrace != null && ownTrace.matches("[0-9a-f]{32}"), untraced.asString());
+        assertFalse(started.anyOf(gateway.traceId()), "no span of the pay (request, statements, Redis commands) is recorded");
+        assertFalse(started.anyOf(ownTrace), "no span of a trace payonce starts is recorded");
         Sampler sampler = ((OpenTelemetrySdk) openTelemetry).getSdkTracerProvider().getSampler();
-
-        assertTrue(sampler.getDescription().contains("ParentBased{root:TraceIdRatioBased{1.000000}"), sampler.getDescription());
-    }
-
-    @Test
-    void aRetryOnAnotherTraceIsFoundByItsKey() {
-        Checkout pay = aPay(5000, 700);
-        String key = pay.key();
-        Traceparent first = Traceparent.random();
-        Traceparent retry = Traceparent.random();
-
-        sendWithin(pay, first);
-        Response replayed = sendWithin(pay, retry);
-
-        assertEquals("true", replayed.header("Idempotent-Replayed"));
-        for (Traceparent attempt : List.of(first, retry)) {
-            List<SpanData> spans = spansOf(attempt.traceId(), all -> all.stream().anyMatch(span -> key.equals(span.getAttributes().get(KEY))));
-            assertTrue(spans.stream().anyMatch(span -> span.getKind() == SpanKind.SERVER && key.equals(span.getAttributes().get(KEY))));
-        }
+        assertTrue(sampler.getDescription().contains("AlwaysOffSampler"), sampler.getDescription());
     }
 
     @Test
@@ -129,11 +75,11 @@ class TracingTest {
 
     @Test
     void everyLineWrittenForAKeyedRequestNamesItsOperationKeyTargetCallerAndTrace() throws Exception {
-        Checkout pay = aPay(100, 1200);
+        Checkout pay = Buyer.named("trace-" + UUID.randomUUID(), 100).checkout(1200);
         Traceparent gateway = Traceparent.random();
         Captured lines = Captured.from("io.payonce");
         try {
-            Response refused = sendWithin(pay, gateway);
+            Response refused = gateway.pay(pay);
             assertEquals(402, refused.statusCode(), refused.asString());
         } finally {
             lines.close();
@@ -150,34 +96,6 @@ class TracingTest {
             assertEquals(pay.userId(), mdc.get(RequestTags.CALLER));
             assertFalse(mdc.values().stream().anyMatch(value -> value.contains(pay.bearer())), "no MDC field holds the token");
         }
-    }
-
-    private List<SpanData> spansOf(String traceId, Predicate<List<SpanData>> complete) {
-        return Await.until(() -> exported.ofTrace(traceId), complete, Duration.ofSeconds(10), "the whole trace " + traceId);
-    }
-
-    private static boolean isDatabase(SpanData span) {
-        return span.getKind() == SpanKind.CLIENT && span.getAttributes().asMap().keySet().stream()
-                .anyMatch(key -> key.getKey().startsWith("db.") && !"redis".equals(span.getAttributes().get(AttributeKey.stringKey("db.system"))));
-    }
-
-    private static boolean isRedis(SpanData span) {
-        return span.getKind() == SpanKind.CLIENT && "redis".equals(span.getAttributes().get(AttributeKey.stringKey("db.system")));
-    }
-
-    private static List<String> names(List<SpanData> spans) {
-        return spans.stream().map(span -> span.getKind() + " " + span.getName() + " " + span.getAttributes()).toList();
-    }
-
-    /** A pay ready to send: a new user's funded account, an order of theirs and a key. */
-    private static Checkout aPay(long balance, long amount) {
-        return Buyer.named("trace-" + UUID.randomUUID(), balance).checkout(amount);
-    }
-
-    /** Sends the pay as part of the gateway's trace. */
-    private static Response sendWithin(Checkout pay, Traceparent gateway) {
-        return Api.as(pay.bearer()).header("traceparent", gateway.header()).header("Idempotency-Key", pay.key())
-                .post("/orders/" + pay.order() + "/pay");
     }
 
     /** The log records written under a logger while it is open, whatever the console's level. */
