@@ -58,13 +58,13 @@ import java.util.stream.Collectors;
  * ack redelivers, and the redelivery replies with the same stored answer. A card pay, or a refund to
  * the card, whose outcome is not known yet is an answer too, 202 with the payment's or refund's
  * location, as over HTTP: the sender sends the command again later under the same message-id, which
- * resumes it like an HTTP retry; held on the queue instead, it would hold the consumer until the
+ * resumes it like an HTTP retry; held on the queue instead, it would hold a consumer until the
  * recovery job learns the outcome;</li>
  * <li>"come back later" (409 CARD_PAYMENT_PENDING: the order's card payment waits for its
  * processor; 409 REFUND_PENDING: a refund to the card with this refund number waits for its
  * processor; 409 PAYMENT_IN_PROGRESS to a card pay whose twin, the same key, holds its charge): an
  * answer that says nothing was done, replied and acked like any other when there is a reply-to, for
- * the sender to send the command again later; held on the queue, it could hold the consumer as long
+ * the sender to send the command again later; held on the queue, it could hold a consumer as long
  * as the processor. With no reply-to nobody would hear it, and an ack would lose the command: it goes
  * back to the queue after the pause, once, and if its redelivery is told the same, it is
  * dead-lettered with the code as its reason;</li>
@@ -257,7 +257,7 @@ public class CommandConsumer {
      * "Nothing was done: send it again later", for longer than the queue's pause: a command for an
      * order whose card payment waits for its processor, which can last until the recovery job learns
      * the outcome, or a card pay whose twin holds its charge, which can last the processor's timeout.
-     * Held on the queue that long, the command would hold the consumer with it; so it is an answer
+     * Held on the queue that long, the command would hold a consumer with it; so it is an answer
      * for its sender to act on, and a sender that gave no reply-to cannot.
      */
     private static boolean comesBackLater(Throwable failure) {

@@ -16,6 +16,7 @@ public class ConfigCheck {
     static final Duration MAX_RESEND_WITHIN = Duration.ofHours(12);
     static final Duration MAX_WEBHOOK_TOLERANCE = Duration.ofHours(1);
     static final int MIN_WEBHOOK_SECRET_LENGTH = 16;
+    static final int MAX_COMMANDS_IN_FLIGHT = 64;
 
     public ConfigCheck(PayonceConfig config) {
         List<String> problems = problems(config);
@@ -48,6 +49,12 @@ public class ConfigCheck {
         if (config.requiredInProduction().processorWebhookSecret().length() < MIN_WEBHOOK_SECRET_LENGTH) {
             problems.add("PAYONCE_PROCESSOR_WEBHOOK_SECRET must be at least " + MIN_WEBHOOK_SECRET_LENGTH
                     + " characters: the processor's signing secret for its webhooks");
+        }
+        int inFlight = config.commands().inFlight();
+        if (inFlight < 1 || inFlight > MAX_COMMANDS_IN_FLIGHT) {
+            // Below 1 the messaging library would quietly run one consumer, never none.
+            problems.add("PAYONCE_COMMANDS_IN_FLIGHT (payonce.commands.in-flight) must lie between 1 and " + MAX_COMMANDS_IN_FLIGHT
+                    + ": each is a consumer with a broker connection of its own, and each command in hand holds a database connection");
         }
         if (config.database().statementTimeoutSeconds() <= config.database().lockWaitTimeoutSeconds()) {
             problems.add("payonce.database.statement-timeout-seconds must exceed payonce.database.lock-wait-timeout-seconds, "

@@ -192,6 +192,15 @@ public interface PayonceConfig {
 
         /** The broker users that may send refund commands, as ops may by HTTP; none by default in production. */
         Optional<Set<String>> refundSenders();
+
+        /**
+         * How many commands one instance handles at once ({@code PAYONCE_COMMANDS_IN_FLIGHT}): the
+         * command channel's copies read it, each a consumer of the queue on a broker connection of
+         * its own with one command in hand. Bounded ({@link ConfigCheck}), since each copy costs a
+         * connection and a few threads, and each command in hand a database connection.
+         */
+        @WithDefault("8")
+        int inFlight();
     }
 
     interface Outbox {

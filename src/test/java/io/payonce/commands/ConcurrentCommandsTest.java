@@ -8,6 +8,7 @@ import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.RowHolder;
 import io.quarkus.test.junit.QuarkusTest;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -17,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An instance handles several commands at once: one that waits on a store does not hold back the
@@ -35,6 +37,9 @@ class ConcurrentCommandsTest {
 
     private final Database db = Database.forTests();
 
+    @ConfigProperty(name = "payonce.commands.in-flight")
+    int inFlight;
+
     @Test
     void aCommandWaitingOnARowDoesNotHoldBackTheNext() throws Exception {
         Checkout waiting = Buyer.withBalance(5000).checkout(1200);
@@ -44,6 +49,9 @@ class ConcurrentCommandsTest {
         CompletableFuture<Void> release = new CompletableFuture<>();
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
+            // Each consumer holds one command: with all of them subscribed, the next cannot land behind the waiting one.
+            assertTrue(inFlight >= 2, "this test needs two commands in flight");
+            broker.awaitConsumers(Broker.COMMANDS, inFlight, WITHIN);
             CompletableFuture<Void> released = RowHolder.holdAccountRowUntil(db, waiting.userId(), release);
 
             broker.sendPay(waitingKey, replies, waitingKey, waiting.userId(), waiting.order());

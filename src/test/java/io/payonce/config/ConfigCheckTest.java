@@ -62,6 +62,17 @@ class ConfigCheckTest {
     }
 
     @Test
+    void commandsInFlightOutsideOneToSixtyFourAreRefused() {
+        for (String refused : List.of("0", "-1", "65")) {
+            List<String> problems = ConfigCheck.problems(config(Map.of("payonce.commands.in-flight", refused)));
+            assertEquals(1, problems.size(), refused + ": " + problems);
+            assertTrue(problems.get(0).contains("PAYONCE_COMMANDS_IN_FLIGHT"), problems.get(0));
+        }
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.commands.in-flight", "1"))));
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.commands.in-flight", "64"))));
+    }
+
+    @Test
     void theServiceRefusesToStartWithABadSetting() {
         PayonceConfig bad = config(Map.of("payonce.lock.ttl", "0s"));
 

@@ -29,13 +29,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * are not yet confirmed (a memory alarm holds them), and started again on its data, while the
  * packaged application pays on. No event is lost: those confirmed before survive in a durable queue,
  * those published but not confirmed stay unsent and go out again, those written while the broker
- * was down leave once it is back. None is delivered but the written ones, and the command consumer
- * takes commands again.
+ * was down leave once it is back. None is delivered but the written ones, and every command consumer
+ * comes back and takes commands again.
  */
 class BrokerCrashIT {
 
     private static final String DATABASE = "payonce_broker_crash";
     private static final int PAYMENTS_PER_PHASE = 3;
+    private static final int COMMANDS_IN_FLIGHT = 3;
     private static final Duration WITHIN = Duration.ofSeconds(60);
 
     private final Database db = Database.named(DATABASE);
@@ -51,7 +52,8 @@ class BrokerCrashIT {
         try (Broker broker = Broker.connect(rabbitMq.port())) {
             audit = broker.durableQueueOn(Broker.EVENTS, "#");
         }
-        instance = PackagedInstance.start("broker-crash", DATABASE, true, Map.of("PAYONCE_RABBITMQ_PORT", Integer.toString(rabbitMq.port())));
+        instance = PackagedInstance.start("broker-crash", DATABASE, true, Map.of("PAYONCE_RABBITMQ_PORT", Integer.toString(rabbitMq.port()),
+                "PAYONCE_COMMANDS_IN_FLIGHT", Integer.toString(COMMANDS_IN_FLIGHT)));
         RestAssured.port = instance.port();
     }
 
@@ -87,6 +89,8 @@ class BrokerCrashIT {
         payTimes(buyer.bearer());
 
         try (Broker broker = Broker.connect(rabbitMq.port())) {
+            // Every consumer of the instance came back, not just the one that takes the command below.
+            broker.awaitConsumers(Broker.COMMANDS, COMMANDS_IN_FLIGHT, WITHIN);
             long order = buyer.newOrder(100);
             String replies = broker.replyQueue();
             String key = "msg-" + UUID.randomUUID();

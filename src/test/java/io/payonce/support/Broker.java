@@ -184,6 +184,11 @@ public final class Broker implements AutoCloseable {
         Await.until(() -> consumers(queue) > 0, within, "a consumer of " + queue);
     }
 
+    /** Returns once exactly {@code count} consume {@code queue}: each consumer of an instance, after its start or a reconnect. */
+    public void awaitConsumers(String queue, long count, Duration within) {
+        Await.until(() -> consumers(queue) == count, within, count + " consumers of " + queue);
+    }
+
     /** How many consume {@code queue}; 0 while it does not exist yet. */
     private long consumers(String queue) throws IOException, TimeoutException {
         // A passive declare of a missing queue closes its channel: a channel of its own each time.
