@@ -3,8 +3,9 @@
 # at each concurrency the minimal correct pay transaction driven by sysbench (bench/ceiling.lua, a
 # warm generator in C), payonce's own statements and Redis calls from the same script (the design
 # reference) and POST /orders/{id}/pay on the packaged JVM app driven by wrk, for the same duration
-# one after the other, then replays; redis-benchmark SET NX PX, a duplicate storm, latency
-# at fixed rates, startup time and memory. Loopback only; bounded. Needs wrk, sysbench and gnuplot.
+# one after the other, then the same pays as commands through RabbitMQ at the same number in flight,
+# then replays; redis-benchmark SET NX PX, a duplicate storm, latency at fixed rates, startup time and
+# memory. Loopback only; bounded. Needs wrk, sysbench, gnuplot and the RabbitMQ on 127.0.0.1:5672.
 #
 #   bench/run.sh [--no-build]            payonce on the JVM: bench/report.md and bench/throughput.png
 #   bench/run.sh --native [--no-build]   the native executable (built with the toolchain .ci/run sets up,
@@ -24,9 +25,16 @@ warmup_seconds=20
 # payonce shares the two cores with MariaDB, Redis and the load generator: one event loop, so that a
 # pay's statements and its HTTP answer never cross threads (Quarkus's default is two per core).
 event_loops=${QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE:-1}
+# The broker path: the run's own command queue and events exchange, pay commands heard from the broker's
+# loopback user, and as many commands in flight as the most clients measured, so that the load
+# generator, not the setting, decides how many are in flight (as wrk's connections do over HTTP).
+commands=payonce.bench.commands
+commands_in_flight=${concurrencies[-1]}
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+broker_pid() { pgrep -x beam.smp | head -n 1; }
 questions() { mariadb -h127.0.0.1 -uroot -N -e "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{print $2}'; }
+bytes_sent() { mariadb -h127.0.0.1 -uroot -N -e "SHOW GLOBAL STATUS LIKE 'Bytes_sent'" | awk '{print $2}'; }
 
 # The Redis the instance uses: the server listening on its port.
 redis_pid() { pgrep -f "redis-server 127.0.0.1:${PAYONCE_REDIS_PORT:-6379}" | head -n 1; }
@@ -34,18 +42,20 @@ redis_pid() { pgrep -f "redis-server 127.0.0.1:${PAYONCE_REDIS_PORT:-6379}" | he
 unlocked() { curl -sf "$(management_url $port)/q/metrics" | awk '/^payonce_lock_degraded_total/ {n += $2} END {printf "%d", n}'; }
 
 # Runs one measurement (a command that prints one result line whose third field is the number of
-# payments) and records the CPU milliseconds per payment spent by payonce, MariaDB, Redis and the
-# load generator, the statements per payment, and the pays that went without the lock: where the
-# time goes when the cores are shared.
+# payments) and records the CPU milliseconds per payment spent by payonce, MariaDB, Redis, the load
+# generator and RabbitMQ, the statements per payment and the bytes MariaDB sent for them, and the pays
+# that went without the lock: where the time goes when the cores are shared.
 with_cpu() {
-    local label=$1 app0 db0 redis0 q0 lock0 app1 db1 redis1 q1 lock1 line payments; shift
+    local label=$1 app0 db0 redis0 q0 lock0 mq0 b0 app1 db1 redis1 q1 lock1 mq1 b1 line payments; shift
     app0=$(ticks "$app_pid"); db0=$(ticks "$(pgrep -x mariadbd)"); redis0=$(ticks "$(redis_pid)"); q0=$(questions); lock0=$(unlocked)
+    mq0=$(ticks "$(broker_pid)"); b0=$(bytes_sent)
     line=$(/usr/bin/time -f "%U %S" -o "$out/time.txt" "$@" | tail -n 1)
     app1=$(ticks "$app_pid"); db1=$(ticks "$(pgrep -x mariadbd)"); redis1=$(ticks "$(redis_pid)"); q1=$(questions); lock1=$(unlocked)
+    mq1=$(ticks "$(broker_pid)"); b1=$(bytes_sent)
     payments=$(echo "$line" | cut -f3)
     awk -v label="$label" -v app=$((app1 - app0)) -v db=$((db1 - db0)) -v redis=$((redis1 - redis0)) -v q=$((q1 - q0)) \
-        -v unlocked=$((lock1 - lock0)) -v n="$payments" \
-        '{printf "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\n", label, app * 10 / n, db * 10 / n, redis * 10 / n, ($1 + $2) * 1000 / n, q / n, unlocked}' \
+        -v unlocked=$((lock1 - lock0)) -v mq=$((mq1 - mq0)) -v bytes=$((b1 - b0)) -v n="$payments" \
+        '{printf "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t%.2f\t%.0f\n", label, app * 10 / n, db * 10 / n, redis * 10 / n, ($1 + $2) * 1000 / n, q / n, unlocked, mq * 10 / n, bytes / n}' \
         "$out/time.txt" >>"$out/cpu.tsv"
     echo "$line"
 }
@@ -53,6 +63,9 @@ with_cpu() {
 source "$root/bench/app-env.sh"
 log() { printf '%s bench: %s\n' "$(date +%T)" "$*" >&2; }
 bench() { java -Xmx1g -cp "$classpath" io.payonce.bench.PayBench "$@"; }
+# The broker's load generator: a small heap and the client compiler alone, so that it starts and warms
+# cheaply beside payonce on the shared cores.
+command_bench() { java -Xmx256m -XX:TieredStopAtLevel=1 -cp "$classpath" io.payonce.bench.CommandBench "$@"; }
 
 # The ceiling (mode "ceiling") or the design reference (mode "design": payonce's own statements and
 # Redis calls) for $2 clients over $3 seconds, on orders seeded before (first id $4, count $5): one
@@ -123,7 +136,9 @@ bench_database_user $database
 log "starting payonce ($kind)"
 start_ms=$(date +%s%3N)
 (payonce_env $port && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
-    PAYONCE_DB_POOL_SIZE=${PAYONCE_DB_POOL_SIZE:-20} QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=$event_loops exec "${app[@]}") >"$out/app.log" 2>&1 &
+    PAYONCE_DB_POOL_SIZE=${PAYONCE_DB_POOL_SIZE:-20} QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=$event_loops \
+    PAYONCE_COMMANDS_QUEUE=$commands PAYONCE_EVENTS_EXCHANGE=payonce.bench.events PAYONCE_COMMANDS_PAY_SENDERS=guest \
+    PAYONCE_COMMANDS_IN_FLIGHT=$commands_in_flight exec "${app[@]}") >"$out/app.log" 2>&1 &
 app_pid=$!
 until curl -sf "$(management_url $port)/q/health/ready" >/dev/null 2>&1; do sleep 0.02; done
 startup_ms=$(( $(date +%s%3N) - start_ms ))
@@ -143,6 +158,11 @@ for i in "${!concurrencies[@]}"; do
     MODE=warmup CLIENTS=$c PAYS="$out/warmup-0$i" THREADS=$(( c < 2 ? 1 : 2 )) \
         wrk -t$(( c < 2 ? 1 : 2 )) -c"$c" -d${warmup_seconds}s -s bench/pay.lua "$url" >/dev/null
 done
+# The broker path warms up the same way: the consumer's own code, the replies' publishing and the client's.
+for c in "${concurrencies[@]}"; do
+    command_bench prepare $database 30000 "$out/command-warmup.txt"
+    command_bench commands "$out/command-warmup.txt" $commands "$c" $((warmup_seconds / 2)) >/dev/null
+done
 
 results="$out/results.tsv"
 : >"$results"
@@ -152,7 +172,7 @@ for c in "${concurrencies[@]}"; do
     # Ceiling, design reference and payonce alternate, so that what disturbs the machine disturbs
     # them alike; each measured on data seeded before it, so that seeding is not timed.
     for round in $(seq 1 $rounds); do
-        log "concurrency $c, round $round: ceiling, design reference, payonce"
+        log "concurrency $c, round $round: ceiling, design reference, payonce over HTTP and by command"
         first=$(bench seed-orders $database 60000 | tail -n 1)
         with_cpu "$c clients: ceiling, the minimal pay SQL (sysbench), round $round" \
             bash -c 'ceiling "$@"' ceiling ceiling "$c" $wrk_seconds "$first" 60000 >>"$results"
@@ -163,6 +183,10 @@ for c in "${concurrencies[@]}"; do
         with_cpu "$c clients: payonce, POST /orders/{id}/pay, round $round" \
             env MODE=pay CLIENTS="$c" PAYS="$out/pays-$c.txt" THREADS=$threads \
             wrk -t$threads -c"$c" -d${wrk_seconds}s -s bench/pay.lua "$url" >>"$results"
+        command_bench prepare $database 30000 "$out/commands-$c.txt"
+        with_cpu "$c in flight: payonce, pay commands through RabbitMQ, round $round" \
+            java -Xmx256m -XX:TieredStopAtLevel=1 -cp "$classpath" io.payonce.bench.CommandBench \
+            commands "$out/commands-$c.txt" $commands "$c" $wrk_seconds >>"$results"
     done
     log "concurrency $c: replays"
     # Replays: exactly the pays of the last round, again and again with their keys.
@@ -170,6 +194,15 @@ for c in "${concurrencies[@]}"; do
     with_cpu "$c clients: payonce, replays" env MODE=replay CLIENTS="$c" PAYS="$out/replays-$c.txt" THREADS=$threads \
         wrk -t$threads -c"$c" -d${wrk_seconds}s -s bench/pay.lua "$url" >>"$results"
 done
+# The outbox relay at the highest pay rate measured: the clients that reached it pay for twice as long
+# as a round while the age of the oldest unsent event is sampled.
+busiest=$(awk -F'\t' '$1 == "pay" {r[$2] += $5} END {for (c in r) if (r[c] > max) {max = r[c]; best = c}; print best}' "$results")
+log "outbox relay at $busiest clients"
+bench prepare $database 40000 "$out/pays-outbox.txt"
+bench outbox-lag $database $((2 * wrk_seconds)) >"$out/outbox-lag.tsv" &
+lag_pid=$!
+MODE=outbox CLIENTS="$busiest" PAYS="$out/pays-outbox.txt" THREADS=2 wrk -t2 -c"$busiest" -d$((2 * wrk_seconds))s -s bench/pay.lua "$url" >>"$results"
+wait $lag_pid
 log "redis-benchmark SET NX PX"
 redis_set=$(redis-benchmark -h 127.0.0.1 -q -n 200000 -c 32 -r 10000000 SET payonce:bench:__rand_int__ owner NX PX 5000 \
     | tr '\r' '\n' | awk '/requests per second/ {print $(NF-5)}' | tail -n 1)
@@ -183,9 +216,9 @@ for share in 25 50 75; do
 done
 
 # The report: tables from results.tsv, ratios side by side, and a plot.
-awk -F'\t' -v OFS='\t' '$1 == "ceiling" || $1 == "design" || $1 == "pay" || $1 == "replay" {print $2, $1, $5}' "$results" \
+awk -F'\t' -v OFS='\t' '$1 == "ceiling" || $1 == "design" || $1 == "pay" || $1 == "replay" || $1 == "command" {print $2, $1, $5}' "$results" \
     | awk -F'\t' '{v[$1][$2] += $3; k[$1][$2]++}
-        END {for (c in v) print c "\t" v[c]["ceiling"] / k[c]["ceiling"] "\t" v[c]["design"] / k[c]["design"] "\t" v[c]["pay"] / k[c]["pay"] "\t" v[c]["replay"] / k[c]["replay"]}' \
+        END {for (c in v) print c "\t" v[c]["ceiling"] / k[c]["ceiling"] "\t" v[c]["design"] / k[c]["design"] "\t" v[c]["pay"] / k[c]["pay"] "\t" v[c]["replay"] / k[c]["replay"] "\t" v[c]["command"] / k[c]["command"]}' \
     | sort -n >"$out/throughput.tsv"
 # First pays on the left axis, replays (several times faster) on the right one, so that the ceiling,
 # the design reference and payonce are not squeezed flat under the replays; the key below the plot.
@@ -205,6 +238,7 @@ set key outside below
 plot '$out/throughput.tsv' using 1:2 with linespoints lw 2 title 'ceiling: the minimal pay SQL (sysbench)', \
      '' using 1:3 with linespoints lw 2 title 'design reference: payonce statements and Redis calls (sysbench)', \
      '' using 1:4 with linespoints lw 2 title 'payonce: POST /orders/{id}/pay', \
+     '' using 1:6 with linespoints lw 2 title 'payonce: pay commands through RabbitMQ (same number in flight)', \
      '' using 1:5 axes x1y2 with linespoints lw 2 dt 2 title 'payonce: replays (right axis)'
 PLOT
 gnuplot "$out/throughput.gp"
@@ -246,6 +280,35 @@ gnuplot "$out/throughput.gp"
     echo
     echo "![throughput by concurrency]($plot)"
     echo
+    echo "## The broker path beside HTTP"
+    echo
+    echo "The same pays sent as pay commands to payonce's queue (bench/java/io/payonce/bench/CommandBench.java: persistent,"
+    echo "signed by the broker's loopback user, keyed by message-id, each replied to a reply queue of the generator's own),"
+    echo "in a closed loop that keeps as many commands in flight as wrk keeps connections, for the same ${wrk_seconds} s, alternating"
+    echo "with the HTTP pays in every round. payonce runs with PAYONCE_COMMANDS_IN_FLIGHT=$commands_in_flight, so that the generator"
+    echo "decides how many are in flight. A command counts when its reply has come: after its transaction committed, its"
+    echo "reply was confirmed by the broker and the command acked. CPU per pay is payonce's, after the warm-up, from the CPU"
+    echo "table below; the broker's own CPU is beside it there. The generator is a Java program (the RabbitMQ client), not"
+    echo "a C one like wrk: its CPU per command, in the load generator column, is taken from the same two cores."
+    echo
+    echo "Targets: commands per second at least 0.8 of HTTP pays per second, and payonce's CPU per command at most 1.2 of"
+    echo "its CPU per HTTP pay, at each number in flight."
+    echo
+    echo "| in flight | HTTP pays /s | commands /s | commands / HTTP | target | payonce ms per HTTP pay | per command | command / HTTP | target | command p50 / p99 / p99.9 ms |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+    awk -F'\t' -v rounds="$rounds" '
+        FNR == NR {split($1, words, " "); c = words[1]
+                   if ($1 ~ /payonce, POST/) {http[c] += $2 / rounds}
+                   if ($1 ~ /pay commands/) {cmd[c] += $2 / rounds}
+                   next}
+        $1 == "pay" {pays[$2] += $5 / rounds}
+        $1 == "command" {commands[$2] += $5 / rounds; lat[$2] = $6 " / " $7 " / " $8}
+        END {n = split("'"${concurrencies[*]}"'", cs, " ")
+             for (i = 1; i <= n; i++) {c = cs[i]; rate = commands[c] / pays[c]; cpu = cmd[c] / http[c]
+                 printf "| %d | %.0f | %.0f | %.2f | %s | %.2f | %.2f | %.2f | %s | %s |\n", c, pays[c], commands[c], rate,
+                     (rate >= 0.8 ? "met" : "short") " (0.8)", http[c], cmd[c], cpu, (cpu <= 1.2 ? "met" : "short") " (1.2)", lat[c]}}' \
+        "$out/cpu.tsv" "$results"
+    echo
     echo "## Where the CPU goes"
     echo
     echo "payonce is driven by wrk and the references by sysbench, both C load generators (bench/pay.lua, bench/ceiling.lua),"
@@ -255,10 +318,10 @@ gnuplot "$out/throughput.gp"
     echo "generator; the statements MariaDB executed per payment (its Questions counter); and the pays that went on"
     echo "without the Redis lock (payonce_lock_degraded_total), which must be 0:"
     echo
-    echo "| run | payonce ms | MariaDB ms | Redis ms | load generator ms | statements | pays without the lock |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| run | payonce ms | MariaDB ms | Redis ms | load generator ms | RabbitMQ ms | statements | bytes MariaDB sent | pays without the lock |"
+    echo "|---|---|---|---|---|---|---|---|---|"
     awk -F'\t' '{s = $1 ~ /sysbench/; c = $1 ~ /ceiling/
-        printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, (s ? "-" : $2), $3, (c ? "-" : $4), $5, $6, (s ? "-" : $7)}' "$out/cpu.tsv"
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, (s ? "-" : $2), $3, (c ? "-" : $4), $5, $8, $6, $9, (s ? "-" : $7)}' "$out/cpu.tsv"
     echo
     echo "How to read it: the two cores are shared by the database, Redis, payonce and the generator, so throughput is"
     echo "about 2 cores divided by the CPU one payment costs. The ceiling pays for MariaDB and sysbench. The design"
@@ -302,6 +365,17 @@ gnuplot "$out/throughput.gp"
         fi
         echo
     done
+    echo "## The outbox relay at the highest pay rate"
+    echo
+    awk -F'\t' -v relay="$(cat "$out/outbox-lag.tsv")" '$1 == "outbox" {
+        split(relay, lag, "\t")
+        printf "%d clients paid %.0f times a second for %.0f s (the concurrency that reached the highest rate above). The age\n", $2, $5, $4
+        printf "of the oldest unsent event, sampled every 100 ms by the database clock (%d samples): median %d ms, p99 %d ms,\n", lag[2], lag[3], lag[4]
+        printf "maximum %d ms; %d events were unsent at the end. Target: under 2,000 ms throughout (%s).\n", lag[5], lag[6], (lag[5] < 2000 ? "met" : "short")
+    }' "$results"
+    echo "The relay runs every second (payonce.outbox.relay-every) and publishes to the run's own exchange, payonce.bench.events,"
+    echo "with no queue bound to it: the broker confirms each event without storing it, so a bound queue's cost is not here."
+    echo
     echo "## Duplicate storm: 1,000 identical pays at once"
     echo
     awk -F'\t' '$1 == "storm" {

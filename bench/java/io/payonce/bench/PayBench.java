@@ -42,6 +42,7 @@ import java.util.concurrent.locks.LockSupport;
  *   prepare   <database> <payments> <pays-out>                fresh orders and keys as lines for bench/pay.lua (wrk)
  *   storm     <database> <url> <copies>                       that many identical pays at once
  *   rate      <database> <url> <per-second> <seconds>         open loop: latency from the intended send time
+ *   outbox-lag <database> <seconds>                           how long the oldest unsent event has waited, sampled
  */
 
 public final class PayBench {
@@ -63,6 +64,7 @@ public final class PayBench {
             case "prepare" -> prepare(args[1], Integer.parseInt(args[2]), Path.of(args[3]));
             case "storm" -> storm(args[1], args[2], Integer.parseInt(args[3]));
             case "rate" -> rate(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+            case "outbox-lag" -> outboxLag(args[1], Integer.parseInt(args[2]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -227,6 +229,30 @@ public final class PayBench {
         senders.shutdown();
         senders.awaitTermination(seconds + 120, TimeUnit.SECONDS);
         report("rate-" + perSecond, perSecond, latencies, System.nanoTime() - started, statuses);
+    }
+
+    /**
+     * Every 100 ms for {@code seconds}, how long the oldest unsent event (parked ones aside: they wait
+     * for an operator) has waited, by the database's clock: one line, the samples' count, median, p99
+     * and maximum in milliseconds, and the unsent events left at the end.
+     */
+    static void outboxLag(String database, int seconds) throws Exception {
+        long[] samples = new long[seconds * 10];
+        try (Connection db = connect(database); PreparedStatement oldest = db.prepareStatement(
+                "SELECT COALESCE(MAX(TIMESTAMPDIFF(MICROSECOND, created_at, NOW(6))), 0) FROM "
+                        + "(SELECT created_at FROM outbox_event WHERE sent_at IS NULL AND parked_at IS NULL ORDER BY id LIMIT 1) unsent")) {
+            for (int i = 0; i < samples.length; i++) {
+                try (ResultSet row = oldest.executeQuery()) {
+                    row.next();
+                    samples[i] = row.getLong(1) * 1000;
+                }
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
+        }
+        long[] sorted = samples.clone();
+        Arrays.sort(sorted);
+        System.out.printf("outbox-lag\t%d\t%.0f\t%.0f\t%.0f\t%d%n", samples.length, ms(sorted, 0.50), ms(sorted, 0.99),
+                sorted[sorted.length - 1] / 1e6, count(database, "SELECT COUNT(*) FROM outbox_event WHERE sent_at IS NULL AND parked_at IS NULL"));
     }
 
     /** Questions (every statement the server ran) and commits, server-wide. */
