@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
 /**
  * Publishes to RabbitMQ and tells the caller how many of its messages, from the first on, the
@@ -114,6 +115,15 @@ public class ConfirmedPublisher {
     }
 
     /**
+     * Publishes {@code messages}, each on its own account, in one call: the item says, message by
+     * message, whether the broker confirmed it within the timeout. A failure means none was confirmed:
+     * the broker is away, or did not answer in time.
+     */
+    public Uni<List<Boolean>> publishEach(List<Outgoing> messages) {
+        return vertx.executeBlocking(() -> publishAndConfirmEach(messages), false);
+    }
+
+    /**
      * How many of a call's messages, from the first on, were confirmed, of how many; and, if the
      * broker refused one of the rest, its reason: the broker closed the channel on the first unconfirmed
      * one or one behind it. Null when the rest were merely not confirmed: not in time, or nacked.
@@ -127,6 +137,28 @@ public class ConfirmedPublisher {
     }
 
     private Confirmed publishAndConfirm(String ownExchange, List<Outgoing> messages) throws InterruptedException {
+        return onChannel(ownExchange, channel -> channel.publishAll(messages, TIMEOUT),
+                confirmed -> confirmed.count() == messages.size(), confirmed -> confirmed.count() == 0 && !confirmed.refused());
+    }
+
+    private List<Boolean> publishAndConfirmEach(List<Outgoing> messages) throws InterruptedException {
+        return onChannel(null, channel -> channel.publishEach(messages, TIMEOUT), confirmed -> !confirmed.contains(false),
+                confirmed -> !confirmed.contains(true));
+    }
+
+    /** A call on a confirm-mode channel, whose result says what the broker confirmed. */
+    private interface ChannelCall<T> {
+        T on(ConfirmingChannel channel) throws IOException, InterruptedException;
+    }
+
+    /**
+     * {@code call} on a pooled channel of the connection, or a new one, after declaring {@code ownExchange}
+     * if it is named. A channel goes back to the pool only when {@code everyConfirmed} says so: one with a
+     * message left unconfirmed could still deliver its late confirm to the next caller. A call of which
+     * {@code noneConfirmed} says nothing was confirmed, nor refused, fails, as one the broker did not answer.
+     */
+    private <T> T onChannel(String ownExchange, ChannelCall<T> call, Predicate<T> everyConfirmed, Predicate<T> noneConfirmed)
+            throws InterruptedException {
         if (blockedBecause != null) {
             throw new NotConfirmed("the broker blocks publishers: " + blockedBecause, null);
         }
@@ -138,13 +170,13 @@ public class ConfirmedPublisher {
             if (ownExchange != null) {
                 channel.channel().exchangeDeclare(ownExchange, "topic", true);
             }
-            Confirmed confirmed = channel.publishAll(messages, TIMEOUT);
-            if (confirmed.count() < messages.size()) {
-                channel.abort();
-            } else {
+            T confirmed = call.on(channel);
+            if (everyConfirmed.test(confirmed)) {
                 idle.add(channel);
+            } else {
+                channel.abort();
             }
-            if (confirmed.count() == 0 && !confirmed.refused()) {
+            if (noneConfirmed.test(confirmed)) {
                 throw notConfirmedInTime();
             }
             return confirmed;

@@ -14,6 +14,7 @@ import java.util.NavigableSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.IntStream;
 
 /**
  * A channel in confirm mode that knows which of its messages the broker acked, so that a caller
@@ -57,6 +58,44 @@ final class ConfirmingChannel implements ConfirmListener {
      */
     ConfirmedPublisher.Confirmed publishAll(List<ConfirmedPublisher.Outgoing> messages, Duration timeout)
             throws IOException, InterruptedException {
+        Sent sent = send(messages, timeout);
+        int confirmed = 0;
+        while (confirmed < messages.size() && sent.acked(confirmed)) {
+            confirmed++;
+        }
+        return new ConfirmedPublisher.Confirmed(confirmed, messages.size(), sent.refusal());
+    }
+
+    /**
+     * Publishes in order and waits up to {@code timeout}; answers, message by message, whether the
+     * broker acked it: messages that are nothing to each other (replies to different senders), each
+     * confirmed or not on its own account. A refusal leaves those the broker acked before it confirmed.
+     */
+    List<Boolean> publishEach(List<ConfirmedPublisher.Outgoing> messages, Duration timeout) throws IOException, InterruptedException {
+        Sent sent = send(messages, timeout);
+        return IntStream.range(0, messages.size()).mapToObj(sent::acked).toList();
+    }
+
+    /** A call's messages on the wire: their publish sequence numbers, and the broker's words if it refused one. */
+    private final class Sent {
+        private final long[] sequence;
+        private final String refusal;
+
+        Sent(long[] sequence, String refusal) {
+            this.sequence = sequence;
+            this.refusal = refusal;
+        }
+
+        boolean acked(int message) {
+            return Boolean.TRUE.equals(acked.get(sequence[message]));
+        }
+
+        String refusal() {
+            return refusal;
+        }
+    }
+
+    private Sent send(List<ConfirmedPublisher.Outgoing> messages, Duration timeout) throws IOException, InterruptedException {
         acked.clear();
         long[] sequence = new long[messages.size()];
         String refusal = null;
@@ -76,11 +115,7 @@ final class ConfirmingChannel implements ConfirmListener {
                 throw closed;
             }
         }
-        int confirmed = 0;
-        while (confirmed < sequence.length && Boolean.TRUE.equals(acked.get(sequence[confirmed]))) {
-            confirmed++;
-        }
-        return new ConfirmedPublisher.Confirmed(confirmed, messages.size(), refusal);
+        return new Sent(sequence, refusal);
     }
 
     /** The broker's words, when it closed the channel on a message it will never take; null when the channel ended otherwise. */

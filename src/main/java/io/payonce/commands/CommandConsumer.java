@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.AMQP;
 import io.payonce.auth.Caller;
 import io.payonce.broker.ConfirmedPublisher;
+import io.payonce.broker.GroupedPublisher;
 import io.payonce.config.PayonceConfig;
 import io.payonce.db.DependencyFailure;
 import io.payonce.errors.ApiException;
@@ -118,6 +119,7 @@ public class CommandConsumer {
     private final Payments payments;
     private final RefundService refunds;
     private final ConfirmedPublisher publisher;
+    private final GroupedPublisher replies;
     private final String deadLetterExchange;
     private final String deadLetterRoutingKey;
     private final Set<String> paySenders;
@@ -127,7 +129,7 @@ public class CommandConsumer {
     private final Draining draining;
 
     CommandConsumer(ObjectMapper json, Validator validator, IdempotencyGuard guard, Payments payments, RefundService refunds,
-                    ConfirmedPublisher publisher,
+                    ConfirmedPublisher publisher, GroupedPublisher replies,
                     @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".queue.name") String queue,
                     @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".dead-letter-exchange") String deadLetterExchange,
                     PayonceConfig config, PayonceMetrics metrics, Draining draining) {
@@ -137,6 +139,7 @@ public class CommandConsumer {
         this.payments = payments;
         this.refunds = refunds;
         this.publisher = publisher;
+        this.replies = replies;
         this.deadLetterExchange = deadLetterExchange;
         this.deadLetterRoutingKey = queue;
         this.paySenders = config.commands().paySenders().orElse(Set.of());
@@ -376,7 +379,11 @@ public class CommandConsumer {
                 .onFailure(ConfirmedPublisher.NotConfirmed.class).recoverWithUni(unreplied -> unreplied(message, amqp, unreplied));
     }
 
-    /** The reply, identical on every redelivery but for the repeat marker, under the command's correlation id. */
+    /**
+     * The reply, identical on every redelivery but for the repeat marker, under the command's
+     * correlation id; it leaves with the replies of the other commands in hand, each confirmed on its
+     * own account ({@link GroupedPublisher}).
+     */
     private Uni<Void> reply(IncomingRabbitMQMetadata amqp, Answer answer) {
         if (amqp.getReplyTo().isEmpty()) {
             return Uni.createFrom().voidItem();
@@ -392,7 +399,7 @@ public class CommandConsumer {
                 .deliveryMode(ConfirmedPublisher.PERSISTENT)
                 .build();
         byte[] body = answer.bodyJson(json).getBytes(StandardCharsets.UTF_8);
-        return publisher.publish(new ConfirmedPublisher.Outgoing(DEFAULT_EXCHANGE, amqp.getReplyTo().get(), properties, body));
+        return replies.publish(new ConfirmedPublisher.Outgoing(DEFAULT_EXCHANGE, amqp.getReplyTo().get(), properties, body));
     }
 
     /**

@@ -31,7 +31,7 @@ final class SettledMessages {
 
     final List<String> settled = new CopyOnWriteArrayList<>();
 
-    final CommandConsumer consumer = new CommandConsumer(new ObjectMapper(), null, null, null, null, null, "commands", "commands.dlx",
+    final CommandConsumer consumer = new CommandConsumer(new ObjectMapper(), null, null, null, null, null, null, "commands", "commands.dlx",
             noSenders(), new PayonceMetrics(new SimpleMeterRegistry()), new Draining(Optional.of(Duration.ofSeconds(1))));
 
     /** A message whose ack and nack are written down in {@link #settled}. */

@@ -63,6 +63,7 @@ class GracefulShutdownIT {
      */
     private static final String COMMANDS = Broker.COMMANDS + ".shutdown";
     private static final int PAYS = 20;
+    private static final int COMMANDS_IN_FLIGHT = 2;
     private static final Duration LATE_PAY_EVERY = Duration.ofMillis(150);
     /**
      * The delay and half a second of the drain. Not until the listener closes: Quarkus waits for the
@@ -147,32 +148,45 @@ class GracefulShutdownIT {
     }
 
     /**
-     * A pay command alone in flight: no HTTP request holds the stop, so the delay over, only the
-     * consumer's own drain keeps the pool and the broker open until the command is paid, replied and acked.
+     * Two pay commands in flight, each on a consumer of the instance, and no HTTP request: nothing
+     * holds the stop but the consumers' own drain, which keeps the pool and the broker open until both
+     * commands are paid, replied and acked.
      */
     @Test
-    void sigtermFinishesTheCommandInHandAndAcksIt() throws Exception {
+    void sigtermFinishesTheCommandsInHandAndAcksThem() throws Exception {
         int port = FreePorts.next();
         start(port, FreePorts.next());
-        Payer byCommand = Payer.funded(port);
+        List<Payer> byCommand = List.of(Payer.funded(port), Payer.funded(port));
         broker = Broker.connect();
-        broker.awaitConsumer(COMMANDS, Duration.ofSeconds(30));
+        broker.awaitConsumers(COMMANDS, COMMANDS_IN_FLIGHT, Duration.ofSeconds(30));
         String replies = broker.replyQueue();
 
         proxy.slow(COMMAND_LATENCY);
-        String key = "cmd-" + UUID.randomUUID();
-        broker.sendPayTo(COMMANDS, key, replies, "shutdown", byCommand.userId(), byCommand.order());
-        awaitClaim(key);
+        List<String> keys = new ArrayList<>();
+        for (Payer payer : byCommand) {
+            String key = "cmd-" + UUID.randomUUID();
+            keys.add(key);
+            broker.sendPayTo(COMMANDS, key, replies, key, payer.userId(), payer.order());
+        }
+        for (String key : keys) {
+            awaitClaim(key);
+        }
         sigterm();
         assertTrue(instance.waitFor(45, TimeUnit.SECONDS), "the instance exits once drained");
 
-        GetResponse reply = broker.await(replies, message -> "shutdown".equals(message.getProps().getCorrelationId()), Duration.ofSeconds(5));
-        assertEquals(201, reply.getProps().getHeaders().get("x-payonce-status"), Broker.text(reply));
-        assertEquals(false, reply.getProps().getHeaders().get(Answer.REPLAYED_HEADER), "answered by the instance that stopped");
-        assertEquals(0, broker.messageCount(COMMANDS), "the command was acked, not left to be redelivered");
-        assertEquals(1, db.payments(byCommand.order()));
-        assertEquals("PAID", db.orderStatus(byCommand.order()));
-        assertEquals(BALANCE - AMOUNT, db.balance(byCommand.userId()));
+        List<GetResponse> answers = broker.awaitAll(replies, keys.size(), message -> keys.contains(message.getProps().getCorrelationId()),
+                Duration.ofSeconds(5));
+        for (int i = 0; i < keys.size(); i++) {
+            String key = keys.get(i);
+            GetResponse reply = answers.stream().filter(message -> key.equals(message.getProps().getCorrelationId())).findFirst().orElseThrow();
+            assertEquals(201, reply.getProps().getHeaders().get("x-payonce-status"), Broker.text(reply));
+            assertEquals(false, reply.getProps().getHeaders().get(Answer.REPLAYED_HEADER), "answered by the instance that stopped");
+            Payer payer = byCommand.get(i);
+            assertEquals(1, db.payments(payer.order()));
+            assertEquals("PAID", db.orderStatus(payer.order()));
+            assertEquals(BALANCE - AMOUNT, db.balance(payer.userId()));
+        }
+        assertEquals(0, broker.messageCount(COMMANDS), "both commands were acked, none left to be redelivered");
         assertMoneyInvariants();
     }
 
@@ -245,6 +259,7 @@ class GracefulShutdownIT {
                 .redirectOutput(Path.of("target", "graceful-shutdown-" + port + ".log").toFile());
         builder.environment().put("PAYONCE_TEST_DB_NAME", DATABASE);
         builder.environment().put("PAYONCE_COMMANDS_QUEUE", COMMANDS);
+        builder.environment().put("PAYONCE_COMMANDS_IN_FLIGHT", Integer.toString(COMMANDS_IN_FLIGHT));
         instance = builder.start();
         Await.until(() -> readiness(managementPort) == 200, Duration.ofSeconds(30), "the instance ready");
     }
