@@ -323,6 +323,14 @@ gnuplot "$out/throughput.gp"
     awk -F'\t' '{s = $1 ~ /sysbench/; c = $1 ~ /ceiling/
         printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, (s ? "-" : $2), $3, (c ? "-" : $4), $5, $8, $6, $9, (s ? "-" : $7)}' "$out/cpu.tsv"
     echo
+    echo "The bytes MariaDB sent per pay: payonce's are its reactive client's, the design reference's are sysbench's (libmariadb)"
+    echo "for the same statements. The difference is the result set's column definitions, which MariaDB sends again with"
+    echo "every execute of a prepared statement unless the client asked it to cache them (MariaDB's extended capability"
+    echo "MARIADB_CLIENT_CACHE_METADATA, 10.6 and later): libmariadb asks, and the Vert.x MySQL client payonce runs on has no"
+    echo "MariaDB extended capabilities at all (its CapabilitiesFlag class ends at CLIENT_OPTIONAL_RESULTSET_METADATA). Read from"
+    echo "the clients' code and the byte counts, not captured on the wire. Only a read returns columns: the joined read"
+    echo "before the lock is the one a pay sends; a client that caches metadata, or fewer columns in that read, would close it."
+    echo
     echo "How to read it: the two cores are shared by the database, Redis, payonce and the generator, so throughput is"
     echo "about 2 cores divided by the CPU one payment costs. The ceiling pays for MariaDB and sysbench. The design"
     echo "reference adds what payonce's design asks of the stores: the order read that checks the owner before the lock"
