@@ -56,6 +56,28 @@ class ConfirmingChannelTest {
         }
     }
 
+    /** Message by message, each counts as confirmed on its own account: a nack between two acks leaves both acked. */
+    @Test
+    void eachMessageIsConfirmedOrNotOnItsOwnAccount() throws Exception {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(System.getenv().getOrDefault("PAYONCE_RABBITMQ_HOST", "127.0.0.1"));
+        factory.setPort(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
+        String name = "payonce-test-each-" + UUID.randomUUID();
+        try (Connection connection = factory.newConnection()) {
+            Channel setup = connection.createChannel();
+            setup.queueDeclare(name + ".open", false, true, true, null);
+            setup.queueDeclare(name + ".full", false, true, true, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
+            ConfirmingChannel channel = ConfirmingChannel.on(null, connection);
+
+            List<String> queues = List.of(".open", ".full", ".open", ".full", ".open");
+            List<Boolean> confirmed = channel.publishEach(queues.stream()
+                    .map(queue -> new ConfirmedPublisher.Outgoing("", name + queue, new AMQP.BasicProperties(), new byte[10])).toList(), TIMEOUT);
+
+            assertEquals(List.of(true, false, true, false, true), confirmed);
+            assertEquals(3, setup.messageCount(name + ".open"));
+        }
+    }
+
     /**
      * The broker closes the channel on a message over its size limit, and the confirms of the messages
      * before it may be lost with the channel: the refusal names no message, only that one was refused
