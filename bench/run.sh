@@ -63,9 +63,6 @@ with_cpu() {
 source "$root/bench/app-env.sh"
 log() { printf '%s bench: %s\n' "$(date +%T)" "$*" >&2; }
 bench() { java -Xmx1g -cp "$classpath" io.payonce.bench.PayBench "$@"; }
-# The broker's load generator: a small heap and the client compiler alone, so that it starts and warms
-# cheaply beside payonce on the shared cores.
-command_bench() { java -Xmx256m -XX:TieredStopAtLevel=1 -cp "$classpath" io.payonce.bench.CommandBench "$@"; }
 
 # The ceiling (mode "ceiling") or the design reference (mode "design": payonce's own statements and
 # Redis calls) for $2 clients over $3 seconds, on orders seeded before (first id $4, count $5): one
@@ -130,6 +127,9 @@ if [ -n "${build_command:-}" ]; then
     [ $native = 0 ] || touch "$optimized_stamp"
 fi
 classpath=$(bench_classpath "$root")
+# The broker's load generator: a small heap and the client compiler alone, so that it starts and warms
+# cheaply beside payonce on the shared cores.
+command_bench=(java -Xmx256m -XX:TieredStopAtLevel=1 -cp "$classpath" io.payonce.bench.CommandBench)
 mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
 bench_database_user $database
 
@@ -160,8 +160,8 @@ for i in "${!concurrencies[@]}"; do
 done
 # The broker path warms up the same way: the consumer's own code, the replies' publishing and the client's.
 for c in "${concurrencies[@]}"; do
-    command_bench prepare $database 30000 "$out/command-warmup.txt"
-    command_bench commands "$out/command-warmup.txt" $commands "$c" $((warmup_seconds / 2)) >/dev/null
+    "${command_bench[@]}" prepare $database 30000 "$out/command-warmup.txt"
+    "${command_bench[@]}" commands "$out/command-warmup.txt" $commands "$c" $((warmup_seconds / 2)) >/dev/null
 done
 
 results="$out/results.tsv"
@@ -183,10 +183,9 @@ for c in "${concurrencies[@]}"; do
         with_cpu "$c clients: payonce, POST /orders/{id}/pay, round $round" \
             env MODE=pay CLIENTS="$c" PAYS="$out/pays-$c.txt" THREADS=$threads \
             wrk -t$threads -c"$c" -d${wrk_seconds}s -s bench/pay.lua "$url" >>"$results"
-        command_bench prepare $database 30000 "$out/commands-$c.txt"
+        "${command_bench[@]}" prepare $database 30000 "$out/commands-$c.txt"
         with_cpu "$c in flight: payonce, pay commands through RabbitMQ, round $round" \
-            java -Xmx256m -XX:TieredStopAtLevel=1 -cp "$classpath" io.payonce.bench.CommandBench \
-            commands "$out/commands-$c.txt" $commands "$c" $wrk_seconds >>"$results"
+            "${command_bench[@]}" commands "$out/commands-$c.txt" $commands "$c" $wrk_seconds >>"$results"
     done
     log "concurrency $c: replays"
     # Replays: exactly the pays of the last round, again and again with their keys.

@@ -82,12 +82,12 @@ class CardPayCommandTest {
             GetResponse first = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
             GetResponse again = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
 
-            assertEquals(201, status(first), Broker.text(first));
+            assertEquals(201, Replies.status(first), Broker.text(first));
             JsonPath paid = JsonPath.from(Broker.text(first));
             assertEquals("card", paid.getString("method"));
             assertEquals("SUCCEEDED", paid.getString("phase"));
             assertEquals(Broker.text(first), Broker.text(again), "the resend gets the first answer");
-            assertEquals(true, repeat(again));
+            assertEquals(true, Replies.repeat(again));
             String processorKey = buyer.processorKey(paid.getLong("paymentId"));
             assertEquals(1999, processor().chargeUnder(processorKey).amount());
             assertEquals(1, processor().chargeRequestsUnder(processorKey), "one request reached the processor");
@@ -105,7 +105,7 @@ class CardPayCommandTest {
 
             GetResponse declined = send(broker, buyer.key, replies, buyer.cardCommand("tok_decline_generic"));
 
-            assertEquals(402, status(declined), Broker.text(declined));
+            assertEquals(402, Replies.status(declined), Broker.text(declined));
             assertEquals("CARD_DECLINED", JsonPath.from(Broker.text(declined)).getString("code"));
             assertEquals("UNPAID", db.orderStatus(buyer.order), "the order can be paid again");
             Thread.sleep(2500); // time for a redelivery, had the command not been acked
@@ -123,12 +123,12 @@ class CardPayCommandTest {
 
             GetResponse accepted = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
 
-            assertEquals(202, status(accepted), Broker.text(accepted));
+            assertEquals(202, Replies.status(accepted), Broker.text(accepted));
             long payment = JsonPath.from(Broker.text(accepted)).getLong("paymentId");
             assertEquals("UNKNOWN", JsonPath.from(Broker.text(accepted)).getString("phase"));
             assertEquals("/payments/" + payment, String.valueOf(accepted.getProps().getHeaders().get(CommandConsumer.LOCATION_HEADER)));
             GetResponse resumed = sendUntilDefinite(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
-            assertEquals(201, status(resumed), Broker.text(resumed));
+            assertEquals(201, Replies.status(resumed), Broker.text(resumed));
             assertEquals(payment, JsonPath.from(Broker.text(resumed)).getLong("paymentId"), "the same payment, resumed");
             assertFalse(resumed.getProps().getHeaders().containsKey(CommandConsumer.LOCATION_HEADER), "only a 202 sends its sender elsewhere");
             String processorKey = buyer.processorKey(payment);
@@ -148,9 +148,9 @@ class CardPayCommandTest {
             GetResponse byMessage = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
 
             assertEquals(201, overHttp.statusCode(), overHttp.asString());
-            assertEquals(201, status(byMessage), Broker.text(byMessage));
+            assertEquals(201, Replies.status(byMessage), Broker.text(byMessage));
             assertEquals(overHttp.asString(), Broker.text(byMessage), "one key, one answer");
-            assertEquals(true, repeat(byMessage));
+            assertEquals(true, Replies.repeat(byMessage));
             assertChargedOnce(buyer, overHttp.jsonPath().getLong("paymentId"));
         }
     }
@@ -164,7 +164,7 @@ class CardPayCommandTest {
             GetResponse byMessage = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
             Response overHttp = buyer.payOverHttp(buyer.key, "tok_visa");
 
-            assertEquals(201, status(byMessage), Broker.text(byMessage));
+            assertEquals(201, Replies.status(byMessage), Broker.text(byMessage));
             assertEquals(201, overHttp.statusCode(), overHttp.asString());
             assertEquals(Broker.text(byMessage), overHttp.asString(), "one key, one answer");
             assertEquals("true", overHttp.header("Idempotent-Replayed"));
@@ -184,9 +184,9 @@ class CardPayCommandTest {
             GetResponse anotherCard = send(broker, buyer.key, replies, buyer.cardCommand("tok_mastercard"));
 
             assertEquals(201, byCard.statusCode(), byCard.asString());
-            assertEquals(422, status(fromTheBalance), Broker.text(fromTheBalance));
+            assertEquals(422, Replies.status(fromTheBalance), Broker.text(fromTheBalance));
             assertEquals("IDEMPOTENCY_KEY_REUSED", JsonPath.from(Broker.text(fromTheBalance)).getString("code"));
-            assertEquals(422, status(anotherCard), "the key is bound to the card token too: " + Broker.text(anotherCard));
+            assertEquals(422, Replies.status(anotherCard), "the key is bound to the card token too: " + Broker.text(anotherCard));
             assertEquals(1000, db.balance(buyer.userId), "the balance paid nothing");
         }
     }
@@ -230,14 +230,14 @@ class CardPayCommandTest {
             broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(buyer.key, replies, correlation), buyer.cardCommand("tok_visa"));
             GetResponse whileCharging = broker.await(replies, m -> correlation.equals(m.getProps().getCorrelationId()), WITHIN);
 
-            assertEquals(409, status(whileCharging), Broker.text(whileCharging));
+            assertEquals(409, Replies.status(whileCharging), Broker.text(whileCharging));
             assertEquals("PAYMENT_IN_PROGRESS", JsonPath.from(Broker.text(whileCharging)).getString("code"));
             Response firstAnswer = first.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
             assertEquals(202, firstAnswer.statusCode(), firstAnswer.asString());
             Thread.sleep(1500); // past the requeue pause: time for a second reply, had the command gone back to the queue
             assertEquals(0, broker.messageCount(replies), "acked: not requeued, no second reply");
             GetResponse later = sendUntilDefinite(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
-            assertEquals(201, status(later), Broker.text(later));
+            assertEquals(201, Replies.status(later), Broker.text(later));
             long payment = firstAnswer.jsonPath().getLong("paymentId");
             assertEquals(payment, JsonPath.from(Broker.text(later)).getLong("paymentId"), "the first pay's payment");
             assertChargedOnce(buyer, payment);
@@ -380,16 +380,8 @@ class CardPayCommandTest {
 
     /** As a patient sender: the same command under the same message-id again while the reply is a 202; fails after the recovery bound. */
     private static GetResponse sendUntilDefinite(Broker broker, String key, String replies, String body) throws Exception {
-        return Await.until(() -> send(broker, key, replies, body), reply -> status(reply) != 202, RECOVERY_BOUND,
+        return Await.until(() -> send(broker, key, replies, body), reply -> Replies.status(reply) != 202, RECOVERY_BOUND,
                 "a reply other than 202 to the command sent again");
-    }
-
-    private static int status(GetResponse reply) {
-        return ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue();
-    }
-
-    private static boolean repeat(GetResponse reply) {
-        return Boolean.TRUE.equals(reply.getProps().getHeaders().get("Idempotent-Replayed"));
     }
 
     private static ProcessorSimulator processor() {

@@ -56,7 +56,7 @@ class CardRefundCommandTest {
             GetResponse refunded = sendUntilDefinite(broker, key, replies, refund);
             GetResponse again = send(broker, key, replies, refund);
 
-            assertEquals(201, status(refunded), Broker.text(refunded));
+            assertEquals(201, Replies.status(refunded), Broker.text(refunded));
             JsonPath view = JsonPath.from(Broker.text(refunded));
             assertEquals("card", view.getString("method"));
             assertEquals("SUCCEEDED", view.getString("phase"));
@@ -78,12 +78,12 @@ class CardRefundCommandTest {
 
             GetResponse accepted = send(broker, key, replies, refund);
 
-            assertEquals(202, status(accepted), Broker.text(accepted));
+            assertEquals(202, Replies.status(accepted), Broker.text(accepted));
             long refundId = JsonPath.from(Broker.text(accepted)).getLong("refundId");
             assertEquals("UNKNOWN", JsonPath.from(Broker.text(accepted)).getString("phase"));
             assertEquals("/refunds/" + refundId, String.valueOf(accepted.getProps().getHeaders().get(CommandConsumer.LOCATION_HEADER)));
             GetResponse settled = sendUntilDefinite(broker, key, replies, refund);
-            assertEquals(201, status(settled), Broker.text(settled));
+            assertEquals(201, Replies.status(settled), Broker.text(settled));
             assertEquals(refundId, JsonPath.from(Broker.text(settled)).getLong("refundId"), "the same refund");
             assertEquals(1, processor().refundRequestsUnder(processorKey(refundId)), "looked up, never sent again");
             assertEquals("REFUNDED", db.orderStatus(order));
@@ -102,12 +102,8 @@ class CardRefundCommandTest {
 
     /** Sends the command again under its message-id while its reply is a 202 or a 409 to come back later. */
     private static GetResponse sendUntilDefinite(Broker broker, String key, String replies, String body) {
-        return Await.until(() -> send(broker, key, replies, body), reply -> status(reply) != 202 && status(reply) != 409, RECOVERY_BOUND,
+        return Await.until(() -> send(broker, key, replies, body), reply -> Replies.status(reply) != 202 && Replies.status(reply) != 409, RECOVERY_BOUND,
                 "a definite reply to the refund command sent again");
-    }
-
-    private static int status(GetResponse reply) {
-        return ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue();
     }
 
     private static String processorKey(long refund) {

@@ -53,10 +53,10 @@ class CommandTest {
             GetResponse first = send(broker, key, replies, Broker.payCommand(payer.userId(), payer.order()));
             GetResponse again = send(broker, key, replies, Broker.payCommand(payer.userId(), payer.order()));
 
-            assertEquals(201, status(first), Broker.text(first));
-            assertEquals(false, repeat(first));
+            assertEquals(201, Replies.status(first), Broker.text(first));
+            assertEquals(false, Replies.repeat(first));
             assertEquals(Broker.text(first), Broker.text(again), "the redelivery gets the first answer");
-            assertEquals(true, repeat(again));
+            assertEquals(true, Replies.repeat(again));
             assertEquals(1, db.payments(payer.order()));
             assertEquals(3800, db.balance(payer.userId()));
         }
@@ -82,10 +82,10 @@ class CommandTest {
 
             List<String> bodies = new ArrayList<>();
             httpAnswers.forEach(answer -> bodies.add(answer.statusCode() + " " + answer.asString()));
-            messageAnswers.forEach(answer -> bodies.add(status(answer) + " " + Broker.text(answer)));
+            messageAnswers.forEach(answer -> bodies.add(Replies.status(answer) + " " + Broker.text(answer)));
             assertEquals(1, bodies.stream().distinct().count(), "50 answers, one answer: " + bodies.stream().distinct().toList());
             long firsts = httpAnswers.stream().filter(a -> a.header("Idempotent-Replayed") == null).count()
-                    + messageAnswers.stream().filter(m -> !repeat(m)).count();
+                    + messageAnswers.stream().filter(m -> !Replies.repeat(m)).count();
             assertEquals(1, firsts, "one execution, 49 repeats");
             assertEquals(1, db.payments(payer.order()));
             assertEquals(3800, db.balance(payer.userId()));
@@ -102,9 +102,9 @@ class CommandTest {
             GetResponse refused = send(broker, key, replies, Broker.payCommand(payer.userId(), payer.order()));
             GetResponse stranger = send(broker, "msg-" + UUID.randomUUID(), replies, Broker.payCommand(Tokens.newUserId(), payer.order()));
 
-            assertEquals(402, status(refused), Broker.text(refused));
+            assertEquals(402, Replies.status(refused), Broker.text(refused));
             assertEquals("INSUFFICIENT_FUNDS", JsonPath.from(Broker.text(refused)).getString("code"));
-            assertEquals(404, status(stranger), "only the owner's order can be paid: " + Broker.text(stranger));
+            assertEquals(404, Replies.status(stranger), "only the owner's order can be paid: " + Broker.text(stranger));
             assertEquals(0, db.payments(payer.order()));
             // Past the one-second requeue on purpose: a command left unacked would have run and replied again.
             Thread.sleep(2500);
@@ -167,8 +167,8 @@ class CommandTest {
             GetResponse reused = send(broker, key, replies, Broker.payCommand(buyer.userId(), second));
             Response overHttp = Api.pay(buyer.bearer(), second, key);
 
-            assertEquals(201, status(paid), Broker.text(paid));
-            assertEquals(422, status(reused), Broker.text(reused));
+            assertEquals(201, Replies.status(paid), Broker.text(paid));
+            assertEquals(422, Replies.status(reused), Broker.text(reused));
             assertEquals("IDEMPOTENCY_KEY_REUSED", JsonPath.from(Broker.text(reused)).getString("code"));
             assertEquals(422, overHttp.statusCode(), "the message's key is the user's key over HTTP too: " + overHttp.asString());
             assertEquals(0, db.payments(second));
@@ -187,9 +187,9 @@ class CommandTest {
             GetResponse refunded = send(broker, key, replies, refund);
             GetResponse again = send(broker, key, replies, refund);
 
-            assertEquals(201, status(refunded), Broker.text(refunded));
+            assertEquals(201, Replies.status(refunded), Broker.text(refunded));
             assertEquals(Broker.text(refunded), Broker.text(again));
-            assertEquals(true, repeat(again));
+            assertEquals(true, Replies.repeat(again));
             assertEquals(4300, db.balance(payer.userId()));
         }
     }
@@ -202,15 +202,6 @@ class CommandTest {
 
     private static GetResponse withId(List<GetResponse> messages, String messageId) {
         return messages.stream().filter(m -> messageId.equals(m.getProps().getMessageId())).findFirst().orElseThrow();
-    }
-
-    private static int status(GetResponse reply) {
-        return ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue();
-    }
-
-    private static boolean repeat(GetResponse reply) {
-        Map<String, Object> headers = reply.getProps().getHeaders();
-        return Boolean.TRUE.equals(headers.get("Idempotent-Replayed"));
     }
 
     private static String reason(GetResponse deadLetter) {

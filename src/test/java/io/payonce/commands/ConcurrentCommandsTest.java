@@ -63,9 +63,9 @@ class ConcurrentCommandsTest {
             released.get();
             GetResponse waitingAnswer = broker.await(replies, m -> waitingKey.equals(m.getProps().getCorrelationId()), WITHIN);
 
-            assertEquals(201, status(nextAnswer), Broker.text(nextAnswer));
+            assertEquals(201, Replies.status(nextAnswer), Broker.text(nextAnswer));
             assertEquals(true, firstStillWaiting, "the second command was answered while the first waited on its row");
-            assertEquals(201, status(waitingAnswer), Broker.text(waitingAnswer));
+            assertEquals(201, Replies.status(waitingAnswer), Broker.text(waitingAnswer));
             assertEquals(3800, db.balance(waiting.userId()));
             assertEquals(4300, db.balance(next.userId()));
         }
@@ -87,18 +87,10 @@ class ConcurrentCommandsTest {
 
             // An order already paid answers a pay under another key with its one payment, marked as a repeat.
             assertEquals(1, answers.stream().map(Broker::text).distinct().count(), "one payment in every answer");
-            assertEquals(List.of(201), answers.stream().map(ConcurrentCommandsTest::status).distinct().toList());
-            assertEquals(1, answers.stream().filter(answer -> !repeat(answer)).count(), "one command paid, the others found it paid");
+            assertEquals(List.of(201), answers.stream().map(Replies::status).distinct().toList());
+            assertEquals(1, answers.stream().filter(answer -> !Replies.repeat(answer)).count(), "one command paid, the others found it paid");
             assertEquals(1, db.payments(payer.order()));
             assertEquals(48_800, db.balance(payer.userId()));
         }
-    }
-
-    private static int status(GetResponse reply) {
-        return ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue();
-    }
-
-    private static boolean repeat(GetResponse reply) {
-        return Boolean.TRUE.equals(reply.getProps().getHeaders().get("Idempotent-Replayed"));
     }
 }

@@ -57,7 +57,7 @@ class UnconfirmedReplyTest {
             Response overHttp = Api.pay(payer.bearer(), payer.order(), key);
 
             assertEquals(1, answers.size(), "the redelivery's reply, marked as a repeat");
-            assertEquals(201, status(answers.get(0)), Broker.text(answers.get(0)));
+            assertEquals(201, Replies.status(answers.get(0)), Broker.text(answers.get(0)));
             assertEquals(overHttp.asString(), Broker.text(answers.get(0)), "the key's one answer, by message and over HTTP");
             assertEquals(1, db.payments(payer.order()));
             assertEquals(3800, db.balance(payer.userId()));
@@ -81,7 +81,7 @@ class UnconfirmedReplyTest {
             List<GetResponse> answers = broker.awaitRepliesUntilRepeat(replies, key, WITHIN);
 
             assertEquals(1, answers.size(), "the redelivery's reply, marked as a repeat");
-            assertEquals(402, status(answers.get(0)), "the stored answer, not a fresh run: " + Broker.text(answers.get(0)));
+            assertEquals(402, Replies.status(answers.get(0)), "the stored answer, not a fresh run: " + Broker.text(answers.get(0)));
             assertEquals("INSUFFICIENT_FUNDS", JsonPath.from(Broker.text(answers.get(0))).getString("code"));
             assertEquals(0, db.payments(order));
             assertEquals(5100, db.balance(buyer.userId()));
@@ -100,9 +100,5 @@ class UnconfirmedReplyTest {
 
     private double requeued() {
         return meters.count("payonce.messages", "outcome", "requeued");
-    }
-
-    private static int status(GetResponse reply) {
-        return ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue();
     }
 }
