@@ -17,6 +17,14 @@
  * back and frees its locks, and the instance, resuming, finds its connection closed. The model runs
  * without the Redis pay lock, as payonce does when Redis is down; pay.pml checks the lock.
  *
+ * With -DPIPELINED a balance pay first tries its body pipelined (PipelinedBalancePay): the statements
+ * of a flight are sent before the replies of the earlier ones are known, so none of them branches on
+ * another's result; each reply is recorded, and only a gate that read them all sends the next flight
+ * or COMMIT. The server may end the transaction at any statement (a deadlock's victim, a Galera
+ * brute-force abort); the statements behind it still run, under autocommit=0 in a new implicit
+ * transaction that the gate's ROLLBACK ends. A body that is not as expected is rolled back and the
+ * pay runs the sequential transaction, which decides replays and refusals as before.
+ *
  * Each step names the method that implements it (io.payonce...). The broken variants (-D flags)
  * are in model/check.sh, each with the property it must break.
  */
@@ -50,6 +58,13 @@
 #define RETRY 409      /* IDEMPOTENCY_KEY_IN_USE, CARD_PAYMENT_PENDING, 503, a card's 202: not stored, send again */
 #define REFUSED 4091   /* ILLEGAL_TRANSITION, recorded: the order cannot be paid */
 
+/* a pipelined statement's reply */
+#define OK 0           /* as expected: a row written, one row changed */
+#define DUP 1          /* 1062: the statement alone refused */
+#define ZERO 2         /* no row changed */
+#define LOCK_WAIT 3    /* 1205: the statement alone rolled back */
+#define ABORTED 4      /* 1213: the server rolled the whole transaction back */
+
 /* --- MariaDB, committed --- */
 bool claimExists[KEYS];        /* idempotency_record (scope, key) */
 short claimAnswer[KEYS];       /* its answer; NO_ANSWER while PROCESSING */
@@ -78,6 +93,7 @@ byte debitsTx;
 byte depositsTx;
 
 /* --- ghosts --- */
+byte balancePayments = 0;      /* orders whose committed payment is BY_BALANCE */
 byte paidTimes[ORDERS];        /* commits that made the order PAID */
 bool refusedPayable = false;   /* a refusal stored for an order that could still be paid */
 short firstAnswer[KEYS];       /* the first definite answer each key got */
@@ -90,6 +106,14 @@ byte stalls = 0;
 #define MAX_STALLS 0
 #else
 #define MAX_STALLS 1
+#endif
+
+/* server aborts (deadlock victims, brute-force aborts), bounded like the stalls */
+byte aborts = 0;
+#ifdef PIPELINED
+#define MAX_ABORTS 1
+#else
+#define MAX_ABORTS 0
 #endif
 
 chan requests = [2] of { byte };
@@ -133,6 +157,11 @@ inline commit(me) {
             :: orderLock[k] == me ->
                 if
                 :: orderStatusTx[k] == PAID && orderStatus[k] != PAID -> paidTimes[k]++
+                :: else -> skip
+                fi;
+                if
+                :: payment[k] == BY_BALANCE && paymentTx[k] != BY_BALANCE -> balancePayments--
+                :: payment[k] != BY_BALANCE && paymentTx[k] == BY_BALANCE -> balancePayments++
                 :: else -> skip
                 fi;
                 orderStatus[k] = orderStatusTx[k]; payment[k] = paymentTx[k]; orderLock[k] = 0
@@ -316,11 +345,167 @@ inline stallHere(me) {
     fi
 }
 
+/*
+ * The pipelined body's statements (PipelinedBalancePay). Each may be the one at which the server
+ * ends the transaction (abortHere): it answers 1213 and the transaction's rows go. What a statement
+ * behind the abort does depends on the session: under autocommit=0 (PipelinedTransactions' pool)
+ * it opens a new implicit transaction that the gate's ROLLBACK ends; under BEGIN with autocommit=1
+ * (-DPIPELINE_UNDER_BEGIN, broken) it commits alone.
+ */
+inline abortHere(me) {
+    atomic { aborts < MAX_ABORTS -> aborts++; rollback(me); aborted = true; res = ABORTED }
+}
+
+/* The reply is read, never acted on until the gate; under BEGIN a statement behind an abort has already committed. */
+inline replied(me) {
+#ifdef PIPELINE_UNDER_BEGIN
+    if
+    :: aborted && res != ABORTED -> commit(me)
+    :: else -> skip
+    fi;
+#endif
+    happy = happy && res == OK
+}
+
+/* IdempotencyGuard.claim: the claim's INSERT, its 1062 read later */
+inline pipedClaim(me, key) {
+    if
+    :: abortHere(me)
+    :: atomic { claimLock[key] == 0 && !claimExists[key] -> claimLock[key] = me; claimAnswerTx[key] = NO_ANSWER; res = OK }
+    :: atomic { claimLock[key] == 0 && claimExists[key] -> res = DUP }
+    :: atomic { timesOut(claimLock[key]) -> res = LOCK_WAIT }
+    fi;
+    replied(me)
+}
+
+/* OrderRepository.compareAndSetStatus, sent whatever the claim answers */
+inline pipedCompareAndSet(me, o) {
+    if
+    :: abortHere(me)
+    :: true ->
+        compareAndSetUnpaid(me, o, moved, waited, queued);
+        if
+        :: waited -> res = LOCK_WAIT; waited = false
+        :: !waited && moved -> orderStatusTx[o] = PAID; res = OK
+        :: !waited && !moved -> res = ZERO
+        fi
+    fi;
+    replied(me)
+}
+
+/* BalancePaymentRepository.insertPayment: UNIQUE(live_order_id), on the order's row (one lock in this model) */
+inline pipedPayment(me, o) {
+    if
+    :: abortHere(me)
+    :: orderLock[o] == me ->
+        if
+        :: paymentTx[o] == NONE -> paymentTx[o] = BY_BALANCE; res = OK
+        :: else -> res = DUP
+        fi
+    :: orderLock[o] != me ->
+        lockOrder(me, o, waited, queued);
+        if
+        :: waited -> res = LOCK_WAIT; waited = false
+        :: !waited && paymentTx[o] == NONE -> paymentTx[o] = BY_BALANCE; res = OK
+        :: !waited && paymentTx[o] != NONE -> res = DUP
+        fi
+    fi;
+    replied(me)
+}
+
+/* Ledger.takeIfCovered: the conditional debit alone; its ledger line is the next flight's, for it names the payment */
+inline pipedDebit(me) {
+    if
+    :: abortHere(me)
+    :: true ->
+        lockAccount(me, waited);
+        if
+        :: waited -> res = LOCK_WAIT; waited = false
+        :: !waited && balanceTx >= 1 -> balanceTx--; res = OK
+        :: !waited && balanceTx < 1 -> accountLock = 0; res = ZERO
+        fi
+    fi;
+    replied(me)
+}
+
+/* Ledger.book: the payment's ledger line (the ledger is written under the account's lock in this model) */
+inline pipedLedgerLine(me) {
+    if
+    :: abortHere(me)
+    :: accountLock == me -> debitsTx++; res = OK
+    :: accountLock != me ->
+        lockAccount(me, waited);
+        if
+        :: waited -> res = LOCK_WAIT; waited = false
+        :: !waited -> debitsTx++; res = OK
+        fi
+    fi;
+    replied(me)
+}
+
+/* IdempotencyGuard.settle: UPDATE ... SET status = 'DONE' WHERE ... AND status = 'PROCESSING' */
+inline pipedStore(me, key) {
+    if
+    :: abortHere(me)
+    :: claimLock[key] == me -> claimAnswerTx[key] = CREATED; res = OK
+    :: claimLock[key] != me -> res = ZERO
+    fi;
+    replied(me)
+}
+
+/* PipelinedTransactions.commit: COMMIT, whose own reply may be an abort (a Galera certification failure) */
+inline pipedCommit(me) {
+    if
+    :: abortHere(me)
+    :: true -> commit(me); res = OK
+    fi;
+    happy = happy && res == OK
+}
+
+/*
+ * PipelinedTransactions.commitIfExpected running PipelinedBalancePay: ROLLBACK | claim | CAS |
+ * pay_record | debit, then the gate; ledger line | outbox | stored answer, then the gate; COMMIT.
+ * A body not as expected is rolled back (ROLLBACK) and the pay goes on to the sequential
+ * transaction (IdempotencyGuard.run), a fresh one on the same key.
+ */
+inline pipelinedPay(me, key, o) {
+    happy = true;
+    aborted = false;
+    pipedClaim(me, key);
+    pipedCompareAndSet(me, o);
+    pipedPayment(me, o);
+    pipedDebit(me);
+#ifdef COMMIT_UNCHECKED
+    /* broken: the second flight and COMMIT sent without reading the first flight's replies */
+    pipedLedgerLine(me);
+    pipedStore(me, key);
+    pipedCommit(me);
+#else
+    if
+    :: happy ->
+        stallHere(me);
+        pipedLedgerLine(me);
+        pipedStore(me, key);
+        if
+        :: happy -> stallHere(me); pipedCommit(me)
+        :: else -> skip
+        fi
+    :: else -> skip
+    fi;
+#endif
+    if
+    :: happy -> answer = CREATED; goto reply
+    :: else -> rollback(me); atomic { aborted = false; moved = false; queued = false; res = OK }
+    fi
+}
+
 proctype Handler(byte me) {
     byte key, o, k;
     short answer, refusal;
     byte seen, found;
     bool waited, moved, queued, card;
+    bool happy, aborted;
+    byte res;
 end_idle:
     do
     :: requests ? key ->
@@ -333,6 +518,12 @@ end_idle:
         :: claimAnswer[key] != NO_ANSWER -> answer = claimAnswer[key]; goto reply
         :: else -> skip
         fi;
+#ifdef PIPELINED
+        if
+        :: !card -> pipelinedPay(me, key, o)
+        :: else -> skip
+        fi;
+#endif
         /* Transactions.inTransaction: IdempotencyGuard.run (a balance pay) or begin (a card pay) */
         claim(me, key, answer);
         if
@@ -378,7 +569,8 @@ stall:
         replies[key] ! NO_ANSWER;  /* the client's timeout */
         !stalled[me];              /* until the server ends the transaction */
 next:
-        atomic { key = 0; o = 0; answer = NO_ANSWER; refusal = NO_ANSWER; waited = false; moved = false; queued = false; card = false; seen = 0; found = 0 }
+        atomic { key = 0; o = 0; answer = NO_ANSWER; refusal = NO_ANSWER; waited = false; moved = false; queued = false; card = false; seen = 0; found = 0;
+                 happy = false; aborted = false; res = OK }
     od
 }
 
@@ -513,10 +705,12 @@ init {
 }
 
 /*
- * The money: the balance never goes below zero and always equals what came in less what went out;
- * each order is paid once, by one method; no refusal is stored for an order that could be paid.
+ * The money: the balance never goes below zero and always equals what came in less what went out,
+ * and what went out is one ledger line per balance payment; each order is paid once, by one method;
+ * no refusal is stored for an order that could be paid.
  */
-ltl money { [] (balance >= 0 && balance == START_BALANCE + deposits - debits && paidTimes[1] <= 1 && paidTimes[2] <= 1 && !refusedPayable) }
+ltl money { [] (balance >= 0 && balance == START_BALANCE + deposits - debits && debits == balancePayments
+                && paidTimes[1] <= 1 && paidTimes[2] <= 1 && !refusedPayable) }
 
 /* Two parts of it on their own, so that a broken variant's counterexample names what it broke. */
 ltl covered { [] (balance >= 0) }

@@ -29,6 +29,21 @@ public class Ledger {
                 : explainRefusal(tx, userId, currency, amount));
     }
 
+    /**
+     * The debit alone, for a body sent pipelined (io.payonce.payment.balance.PipelinedBalancePay):
+     * true when the account held enough and was debited. Its ledger line names the payment, whose id
+     * is known only from a reply, so it is {@link #book}ed in the next flight of the same
+     * transaction, which commits only if both were written.
+     */
+    public Uni<Boolean> takeIfCovered(SqlClient tx, String userId, String currency, long amount) {
+        return accounts.debit(tx, userId, currency, amount);
+    }
+
+    /** The ledger line of a change {@link #takeIfCovered} made in this transaction. */
+    public Uni<Void> book(SqlClient tx, String userId, long delta, EntryType type, String refId) {
+        return append(tx, userId, delta, type, refId);
+    }
+
     /** Adds {@code amount} to the account, or fails with 404 or 409 and adds nothing. */
     public Uni<Void> credit(SqlClient tx, String userId, String currency, long amount, EntryType type, String refId) {
         return accounts.credit(tx, userId, currency, amount).flatMap(credited -> credited

@@ -268,6 +268,15 @@ public interface PayonceConfig {
          */
         @WithDefault("false")
         boolean timesStoredInUtc();
+
+        /**
+         * Whether a first balance pay sends its transaction's statements pipelined, in a few round
+         * trips (io.payonce.db.PipelinedTransactions), on a second pool of as many connections as the
+         * first. Off, every pay runs one statement at a time, as it does behind a proxy that cannot
+         * pipeline or where the database cannot give each instance twice its pool's connections.
+         */
+        @WithDefault("true")
+        boolean pipelinedPay();
     }
 
     interface Processor {

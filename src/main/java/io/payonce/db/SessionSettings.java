@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
 
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The statements every connection runs before it may serve a request:
@@ -30,16 +31,40 @@ public record SessionSettings(List<String> mariaDb, List<String> mySql) {
     private static final String READ_COMMITTED = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED";
     /** An offset, not a zone name: the server needs no time zone tables for it. */
     private static final String UTC = "SET SESSION time_zone = '+00:00'";
+    private static final String LOCK_WAIT = "SET SESSION innodb_lock_wait_timeout = ";
+    private static final String AUTOCOMMIT_OFF = "SET SESSION autocommit = 0";
 
     public static SessionSettings of(PayonceConfig.Database config) {
-        String lockWait = "SET SESSION innodb_lock_wait_timeout = " + config.lockWaitTimeoutSeconds();
+        return withLockWait(config, config.lockWaitTimeoutSeconds(), config.lockWaitTimeoutSeconds());
+    }
+
+    /**
+     * For {@link PipelinedTransactions}' connections: {@code autocommit = 0}, so that a statement
+     * sent behind one that the server aborted (a deadlock's victim) opens a new implicit transaction,
+     * which the body's ROLLBACK ends, instead of committing alone as it would after a BEGIN with
+     * autocommit on; and no lock wait (MySQL's shortest, 1 s, where 0 is not allowed), so that a
+     * pipelined body never queues behind a busy row with more statements sent behind the one that
+     * waits: the first wait fails it, and the pay goes on one statement at a time, where waiting is
+     * cheap and bounded. COMMIT and ROLLBACK leave no transaction open, so the idle transaction
+     * bound does not touch an idle connection.
+     */
+    static SessionSettings forPipelining(PayonceConfig.Database config) {
+        SessionSettings settings = withLockWait(config, 0, 1);
+        return new SessionSettings(append(settings.mariaDb, AUTOCOMMIT_OFF), append(settings.mySql, AUTOCOMMIT_OFF));
+    }
+
+    private static SessionSettings withLockWait(PayonceConfig.Database config, int mariaDbSeconds, int mySqlSeconds) {
         return new SessionSettings(
-                List.of(READ_COMMITTED, UTC, lockWait,
+                List.of(READ_COMMITTED, UTC, LOCK_WAIT + mariaDbSeconds,
                         "SET SESSION max_statement_time = " + config.statementTimeoutSeconds(),
                         "SET SESSION idle_transaction_timeout = " + config.idleTransactionTimeoutSeconds()),
-                List.of(READ_COMMITTED, UTC, lockWait,
+                List.of(READ_COMMITTED, UTC, LOCK_WAIT + mySqlSeconds,
                         "SET SESSION max_execution_time = " + config.statementTimeoutSeconds() * 1000,
                         "SET SESSION wait_timeout = " + config.idleTransactionTimeoutSeconds()));
+    }
+
+    private static List<String> append(List<String> statements, String last) {
+        return Stream.concat(statements.stream(), Stream.of(last)).toList();
     }
 
     /** Runs the statements for the server behind {@code connection}, one after the other; fails at the first that fails. */

@@ -14,6 +14,7 @@ import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -29,17 +30,50 @@ public class SessionSettingsPoolCreator implements MySQLPoolCreator {
 
     private static final Logger LOG = Logger.getLogger(SessionSettingsPoolCreator.class);
 
+    /**
+     * How many statements a pipelined connection sends before it waits for a reply: the longest
+     * flight of the pay's pipelined body (ROLLBACK and four statements) fits.
+     */
+    static final int PIPELINING_LIMIT = 8;
+
     private final PayonceConfig config;
+    private volatile Pool pipelined;
 
     public SessionSettingsPoolCreator(PayonceConfig config) {
         this.config = config;
     }
 
+    /**
+     * The shared pool, and beside it, from the same servers and options, the pool of
+     * {@link PipelinedTransactions} unless {@code payonce.database.pipelined-pay} is off: pipelining,
+     * {@code autocommit = 0} and no lock wait exist only together, on connections no other code
+     * borrows. The pipelined pool takes no part in Vert.x's pool sharing, whatever
+     * {@code quarkus.datasource.reactive.shared} says: under the same name it would be the shared
+     * pool's connections, at autocommit=1, where a rolled-back body commits in parts. The shared
+     * pool's pipelining limit is 1 whatever
+     * {@code quarkus.datasource.reactive.mysql.pipelining-limit} says, so that a transaction begun
+     * with BEGIN ({@code withTransaction}) never has a statement sent behind one the server may
+     * abort; and no code that expects autocommit ever gets a connection where it is off (the pool
+     * resets nothing when a connection comes back).
+     */
     @Override
     public Pool create(Input input) {
         List<MySQLConnectOptions> servers = input.mySQLConnectOptionsList();
-        servers.forEach(server -> server.setIdleTimeout(clientBoundSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS));
+        servers.forEach(server -> server.setIdleTimeout(clientBoundSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS).setPipeliningLimit(1));
+        if (config.database().pipelinedPay()) {
+            pipelined = pool(input.vertx(), servers.stream().map(server -> new MySQLConnectOptions(server).setPipeliningLimit(PIPELINING_LIMIT)).toList(),
+                    new PoolOptions(input.poolOptions()).setShared(false), SessionSettings.forPipelining(config.database()));
+        }
         return pool(input.vertx(), servers, input.poolOptions(), SessionSettings.of(config.database()));
+    }
+
+    /**
+     * The pipelined pool, built by {@link #create} with {@code shared}: asking the shared pool for its
+     * delegate makes Quarkus build it, if nothing has yet. Empty when pipelined pays are off.
+     */
+    Optional<io.vertx.mutiny.sqlclient.Pool> pipelinedBeside(io.vertx.mutiny.sqlclient.Pool shared) {
+        shared.getDelegate();
+        return Optional.ofNullable(pipelined).map(io.vertx.mutiny.sqlclient.Pool::newInstance);
     }
 
     /**

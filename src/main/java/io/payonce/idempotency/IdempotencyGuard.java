@@ -92,9 +92,39 @@ public class IdempotencyGuard {
      * now: its key's stored answer answers it, or, while there is none, the turn's refusal.
      */
     public Uni<Answer> run(KeyedWrite write, Uni<Turn> turn, Function<SqlConnection, Uni<Answer>> work) {
+        return run(write, turn, Uni.createFrom().nullItem(), work);
+    }
+
+    /**
+     * Like {@link #run(KeyedWrite, Uni, Function)}, trying {@code pipelined} first once the turn is
+     * taken: the first run of the write with its claim and stored answer in it, sent in a few round
+     * trips ({@link io.payonce.db.PipelinedTransactions}), whose answer is the committed write's. Null
+     * from it means it committed nothing: a repeat, a refusal or a deadlock rolled it back, and the
+     * sequential transaction, a fresh one under the same key, decides the request as it always has.
+     */
+    public Uni<Answer> run(KeyedWrite write, Uni<Turn> turn, Uni<Answer> pipelined, Function<SqlConnection, Uni<Answer>> work) {
         return answered(write, turn.flatMap(now -> now.isTaken()
-                ? claimAndRun(write, work).eventually(now::giveBack)
+                ? pipelined.onItem().ifNull().switchTo(() -> claimAndRun(write, work)).eventually(now::giveBack)
                 : records.find(pool, write).map(record -> finishedAnswer(record, write)).onItem().ifNull().failWith(now.refusal())));
+    }
+
+    /**
+     * The claim as one statement, for a body sent pipelined: a twin's claim (1062) fails it, and the
+     * body, reading every reply before COMMIT, rolls back.
+     */
+    public Uni<Boolean> claim(SqlClient tx, KeyedWrite write) {
+        return records.claim(tx, write).replaceWith(Boolean.TRUE);
+    }
+
+    /**
+     * Stores the answer under the key this transaction claimed, for a body sent pipelined; null when
+     * no open claim of the key was there to complete, so that the body rolls back rather than
+     * commit a write without its answer.
+     */
+    public Uni<Answer> storeClaimed(SqlClient tx, KeyedWrite write, Answer answer) {
+        String body = answer.bodyJson(json);
+        return records.completeOpen(tx, write.scope(), write.key(), answer.status(), body, answer.location())
+                .map(completed -> completed ? answer.withJson(body) : null);
     }
 
     /**

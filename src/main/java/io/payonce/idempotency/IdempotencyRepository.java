@@ -86,6 +86,12 @@ class IdempotencyRepository {
         return tx.preparedQuery(COMPLETE).execute(Tuple.of(httpStatus, responseBody, location, scope, key.value())).replaceWithVoid();
     }
 
+    /** True when the open claim was completed: for a pipelined body, which reads every reply before COMMIT. */
+    Uni<Boolean> completeOpen(SqlClient tx, String scope, IdempotencyKey key, int httpStatus, String responseBody, String location) {
+        return tx.preparedQuery(COMPLETE).execute(Tuple.of(httpStatus, responseBody, location, scope, key.value()))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
     Uni<Void> answerForNow(SqlClient tx, String scope, IdempotencyKey key, int httpStatus, String responseBody, String location) {
         return tx.preparedQuery(ANSWER_FOR_NOW).execute(Tuple.of(httpStatus, responseBody, location, scope, key.value())).replaceWithVoid();
     }

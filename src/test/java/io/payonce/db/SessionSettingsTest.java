@@ -129,6 +129,11 @@ class SessionSettingsTest {
         public boolean timesStoredInUtc() {
             return false;
         }
+
+        @Override
+        public boolean pipelinedPay() {
+            return true;
+        }
     }
 
     private static <T> T await(CompletableFuture<T> future) throws Exception {

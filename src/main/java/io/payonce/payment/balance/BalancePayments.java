@@ -48,9 +48,10 @@ public class BalancePayments {
     private final Ledger ledger;
     private final Outbox outbox;
     private final PaidOrders paidOrders;
+    private final PipelinedBalancePay pipelined;
 
     BalancePayments(Pool pool, PayLock lock, IdempotencyGuard guard, OrderAccess access, OrderRepository orders,
-                   BalancePaymentRepository payments, Ledger ledger, Outbox outbox, PaidOrders paidOrders) {
+                   BalancePaymentRepository payments, Ledger ledger, Outbox outbox, PaidOrders paidOrders, PipelinedBalancePay pipelined) {
         this.pool = pool;
         this.lock = lock;
         this.guard = guard;
@@ -60,6 +61,7 @@ public class BalancePayments {
         this.ledger = ledger;
         this.outbox = outbox;
         this.paidOrders = paidOrders;
+        this.pipelined = pipelined;
     }
 
     /**
@@ -78,12 +80,14 @@ public class BalancePayments {
     /**
      * Under the order's pay lock, claim, compare-and-set, record, deduct and store in one
      * transaction; the guard claims and stores, and gives the lock back only once the transaction has
-     * committed or rolled back, even if the client has disconnected. The order as read before the
-     * lock is all this needs: its owner, amount and currency never change, and whether it may still
-     * be paid is the compare-and-set's to decide.
+     * committed or rolled back, even if the client has disconnected. The transaction is first sent
+     * pipelined ({@link PipelinedBalancePay}), which commits a first pay only; anything else it rolls
+     * back, and the same steps run one statement at a time below, deciding repeats and refusals.
+     * The order as read before the lock is all this needs: its owner, amount and currency never
+     * change, and whether it may still be paid is the compare-and-set's to decide.
      */
     private Uni<Answer> lockAndPay(Order order, KeyedWrite write) {
-        return guard.run(write, payLock(order), tx -> compareAndSetPaid(tx, order, write));
+        return guard.run(write, payLock(order), pipelined.pay(order, write), tx -> compareAndSetPaid(tx, order, write));
     }
 
     /**
@@ -121,7 +125,7 @@ public class BalancePayments {
     }
 
     /** A balance payment is SUCCEEDED from its first commit: there is no phase to wait for. */
-    private static PaymentView paidView(long paymentId, Order order) {
+    static PaymentView paidView(long paymentId, Order order) {
         return new PaymentView(paymentId, order.id(), order.amount(), order.currency(), PaymentMethod.BALANCE, PaymentPhase.SUCCEEDED);
     }
 }

@@ -1,0 +1,130 @@
+package io.payonce.db;
+
+import io.payonce.config.PayonceConfig;
+import io.payonce.db.PipelinedMeter.Outcome;
+import io.smallrye.mutiny.CompositeException;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.sqlclient.ClosedConnectionException;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * A transaction whose statements are sent in flights, each flight's statements back to back without
+ * waiting for the replies of the ones before, and committed only when every reply was as expected.
+ * Its connections come from their own pool ({@link SessionSettingsPoolCreator}), where pipelining is
+ * on, {@code autocommit} off and the lock wait 0 ({@link SessionSettings#forPipelining}): there is no
+ * BEGIN, so a statement sent behind one the server aborted (a deadlock's victim, a Galera
+ * brute-force abort) opens a new implicit transaction, which the ROLLBACK here ends, instead of
+ * committing alone. A statement-only error (1062, 1205, 1969) leaves the transaction open with the
+ * earlier rows in it, so COMMIT is sent only after a body has read every reply and found each as
+ * expected; a body that found anything else is rolled back. model/statements.pml checks this with
+ * {@code -DPIPELINED}, and its broken variants (BEGIN, and COMMIT sent unread) show what either
+ * mistake costs. Outcomes are counted by {@link PipelinedMeter}.
+ */
+@ApplicationScoped
+public class PipelinedTransactions {
+
+    private static final Logger LOG = Logger.getLogger(PipelinedTransactions.class);
+
+    private static final String COMMIT = "COMMIT";
+    private static final String ROLLBACK = "ROLLBACK";
+    private static final String KILL = "KILL CONNECTION_ID()";
+
+    private final Optional<Pool> pool;
+    private final PipelinedMeter meter;
+    private final Duration unansweredAfter;
+
+    PipelinedTransactions(SessionSettingsPoolCreator pools, Pool shared, PipelinedMeter meter, PayonceConfig config) {
+        this.pool = pools.pipelinedBeside(shared);
+        this.meter = meter;
+        this.unansweredAfter = Duration.ofSeconds(config.database().statementTimeoutSeconds() + config.database().idleTransactionTimeoutSeconds());
+    }
+
+    /**
+     * Runs {@code body} on a pipelined connection and commits it when it ends with an item. The body
+     * sends its flights and returns null when a reply was not what the first, plain run expects; a
+     * failed statement fails it. Either way the transaction is rolled back and this returns null:
+     * nothing of the body is committed, and the caller decides the request as it would without
+     * pipelining. So it does when no pipelined connection can be had, when pipelining is off
+     * ({@code payonce.database.pipelined-pay}), and when COMMIT itself fails (a Galera certification
+     * failure is a 1213 on COMMIT) or its reply is lost: the caller's own transaction then meets
+     * whatever did commit, as a retry after a lost connection does.
+     *
+     * <p>No time bound on the body: no statement here waits for a lock, the server bounds each
+     * statement and an idle transaction, and the connection's idle timeout drops a server gone
+     * silent, failing what was sent. Only the ROLLBACK and KILL sent after it are bounded, since the
+     * client never answers a command on a connection that closed in the meantime. So an attempt
+     * always ends, and the caller, who holds the order's pay lock across it, gives the lock back only
+     * after it has.
+     *
+     * <p>A ROLLBACK goes first, in the first flight, so that a transaction an earlier attempt could
+     * have left open on the connection is never committed by this one. A connection whose ROLLBACK
+     * fails is killed.
+     */
+    public <T> Uni<T> commitIfExpected(Function<SqlConnection, Uni<T>> body) {
+        if (pool.isEmpty()) {
+            return Uni.createFrom().nullItem();
+        }
+        return Uni.createFrom().deferred(() -> pool.get().withConnection(connection -> Uni.combine().all()
+                        .unis(connection.query(ROLLBACK).execute(), Uni.createFrom().deferred(() -> body.apply(connection)))
+                        .collectFailures()
+                        .with((cleared, result) -> result)
+                        .onItemOrFailure().transformToUni((result, failure) -> result != null && failure == null
+                                ? commit(connection, result)
+                                : rolledBack(connection, failure == null ? Outcome.DECLINED : Outcome.FAILED, failure))))
+                .onFailure().recoverWithItem(noConnection -> {
+                    LOG.debugf("No pipelined connection: %s", noConnection);
+                    meter.ended(Outcome.NO_CONNECTION);
+                    return null;
+                });
+    }
+
+    private <T> Uni<T> commit(SqlConnection connection, T result) {
+        return connection.query(COMMIT).execute()
+                .map(committed -> {
+                    meter.ended(Outcome.COMMITTED);
+                    return result;
+                })
+                .onFailure().recoverWithUni(failure -> rolledBack(connection, Outcome.COMMIT_FAILED, failure));
+    }
+
+    /**
+     * The body's replies are all read by now, so the ROLLBACK runs after the last of its statements.
+     * A connection found lost is not sent one: the server rolls back the transaction of a connection
+     * it lost (or, if it has not seen the loss, once the transaction has been idle for its bound),
+     * and the client never answers a command sent on a closed connection.
+     */
+    private <T> Uni<T> rolledBack(SqlConnection connection, Outcome outcome, Throwable failure) {
+        meter.ended(outcome);
+        if (failure != null) {
+            LOG.debugf("A pipelined transaction ended %s and is rolled back: %s", outcome.tag(), failure);
+        }
+        if (lost(failure)) {
+            return Uni.createFrom().nullItem();
+        }
+        return answered(connection.query(ROLLBACK).execute()).replaceWith((T) null)
+                .onFailure().recoverWithUni(unended -> killed(connection, unended));
+    }
+
+    /** KILL's own outcome changes nothing: if the connection lives on, the next body's leading ROLLBACK ends what it holds. */
+    private <T> Uni<T> killed(SqlConnection connection, Throwable unended) {
+        LOG.warnf("ROLLBACK failed on a pipelined connection, which is killed: %s", unended.toString());
+        return answered(connection.query(KILL).execute()).onItemOrFailure().transform((killed, failure) -> (T) null);
+    }
+
+    /** A command on a connection that closed in the meantime is never answered: bounded like any statement and idle transaction. */
+    private <T> Uni<T> answered(Uni<T> command) {
+        return command.ifNoItem().after(unansweredAfter).fail();
+    }
+
+    private static boolean lost(Throwable failure) {
+        return failure instanceof ClosedConnectionException
+                || failure instanceof CompositeException composite && composite.getCauses().stream().anyMatch(ClosedConnectionException.class::isInstance);
+    }
+}

@@ -1,0 +1,173 @@
+package io.payonce.payment.balance;
+
+import io.payonce.support.Api;
+import io.payonce.support.Buyer;
+import io.payonce.support.Buyer.Checkout;
+import io.payonce.support.Concurrently;
+import io.payonce.support.Database;
+import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Meters;
+import io.payonce.support.RowHolder;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The pay's body sent pipelined (PipelinedBalancePay under PipelinedTransactions), against the real
+ * MariaDB: whatever stops it in the middle, a busy row, too little money, an order paid already,
+ * nothing of it commits, and the sequential transaction then answers the request as it would have
+ * without pipelining. A deadlock in the middle of a body is PipelinedTransactionsTest's, and a
+ * COMMIT whose reply is lost PipelinedRoundTripsTest's.
+ */
+@QuarkusTest
+@ExtendWith(LedgerInvariants.class)
+class PipelinedPayTest {
+
+    private static final String PIPELINED = "payonce.pipelined.transactions";
+
+    private final Database db = Database.forTests();
+
+    @Inject
+    Meters meters;
+
+    /**
+     * Another session holds the account's row: the pipelined body's debit does not wait for it (no
+     * lock wait on the pipelined pool) but fails at once, with the claim, the compare-and-set and the
+     * payment sent before it still in the open transaction. Were COMMIT sent then, an order paid with
+     * no money taken would be committed, and its key stuck. It is rolled back, and the sequential
+     * transaction waits for the row and pays.
+     */
+    @Test
+    void aBusyRowFailsThePipelinedBodyAtOnceAndTheSequentialPayWaitsForIt() throws Exception {
+        Checkout payer = Buyer.withBalance(5000).checkout(1500);
+        double failedBefore = meters.count(PIPELINED, "outcome", "failed");
+
+        CompletableFuture<Void> held = RowHolder.holdAccountRow(db, payer.userId(), 500);
+        Response answer = payer.pay();
+        held.get(10, TimeUnit.SECONDS);
+
+        assertEquals(201, answer.statusCode(), answer.asString());
+        assertEquals(failedBefore + 1, meters.count(PIPELINED, "outcome", "failed"), "the pipelined body met the held row");
+        assertPaidOnce(payer, 3500);
+    }
+
+    /** The debit changes no row: the body is rolled back, and the sequential transaction records the 402. */
+    @Test
+    void tooLittleMoneyFoundByThePipelinedBodyCommitsNothingAndIsRecorded() {
+        Checkout payer = Buyer.withBalance(1000).checkout(1500);
+        double declinedBefore = meters.count(PIPELINED, "outcome", "declined");
+
+        Response answer = payer.pay();
+
+        assertEquals(declinedBefore + 1, meters.count(PIPELINED, "outcome", "declined"), "the pipelined body found too little money");
+        assertEquals(402, answer.statusCode(), answer.asString());
+        assertEquals("UNPAID", db.orderStatus(payer.order()));
+        assertEquals(0, db.payments(payer.order()));
+        assertEquals(1000, db.balance(payer.userId()));
+        assertEquals(1, db.entries(payer.userId()), "the deposit's line alone");
+        assertEquals(0, paymentEvents(payer));
+        assertEquals(402, payer.pay().statusCode(), "the refusal was stored and replays");
+    }
+
+    /**
+     * Twins of one key, other keys on the same order, and a second order on the same account that the
+     * balance cannot also cover, all at once: the first order is paid once and every answer about it
+     * names that payment; the second is refused.
+     */
+    @Test
+    void concurrentPaysOnOneOrderAndOneAccountPayOnce() throws Exception {
+        Buyer buyer = Buyer.withBalance(2000);
+        Checkout first = buyer.checkout(1500);
+        Checkout second = buyer.checkout(1500);
+        List<Response> answers = Concurrently.run(List.of(
+                first::pay, first::pay, first::pay,
+                () -> Api.pay(buyer.bearer(), first.order(), Api.newKey()),
+                () -> Api.pay(buyer.bearer(), first.order(), Api.newKey()),
+                second::pay));
+
+        Response refusal = answers.get(5);
+        List<Response> onFirst = answers.subList(0, 5).stream().filter(answer -> answer.statusCode() != 409).toList();
+        long paid = db.payments(first.order()) + db.payments(second.order());
+        assertEquals(1, paid, "one of the two orders was paid");
+        assertEquals(500, db.balance(buyer.userId()));
+        assertEquals(2, db.entries(buyer.userId()), "the deposit and one payment");
+        if (db.payments(first.order()) == 1) {
+            assertEquals(402, refusal.statusCode(), refusal.asString());
+            onFirst.forEach(answer -> assertEquals(201, answer.statusCode(), answer.asString()));
+            assertEquals(1, onFirst.stream().map(answer -> answer.jsonPath().getLong("paymentId")).distinct().count(), "one payment named");
+        } else {
+            assertEquals(201, refusal.statusCode(), refusal.asString());
+            onFirst.forEach(answer -> assertEquals(402, answer.statusCode(), answer.asString()));
+        }
+    }
+
+    /**
+     * Another key on a paid order: its pipelined body claims the new key, moves no order row, and its
+     * payment meets the order's live payment (1062 on pay_record), so it is rolled back, and the
+     * sequential transaction answers with the payment.
+     */
+    @Test
+    void anotherKeyOnAPaidOrderFailsThePipelinedBodyAtItsPaymentAndIsAnsweredWithThePayment() {
+        Checkout payer = Buyer.withBalance(5000).checkout(1500);
+        Response first = payer.pay();
+        double failedBefore = meters.count(PIPELINED, "outcome", "failed");
+
+        Response other = Api.pay(payer.bearer(), payer.order(), Api.newKey());
+
+        assertEquals(201, other.statusCode(), other.asString());
+        assertEquals(first.jsonPath().getLong("paymentId"), other.jsonPath().getLong("paymentId"));
+        assertEquals(failedBefore + 1, meters.count(PIPELINED, "outcome", "failed"), "the pipelined body's payment refused");
+        assertPaidOnce(payer, 3500);
+    }
+
+    /**
+     * Statements MariaDB executed per first pay, by its Questions counter (server-wide, so the run's
+     * jobs add a little; a body rolled back and sent again one statement at a time would make it 20):
+     * the joined read, then the body, with ROLLBACK where BEGIN was. As many as before; what changed
+     * is how often the instance waits for the database: 4 times (the read; claim, compare-and-set,
+     * payment and debit sent together; ledger line, event and answer together; COMMIT) where the
+     * sequential body waited 10 times. With the Redis lock and its release, a pay is 6 round trips
+     * instead of 12.
+     */
+    @Test
+    void aFirstPayTakesTheStatementsItTookBefore() {
+        Buyer buyer = Buyer.withBalance(100_000);
+        List<Checkout> checkouts = java.util.stream.IntStream.range(0, 20).mapToObj(i -> buyer.checkout(100)).toList();
+
+        double committedBefore = meters.count(PIPELINED, "outcome", "committed");
+        long before = status("Questions");
+        checkouts.forEach(checkout -> assertEquals(201, checkout.pay().statusCode()));
+        double perPay = (status("Questions") - before - 1) / (double) checkouts.size();
+
+        System.out.printf("statements per first pay: %.1f%n", perPay);
+        assertTrue(perPay >= 10 && perPay < 12, "statements per first pay: " + perPay);
+        assertEquals(committedBefore + checkouts.size(), meters.count(PIPELINED, "outcome", "committed"), "every one committed pipelined");
+    }
+
+    private void assertPaidOnce(Checkout payer, long balance) {
+        assertEquals("PAID", db.orderStatus(payer.order()));
+        assertEquals(1, db.payments(payer.order()));
+        assertEquals(balance, db.balance(payer.userId()));
+        assertEquals(2, db.entries(payer.userId()), "the deposit's line and the payment's");
+        assertEquals(1, paymentEvents(payer));
+        assertEquals("201", db.string("SELECT http_status FROM idempotency_record WHERE scope = ? AND idem_key = ?",
+                payer.userId(), payer.key()));
+    }
+
+    private long paymentEvents(Checkout payer) {
+        return db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ? AND event_type = 'payment.succeeded'", payer.userId());
+    }
+
+    private long status(String name) {
+        return Long.parseLong(db.string("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = ?", name));
+    }
+}
