@@ -95,6 +95,7 @@ verify statements-card-deadlock  statements.pml deadlock       clean -DCARD -DNO
 verify statements-pipelined      statements.pml money          clean -DPIPELINED -DONE_CLICK
 verify statements-pipelined-twins statements.pml money          clean -DPIPELINED -DNO_B
 verify statements-pipelined-stall statements.pml answers_a      clean -DLIVENESS -DNO_B -DPIPELINED
+verify statements-pipelined-card-liveness statements.pml answers clean -DLIVENESS -DCARD -DNO_B -DPIPELINED
 # Each broken variant, and the violation it must show.
 verify no-claim-in-transaction   pay.pml        answers        'acceptance cycle' -DONE_CLICK -DNO_CLAIM_IN_TX
 verify lock-released-by-anyone   pay.pml        safety         'assertion violated ((lockOwner==me)' -DONE_CLICK -DRELEASE_BY_ANYONE
@@ -107,6 +108,8 @@ verify pending-as-refusal        statements.pml refusals_true  'assertion violat
 verify payment-before-order      statements.pml refusals_true  'assertion violated  !( !( !(refusedPayable)))' -DCARD -DNO_STALL -DPAYMENT_BEFORE_ORDER
 verify pipelined-under-begin    statements.pml money          'assertion violated  !( !(((((((balance>=0)' -DPIPELINED -DPIPELINE_UNDER_BEGIN
 verify commit-unchecked          statements.pml money          'assertion violated  !( !(((((((balance>=0)' -DPIPELINED -DCOMMIT_UNCHECKED
+verify lost-commit-as-done       statements.pml money          'assertion violated ((answer!=201)||(orderStatus[' -DPIPELINED -DLOST_COMMIT_AS_DONE
+verify fresh-key-after-lost-commit statements.pml money        'assertion violated (answer==firstAnswer[key])' -DPIPELINED -DNO_B -DFRESH_KEY_AFTER_LOST_COMMIT
 verify no-stall-bound            statements.pml answers_a      'acceptance cycle' -DLIVENESS -DNO_B -DNO_STALL_BOUND
 verify key-per-delivery          broker.pml     once           'assertion violated  !( !(((debits<=1)&& !((declined&&orderPaid)))))' -DKEY_PER_DELIVERY
 verify owner-per-instance        lock.pml       own_lock       'assertion violated  !( !( !(stolen)))' -DOWNER_PER_INSTANCE

@@ -9,7 +9,8 @@
  *
  * The database: every row has its committed value and, while a transaction holds its lock, that
  * transaction's own value, which COMMIT publishes and ROLLBACK drops. A statement that needs a row
- * another transaction has locked waits for it, or gives up after innodb_lock_wait_timeout. A
+ * another transaction has locked waits for it, or gives up after innodb_lock_wait_timeout (a
+ * pipelined one, below, gives up at once). A
  * statement that reads without locking (findPayment, the order's status, the stored answer) reads
  * the latest committed value. A request's instance, or the one recording a card's outcome, may
  * stall holding its rows (paused, frozen, or gone with its connection half-open): the server's
@@ -20,10 +21,13 @@
  * With -DPIPELINED a balance pay first tries its body pipelined (PipelinedBalancePay): the statements
  * of a flight are sent before the replies of the earlier ones are known, so none of them branches on
  * another's result; each reply is recorded, and only a gate that read them all sends the next flight
- * or COMMIT. The server may end the transaction at any statement (a deadlock's victim, a Galera
- * brute-force abort); the statements behind it still run, under autocommit=0 in a new implicit
- * transaction that the gate's ROLLBACK ends. A body that is not as expected is rolled back and the
- * pay runs the sequential transaction, which decides replays and refusals as before.
+ * or COMMIT. Its statements never wait for a row (innodb_lock_wait_timeout = 0 on its pool): a row
+ * another transaction holds is 1205 at once. The server may end the transaction at any statement (a
+ * deadlock's victim, a Galera brute-force abort); the statements behind it still run, under
+ * autocommit=0 in a new implicit transaction that the gate's ROLLBACK ends. COMMIT's reply may be
+ * lost with the connection, whether the server committed or not. A body that is not as expected,
+ * or whose COMMIT failed, is rolled back and the pay runs the sequential transaction under the same
+ * key, which decides replays and refusals as before and meets whatever committed.
  *
  * Each step names the method that implements it (io.payonce...). The broken variants (-D flags)
  * are in model/check.sh, each with the property it must break.
@@ -32,7 +36,14 @@
 #define A 1            /* key 1: client A, order 1, from the balance; double-clicks */
 #define B 2            /* key 2: client B, order 2, from the balance */
 #define C 3            /* key 3: client C, order 1, by card */
+#ifdef FRESH_KEY_AFTER_LOST_COMMIT
+#define FRESH 4        /* broken: the key a pay takes after its pipelined COMMIT went unanswered */
+#define KEYS 5
+#define seqKey (fresh -> FRESH : key)
+#else
 #define KEYS 4
+#define seqKey key     /* the sequential transaction's key: the request's own */
+#endif
 #define ORDERS 3
 
 #define SETTLER 3      /* CardSettlement's transaction (the request, a retry or the recovery job) */
@@ -64,6 +75,7 @@
 #define ZERO 2         /* no row changed */
 #define LOCK_WAIT 3    /* 1205: the statement alone rolled back */
 #define ABORTED 4      /* 1213: the server rolled the whole transaction back */
+#define LOST 5         /* no reply: the connection dropped, whatever the server did */
 
 /* --- MariaDB, committed --- */
 bool claimExists[KEYS];        /* idempotency_record (scope, key) */
@@ -108,12 +120,15 @@ byte stalls = 0;
 #define MAX_STALLS 1
 #endif
 
-/* server aborts (deadlock victims, brute-force aborts), bounded like the stalls */
+/* server aborts (deadlock victims, brute-force aborts), and COMMITs whose reply is lost, bounded like the stalls */
 byte aborts = 0;
+byte lostCommits = 0;
 #ifdef PIPELINED
 #define MAX_ABORTS 1
+#define MAX_LOST_COMMITS 1
 #else
 #define MAX_ABORTS 0
+#define MAX_LOST_COMMITS 0
 #endif
 
 chan requests = [2] of { byte };
@@ -367,28 +382,42 @@ inline replied(me) {
     happy = happy && res == OK
 }
 
+/*
+ * A pipelined statement never waits for a row: PipelinedTransactions' pool sets
+ * innodb_lock_wait_timeout = 0, so a row another transaction holds, or that is granted next to the
+ * first in its queue, is 1205 at once, even in the liveness runs, and the pay falls back to the
+ * sequential transaction, which waits.
+ */
+#define orderFree(me, o) (orderLock[o] == 0 && (orderWaiter[o] == 0 || orderWaiter[o] == me))
+
 /* IdempotencyGuard.claim: the claim's INSERT, its 1062 read later */
 inline pipedClaim(me, key) {
     if
     :: abortHere(me)
-    :: atomic { claimLock[key] == 0 && !claimExists[key] -> claimLock[key] = me; claimAnswerTx[key] = NO_ANSWER; res = OK }
-    :: atomic { claimLock[key] == 0 && claimExists[key] -> res = DUP }
-    :: atomic { timesOut(claimLock[key]) -> res = LOCK_WAIT }
+    :: atomic {
+        if
+        :: claimLock[key] == 0 && !claimExists[key] -> claimLock[key] = me; claimAnswerTx[key] = NO_ANSWER; res = OK
+        :: claimLock[key] == 0 && claimExists[key] -> res = DUP
+        :: else -> res = LOCK_WAIT
+        fi }
     fi;
     replied(me)
 }
 
-/* OrderRepository.compareAndSetStatus, sent whatever the claim answers */
+/*
+ * OrderRepository.compareAndSetStatus, sent whatever the claim answers. A row that does not match
+ * is let go at once (READ COMMITTED): the statement never waited for it.
+ */
 inline pipedCompareAndSet(me, o) {
     if
     :: abortHere(me)
-    :: true ->
-        compareAndSetUnpaid(me, o, moved, waited, queued);
+    :: atomic {
         if
-        :: waited -> res = LOCK_WAIT; waited = false
-        :: !waited && moved -> orderStatusTx[o] = PAID; res = OK
-        :: !waited && !moved -> res = ZERO
-        fi
+        :: orderFree(me, o) && orderStatus[o] == UNPAID ->
+            orderLock[o] = me; orderStatusTx[o] = PAID; paymentTx[o] = payment[o]; res = OK
+        :: orderFree(me, o) && orderStatus[o] != UNPAID -> res = ZERO
+        :: else -> res = LOCK_WAIT
+        fi }
     fi;
     replied(me)
 }
@@ -397,18 +426,17 @@ inline pipedCompareAndSet(me, o) {
 inline pipedPayment(me, o) {
     if
     :: abortHere(me)
-    :: orderLock[o] == me ->
+    :: atomic {
         if
-        :: paymentTx[o] == NONE -> paymentTx[o] = BY_BALANCE; res = OK
-        :: else -> res = DUP
-        fi
-    :: orderLock[o] != me ->
-        lockOrder(me, o, waited, queued);
+        :: orderLock[o] != me && orderFree(me, o) ->
+            orderLock[o] = me; orderStatusTx[o] = orderStatus[o]; paymentTx[o] = payment[o]
+        :: else -> skip
+        fi;
         if
-        :: waited -> res = LOCK_WAIT; waited = false
-        :: !waited && paymentTx[o] == NONE -> paymentTx[o] = BY_BALANCE; res = OK
-        :: !waited && paymentTx[o] != NONE -> res = DUP
-        fi
+        :: orderLock[o] == me && paymentTx[o] == NONE -> paymentTx[o] = BY_BALANCE; res = OK
+        :: orderLock[o] == me && paymentTx[o] != NONE -> res = DUP
+        :: else -> res = LOCK_WAIT
+        fi }
     fi;
     replied(me)
 }
@@ -417,13 +445,13 @@ inline pipedPayment(me, o) {
 inline pipedDebit(me) {
     if
     :: abortHere(me)
-    :: true ->
-        lockAccount(me, waited);
+    :: atomic {
         if
-        :: waited -> res = LOCK_WAIT; waited = false
-        :: !waited && balanceTx >= 1 -> balanceTx--; res = OK
-        :: !waited && balanceTx < 1 -> accountLock = 0; res = ZERO
-        fi
+        :: accountLock == 0 && balance >= 1 ->
+            accountLock = me; balanceTx = balance - 1; debitsTx = debits; depositsTx = deposits; res = OK
+        :: accountLock == 0 && balance < 1 -> res = ZERO
+        :: else -> res = LOCK_WAIT
+        fi }
     fi;
     replied(me)
 }
@@ -432,13 +460,12 @@ inline pipedDebit(me) {
 inline pipedLedgerLine(me) {
     if
     :: abortHere(me)
-    :: accountLock == me -> debitsTx++; res = OK
-    :: accountLock != me ->
-        lockAccount(me, waited);
+    :: atomic {
         if
-        :: waited -> res = LOCK_WAIT; waited = false
-        :: !waited -> debitsTx++; res = OK
-        fi
+        :: accountLock == me -> debitsTx++; res = OK
+        :: accountLock == 0 -> accountLock = me; balanceTx = balance; debitsTx = debits + 1; depositsTx = deposits; res = OK
+        :: else -> res = LOCK_WAIT
+        fi }
     fi;
     replied(me)
 }
@@ -453,20 +480,37 @@ inline pipedStore(me, key) {
     replied(me)
 }
 
-/* PipelinedTransactions.commit: COMMIT, whose own reply may be an abort (a Galera certification failure) */
+/*
+ * PipelinedTransactions.commit: COMMIT, whose own reply may be an abort (a Galera certification
+ * failure), or may never come: the connection drops after COMMIT was sent, and the server has
+ * committed, or has not (COMMIT never reached it, and the closed session rolled back). The instance
+ * cannot tell which: it sees a failure, its ROLLBACK fails or finds nothing to end (rolledBack,
+ * killed), and the sequential transaction under the same key meets whatever committed.
+ */
 inline pipedCommit(me) {
     if
     :: abortHere(me)
-    :: true -> commit(me); res = OK
+    :: commit(me); res = OK
+    :: atomic { lostCommits < MAX_LOST_COMMITS -> lostCommits++;
+        if
+        :: commit(me)
+        :: rollback(me)
+        fi;
+        res = LOST }
     fi;
+#ifdef LOST_COMMIT_AS_DONE
+    /* broken: a COMMIT sent and never answered is taken as committed (only a 1213 is taken as rolled back) */
+    happy = happy && (res == OK || res == LOST)
+#else
     happy = happy && res == OK
+#endif
 }
 
 /*
  * PipelinedTransactions.commitIfExpected running PipelinedBalancePay: ROLLBACK | claim | CAS |
  * pay_record | debit, then the gate; ledger line | outbox | stored answer, then the gate; COMMIT.
- * A body not as expected is rolled back (ROLLBACK) and the pay goes on to the sequential
- * transaction (IdempotencyGuard.run), a fresh one on the same key.
+ * A body not as expected, or whose COMMIT failed, is rolled back (ROLLBACK) and the pay goes on
+ * to the sequential transaction (IdempotencyGuard.run), a fresh one on the same key.
  */
 inline pipelinedPay(me, key, o) {
     happy = true;
@@ -495,7 +539,12 @@ inline pipelinedPay(me, key, o) {
 #endif
     if
     :: happy -> answer = CREATED; goto reply
-    :: else -> rollback(me); atomic { aborted = false; moved = false; queued = false; res = OK }
+    :: else ->
+#ifdef FRESH_KEY_AFTER_LOST_COMMIT
+        /* broken: after a COMMIT with no reply, a new key, so as not to meet a claim the lost transaction may have left */
+        fresh = (res == LOST);
+#endif
+        rollback(me); atomic { aborted = false; res = OK }
     fi
 }
 
@@ -506,6 +555,9 @@ proctype Handler(byte me) {
     bool waited, moved, queued, card;
     bool happy, aborted;
     byte res;
+#ifdef FRESH_KEY_AFTER_LOST_COMMIT
+    bool fresh;
+#endif
 end_idle:
     do
     :: requests ? key ->
@@ -525,7 +577,7 @@ end_idle:
         fi;
 #endif
         /* Transactions.inTransaction: IdempotencyGuard.run (a balance pay) or begin (a card pay) */
-        claim(me, key, answer);
+        claim(me, seqKey, answer);
         if
         :: answer != NO_ANSWER -> goto reply
         :: else -> skip
@@ -547,17 +599,17 @@ end_idle:
             debit(me, answer, waited);
             if
             :: waited -> rollback(me); answer = RETRY; goto reply
-            :: answer == DECLINED -> rollback(me); stallHere(me); recordRefusal(me, key, answer); goto reply
+            :: answer == DECLINED -> rollback(me); stallHere(me); recordRefusal(me, seqKey, answer); goto reply
             :: else -> answer = CREATED
             fi;
             stallHere(me)
         :: answer == NO_ANSWER && card -> answer = RETRY           /* 202: the charge goes on after COMMIT */
-        :: answer == REFUSED -> rollback(me); recordRefusal(me, key, answer); goto reply
+        :: answer == REFUSED -> rollback(me); recordRefusal(me, seqKey, answer); goto reply
         :: answer == CREATED -> skip
         fi;
         /* IdempotencyGuard.store; a card pay's claim stays open for CardSettlement */
         if
-        :: answer != RETRY -> claimAnswerTx[key] = answer
+        :: answer != RETRY -> claimAnswerTx[seqKey] = answer
         :: else -> skip
         fi;
         commit(me);
@@ -571,6 +623,9 @@ stall:
 next:
         atomic { key = 0; o = 0; answer = NO_ANSWER; refusal = NO_ANSWER; waited = false; moved = false; queued = false; card = false; seen = 0; found = 0;
                  happy = false; aborted = false; res = OK }
+#ifdef FRESH_KEY_AFTER_LOST_COMMIT
+        fresh = false;
+#endif
     od
 }
 
