@@ -21,7 +21,7 @@
  * With -DPIPELINED a balance pay first tries its body pipelined (PipelinedBalancePay): the statements
  * of a flight are sent before the replies of the earlier ones are known, so none of them branches on
  * another's result; each reply is recorded, and only a gate that read them all sends the next flight
- * or COMMIT. Its statements never wait for a row (innodb_lock_wait_timeout = 0 on its pool): a row
+ * or COMMIT. Its statements never wait for a row (innodb_lock_wait_timeout = 0 on its pool, SessionSettings.forPipelining): a row
  * another transaction holds is 1205 at once. The server may end the transaction at any statement (a
  * deadlock's victim, a Galera brute-force abort); the statements behind it still run, under
  * autocommit=0 in a new implicit transaction that the gate's ROLLBACK ends. COMMIT's reply may be
@@ -383,8 +383,8 @@ inline replied(me) {
 }
 
 /*
- * A pipelined statement never waits for a row: PipelinedTransactions' pool sets
- * innodb_lock_wait_timeout = 0, so a row another transaction holds, or that is granted next to the
+ * A pipelined statement never waits for a row: its pool's session sets
+ * innodb_lock_wait_timeout = 0 (SessionSettings.forPipelining), so a row another transaction holds, or that is granted next to the
  * first in its queue, is 1205 at once, even in the liveness runs, and the pay falls back to the
  * sequential transaction, which waits.
  */
