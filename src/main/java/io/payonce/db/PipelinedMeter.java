@@ -2,6 +2,7 @@ package io.payonce.db;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.EnumMap;
@@ -16,6 +17,7 @@ import java.util.Map;
  * more than it saves here (busy rows, a proxy that cuts connections): turn it off with
  * {@code PAYONCE_DB_PIPELINED_PAY=false}. Every outcome is registered at 0 at start.
  */
+@Startup
 @ApplicationScoped
 class PipelinedMeter {
 
@@ -25,9 +27,9 @@ class PipelinedMeter {
     enum Outcome {
         /** Every reply as expected, and COMMIT answered. */
         COMMITTED,
-        /** A reply was not the one expected (a repeat, a refusal): rolled back. */
+        /** Not a first pay (a repeat's duplicate key, too little money, an order paid already): rolled back. */
         DECLINED,
-        /** A statement failed (a busy row, a deadlock, a lost connection): rolled back. */
+        /** A statement failed (a busy row, a deadlock, a lost connection, no answer in time): rolled back. */
         FAILED,
         /** COMMIT failed or its reply was lost: it may have committed, and the caller's own transaction finds out. */
         COMMIT_FAILED,

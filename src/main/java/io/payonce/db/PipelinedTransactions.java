@@ -1,5 +1,6 @@
 package io.payonce.db;
 
+import io.payonce.errors.ApiException;
 import io.payonce.config.PayonceConfig;
 import io.payonce.db.PipelinedMeter.Outcome;
 import io.smallrye.mutiny.CompositeException;
@@ -11,7 +12,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -56,12 +59,9 @@ public class PipelinedTransactions {
      * failure is a 1213 on COMMIT) or its reply is lost: the caller's own transaction then meets
      * whatever did commit, as a retry after a lost connection does.
      *
-     * <p>No time bound on the body: no statement here waits for a lock, the server bounds each
-     * statement and an idle transaction, and the connection's idle timeout drops a server gone
-     * silent, failing what was sent. Only the ROLLBACK and KILL sent after it are bounded, since the
-     * client never answers a command on a connection that closed in the meantime. So an attempt
-     * always ends, and the caller, who holds the order's pay lock across it, gives the lock back only
-     * after it has.
+     * <p>The body, COMMIT, ROLLBACK and KILL are each bounded ({@link #answered}) by the time the server
+     * lets a statement run and a transaction idle: a body given up is rolled back like any other, and
+     * never committed. So an attempt always ends, before the caller goes on to its own transaction.
      *
      * <p>A ROLLBACK goes first, in the first flight, so that a transaction an earlier attempt could
      * have left open on the connection is never committed by this one. A connection whose ROLLBACK
@@ -71,13 +71,13 @@ public class PipelinedTransactions {
         if (pool.isEmpty()) {
             return Uni.createFrom().nullItem();
         }
-        return Uni.createFrom().deferred(() -> pool.get().withConnection(connection -> Uni.combine().all()
+        return Uni.createFrom().deferred(() -> pool.get().withConnection(connection -> answered(Uni.combine().all()
                         .unis(connection.query(ROLLBACK).execute(), Uni.createFrom().deferred(() -> body.apply(connection)))
                         .collectFailures()
-                        .with((cleared, result) -> result)
+                        .with((cleared, result) -> result))
                         .onItemOrFailure().transformToUni((result, failure) -> result != null && failure == null
                                 ? commit(connection, result)
-                                : rolledBack(connection, failure == null ? Outcome.DECLINED : Outcome.FAILED, failure))))
+                                : rolledBack(connection, endedWithout(failure), failure))))
                 .onFailure().recoverWithItem(noConnection -> {
                     LOG.debugf("No pipelined connection: %s", noConnection);
                     meter.ended(Outcome.NO_CONNECTION);
@@ -86,7 +86,7 @@ public class PipelinedTransactions {
     }
 
     private <T> Uni<T> commit(SqlConnection connection, T result) {
-        return connection.query(COMMIT).execute()
+        return answered(connection.query(COMMIT).execute())
                 .map(committed -> {
                     meter.ended(Outcome.COMMITTED);
                     return result;
@@ -95,10 +95,10 @@ public class PipelinedTransactions {
     }
 
     /**
-     * The body's replies are all read by now, so the ROLLBACK runs after the last of its statements.
-     * A connection found lost is not sent one: the server rolls back the transaction of a connection
-     * it lost (or, if it has not seen the loss, once the transaction has been idle for its bound),
-     * and the client never answers a command sent on a closed connection.
+     * The body's replies are all read by now, or it was given up, so the ROLLBACK runs after the last
+     * of its statements. A connection found lost is not sent one: the server rolls back the
+     * transaction of a connection it lost (or, if it has not seen the loss, once the transaction has
+     * been idle for its bound), and a command sent on it in the very moment it closes is never answered.
      */
     private <T> Uni<T> rolledBack(SqlConnection connection, Outcome outcome, Throwable failure) {
         meter.ended(outcome);
@@ -112,15 +112,42 @@ public class PipelinedTransactions {
                 .onFailure().recoverWithUni(unended -> killed(connection, unended));
     }
 
-    /** KILL's own outcome changes nothing: if the connection lives on, the next body's leading ROLLBACK ends what it holds. */
+    /**
+     * A connection whose ROLLBACK failed is killed, and kept until the pool has seen it close, so that
+     * no other attempt is handed it in between. If it outlives KILL (or closed before), the bound ends
+     * the wait, and the next body's leading ROLLBACK ends whatever it still holds.
+     */
     private <T> Uni<T> killed(SqlConnection connection, Throwable unended) {
         LOG.warnf("ROLLBACK failed on a pipelined connection, which is killed: %s", unended.toString());
-        return answered(connection.query(KILL).execute()).onItemOrFailure().transform((killed, failure) -> (T) null);
+        Uni<Void> closed = Uni.createFrom().emitter(emitter -> connection.closeHandler(() -> emitter.complete(null)));
+        return connection.query(KILL).execute().onItemOrFailure().transformToUni((killed, failure) -> closed)
+                .ifNoItem().after(unansweredAfter).recoverWithItem((Void) null)
+                .replaceWith((T) null);
     }
 
-    /** A command on a connection that closed in the meantime is never answered: bounded like any statement and idle transaction. */
+    /**
+     * The MySQL client answers only the first command in flight on a connection that closes, and never
+     * the ones pipelined behind it (io.vertx.mysqlclient.impl.codec.MySQLCodec#channelInactive, 4.5),
+     * so an attempt on a lost connection would otherwise never end. Nothing bounded here waits for a
+     * lock, and the server ends a statement, or an idle transaction, within this time.
+     */
     private <T> Uni<T> answered(Uni<T> command) {
-        return command.ifNoItem().after(unansweredAfter).fail();
+        return command.ifNoItem().after(unansweredAfter).failWith(() -> new TimeoutException("no answer on a pipelined connection within " + unansweredAfter));
+    }
+
+    /**
+     * How a body that did not end as a first pay ended: declined when all it met was what a first
+     * pay does not (a duplicate key: a twin's claim, the order's payment, a ledger line already
+     * there; a refusal of payonce's own), failed when anything else went wrong.
+     */
+    private static Outcome endedWithout(Throwable failure) {
+        if (failure == null) {
+            return Outcome.DECLINED;
+        }
+        List<Throwable> causes = failure instanceof CompositeException composite ? composite.getCauses() : List.of(failure);
+        return causes.stream().allMatch(cause -> SqlErrors.isDuplicateKey(cause) || cause instanceof ApiException)
+                ? Outcome.DECLINED
+                : Outcome.FAILED;
     }
 
     private static boolean lost(Throwable failure) {

@@ -36,6 +36,12 @@ public class SessionSettingsPoolCreator implements MySQLPoolCreator {
      */
     static final int PIPELINING_LIMIT = 8;
 
+    /**
+     * How long a pay waits for a pipelined connection before it goes on one statement at a time: it
+     * holds the order's pay lock meanwhile, and the shared pool's connections serve it just as well.
+     */
+    private static final int ACQUISITION_SECONDS = 1;
+
     private final PayonceConfig config;
     private volatile Pool pipelined;
 
@@ -61,8 +67,10 @@ public class SessionSettingsPoolCreator implements MySQLPoolCreator {
         List<MySQLConnectOptions> servers = input.mySQLConnectOptionsList();
         servers.forEach(server -> server.setIdleTimeout(clientBoundSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS).setPipeliningLimit(1));
         if (config.database().pipelinedPay()) {
+            PoolOptions ownPool = new PoolOptions(input.poolOptions()).setShared(false)
+                    .setConnectionTimeout(ACQUISITION_SECONDS).setConnectionTimeoutUnit(TimeUnit.SECONDS);
             pipelined = pool(input.vertx(), servers.stream().map(server -> new MySQLConnectOptions(server).setPipeliningLimit(PIPELINING_LIMIT)).toList(),
-                    new PoolOptions(input.poolOptions()).setShared(false), SessionSettings.forPipelining(config.database()));
+                    ownPool, SessionSettings.forPipelining(config.database()));
         }
         return pool(input.vertx(), servers, input.poolOptions(), SessionSettings.of(config.database()));
     }

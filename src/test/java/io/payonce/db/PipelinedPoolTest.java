@@ -1,12 +1,15 @@
 package io.payonce.db;
 
 import io.payonce.config.PayonceConfig;
+import io.payonce.support.Await;
 import io.payonce.support.Buyer;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.RowHolder;
 import io.payonce.support.Database;
+import io.payonce.support.Meters;
 import io.quarkus.reactive.mysql.client.MySQLPoolCreator;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.core.Vertx;
@@ -21,6 +24,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
@@ -47,6 +51,9 @@ class PipelinedPoolTest {
     PayonceConfig config;
 
     @Inject
+    Meters meters;
+
+    @Inject
     Vertx vertx;
 
     @ConfigProperty(name = "quarkus.datasource.reactive.url")
@@ -63,9 +70,15 @@ class PipelinedPoolTest {
         Checkout refused = Buyer.withBalance(100).checkout(1500);
         Checkout waited = Buyer.withBalance(5000).checkout(1500);
         assertEquals(402, refused.pay().statusCode());
-        CompletableFuture<Void> held = RowHolder.holdAccountRow(Database.forTests(), waited.userId(), 1500);
-        assertEquals(201, waited.pay().statusCode());
+        double failedBefore = meters.count(PipelinedMeter.NAME, "outcome", "failed");
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> held = RowHolder.holdAccountRowUntil(Database.forTests(), waited.userId(), release);
+        CompletableFuture<Response> pay = CompletableFuture.supplyAsync(waited::pay, Executors.newSingleThreadExecutor());
+        Await.until(() -> meters.count(PipelinedMeter.NAME, "outcome", "failed"), failed -> failed > failedBefore, Duration.ofSeconds(10),
+                "the pipelined body failing at the held row");
+        release.complete(null);
         held.get(10, TimeUnit.SECONDS);
+        assertEquals(201, pay.get(30, TimeUnit.SECONDS).statusCode());
 
         assertEquals(List.of("0 0 0"), sessions(pools.pipelinedBeside(shared).orElseThrow()));
         assertEquals(List.of("1 0 1"), sessions(shared));

@@ -80,7 +80,9 @@ public class BalancePayments {
     /**
      * Under the order's pay lock, claim, compare-and-set, record, deduct and store in one
      * transaction; the guard claims and stores, and gives the lock back only once the transaction has
-     * committed or rolled back, even if the client has disconnected. The transaction is first sent
+     * committed or rolled back, even if the client has disconnected (the lock's own expiry may come
+     * first, for an attempt that outlives it: the claim's row then keeps a twin waiting, and the
+     * compare-and-set decides). The transaction is first sent
      * pipelined ({@link PipelinedBalancePay}), which commits a first pay only; anything else it rolls
      * back, and the same steps run one statement at a time below, deciding repeats and refusals.
      * The order as read before the lock is all this needs: its owner, amount and currency never
