@@ -8,6 +8,10 @@
     dso = $2
     symbol = $0; sub(/^[^\]]*\] /, "", symbol)
     gsub(/\//, ".", symbol)
+    # The JVM's map names a method with its return and parameter types: only the method's own name counts.
+    if (index(symbol, "(") > 0) {
+        symbol = substr(symbol, 1, index(symbol, "(") - 1); sub(/.* /, "", symbol)
+    }
     component = classify(dso, symbol)
     sum[component] += share
 }
@@ -29,7 +33,7 @@ function classify(dso, symbol) {
     if (symbol ~ /io\.quarkus|org\.jboss\.resteasy|io\.smallrye/) return "Quarkus, REST and SmallRye"
     if (symbol ~ /com\.oracle\.svm|jdk\.graal|org\.graalvm/ || dso ~ /libjvm/) return "runtime (GC, compiler, safepoints)"
     if (symbol ~ /^(java|jdk|sun)\./) return "JDK classes"
-    if (symbol ~ /Interpreter|^0x[0-9a-f]+$|unknown/) return "unresolved (interpreter, stubs)"
+    if (symbol ~ /Interpreter|StubRoutines|vtable|itable|^0x[0-9a-f]+$|unknown/) return "unresolved (interpreter, stubs)"
     return "other"
 }
 END {

@@ -204,7 +204,7 @@ wait $perf_pid
 [ $native = 1 ] || jcmd "$app_pid" Compiler.perfmap >/dev/null
 perf report -i "$out/perf.data" --no-children --sort dso,sym --stdio 2>/dev/null >"$out/perf.txt"
 awk -f bench/cpu-by-component.awk "$out/perf.txt" | sort -t$'\t' -k2,2nr >"$out/components.tsv"
-grep -v '^#' "$out/perf.txt" | grep -v '^$' | head -n 25 >"$out/top-symbols.txt"
+awk '!/^#/ && NF && shown++ < 25' "$out/perf.txt" >"$out/top-symbols.txt"
 
 # The outbox relay at the highest pay rate measured: the clients that reached it pay for twice as long
 # as a round while the age of the oldest unsent event is sampled.
