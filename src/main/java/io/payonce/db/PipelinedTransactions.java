@@ -144,14 +144,17 @@ public class PipelinedTransactions {
         if (failure == null) {
             return Outcome.DECLINED;
         }
-        List<Throwable> causes = failure instanceof CompositeException composite ? composite.getCauses() : List.of(failure);
-        return causes.stream().allMatch(cause -> SqlErrors.isDuplicateKey(cause) || cause instanceof ApiException)
+        return causes(failure).stream().allMatch(cause -> SqlErrors.isDuplicateKey(cause) || cause instanceof ApiException)
                 ? Outcome.DECLINED
                 : Outcome.FAILED;
     }
 
     private static boolean lost(Throwable failure) {
-        return failure instanceof ClosedConnectionException
-                || failure instanceof CompositeException composite && composite.getCauses().stream().anyMatch(ClosedConnectionException.class::isInstance);
+        return failure != null && causes(failure).stream().anyMatch(ClosedConnectionException.class::isInstance);
+    }
+
+    /** The failures of the statements sent together, which collectFailures gathers in one; or the one failure. */
+    private static List<Throwable> causes(Throwable failure) {
+        return failure instanceof CompositeException composite ? composite.getCauses() : List.of(failure);
     }
 }
