@@ -40,22 +40,31 @@ bytes_sent() { mariadb -h127.0.0.1 -uroot -N -e "SHOW GLOBAL STATUS LIKE 'Bytes_
 redis_pid() { pgrep -f "redis-server 127.0.0.1:${PAYONCE_REDIS_PORT:-6379}" | head -n 1; }
 # Pays that went on without the Redis lock, so far (payonce_lock_degraded_total).
 unlocked() { curl -sf "$(management_url $port)/q/metrics" | awk '/^payonce_lock_degraded_total/ {n += $2} END {printf "%d", n}'; }
+# Pipelined pay transactions so far, committed and in all (payonce_pipelined_transactions_total).
+pipelined() {
+    curl -sf "$(management_url $port)/q/metrics" \
+        | awk '/^payonce_pipelined_transactions_total/ {all += $2; if (/outcome="committed"/) committed += $2} END {printf "%d %d", committed, all}'
+}
 
 # Runs one measurement (a command that prints one result line whose third field is the number of
 # payments) and records the CPU milliseconds per payment spent by payonce, MariaDB, Redis, the load
 # generator and RabbitMQ, the statements per payment and the bytes MariaDB sent for them, and the pays
-# that went without the lock: where the time goes when the cores are shared.
+# that went without the lock, and the pipelined pay transactions that committed, of all attempted
+# (a pay whose pipelined attempt did not commit runs its statements again one at a time): where the
+# time goes when the cores are shared. The instance measured is the one at $app_pid and $port.
 with_cpu() {
-    local label=$1 app0 db0 redis0 q0 lock0 mq0 b0 app1 db1 redis1 q1 lock1 mq1 b1 line payments; shift
+    local label=$1 app0 db0 redis0 q0 lock0 mq0 b0 pipe0 app1 db1 redis1 q1 lock1 mq1 b1 pipe1 line payments; shift
     app0=$(ticks "$app_pid"); db0=$(ticks "$(pgrep -x mariadbd)"); redis0=$(ticks "$(redis_pid)"); q0=$(questions); lock0=$(unlocked)
-    mq0=$(ticks "$(broker_pid)"); b0=$(bytes_sent)
+    mq0=$(ticks "$(broker_pid)"); b0=$(bytes_sent); pipe0=$(pipelined)
     line=$(/usr/bin/time -f "%U %S" -o "$out/time.txt" "$@" | tail -n 1)
     app1=$(ticks "$app_pid"); db1=$(ticks "$(pgrep -x mariadbd)"); redis1=$(ticks "$(redis_pid)"); q1=$(questions); lock1=$(unlocked)
-    mq1=$(ticks "$(broker_pid)"); b1=$(bytes_sent)
+    mq1=$(ticks "$(broker_pid)"); b1=$(bytes_sent); pipe1=$(pipelined)
     payments=$(echo "$line" | cut -f3)
     awk -v label="$label" -v app=$((app1 - app0)) -v db=$((db1 - db0)) -v redis=$((redis1 - redis0)) -v q=$((q1 - q0)) \
         -v unlocked=$((lock1 - lock0)) -v mq=$((mq1 - mq0)) -v bytes=$((b1 - b0)) -v n="$payments" \
-        '{printf "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t%.2f\t%.0f\n", label, app * 10 / n, db * 10 / n, redis * 10 / n, ($1 + $2) * 1000 / n, q / n, unlocked, mq * 10 / n, bytes / n}' \
+        -v committed=$(( ${pipe1% *} - ${pipe0% *} )) -v attempted=$(( ${pipe1#* } - ${pipe0#* } )) \
+        '{printf "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t%.2f\t%.0f\t%d of %d\n", label, app * 10 / n, db * 10 / n, redis * 10 / n,
+            ($1 + $2) * 1000 / n, q / n, unlocked, mq * 10 / n, bytes / n, committed, attempted}' \
         "$out/time.txt" >>"$out/cpu.tsv"
     echo "$line"
 }
@@ -93,7 +102,11 @@ ceiling() {
 export -f ceiling
 export root out database
 
-cleanup() { [ -n "${app_pid:-}" ] && kill "$app_pid" 2>/dev/null; true; }
+cleanup() {
+    local pid
+    for pid in ${app_pid:-} ${tracing_pids[@]:-} ${sink_pid:-}; do kill "$pid" 2>/dev/null; done
+    true
+}
 trap cleanup EXIT
 
 native=0 build=1
@@ -133,14 +146,25 @@ command_bench=(java -Xmx256m -XX:TieredStopAtLevel=1 -cp "$classpath" io.payonce
 mariadb -h127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $database"
 bench_database_user $database
 
+# Starts an instance of the build measured, with HTTP on port $1 (management on $1 + 1000), its
+# output in $2 and the settings that follow (NAME=value) beside the run's own, and waits until it is
+# ready; its pid is left in $instance_pid.
+start_instance() {
+    local http_port=$1 output=$2; shift 2
+    (payonce_env "$http_port" && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
+        PAYONCE_DB_POOL_SIZE=${PAYONCE_DB_POOL_SIZE:-20} QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=$event_loops \
+        PAYONCE_EVENTS_EXCHANGE=payonce.bench.events PAYONCE_COMMANDS_PAY_SENDERS=guest exec env "$@" "${app[@]}") >"$output" 2>&1 &
+    instance_pid=$!
+    until curl -sf "$(management_url "$http_port")/q/health/ready" >/dev/null 2>&1; do
+        kill -0 "$instance_pid" 2>/dev/null || { log "the instance on port $http_port stopped; see $output"; exit 1; }
+        sleep 0.02
+    done
+}
+
 log "starting payonce ($kind)"
 start_ms=$(date +%s%3N)
-(payonce_env $port && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
-    PAYONCE_DB_POOL_SIZE=${PAYONCE_DB_POOL_SIZE:-20} QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=$event_loops \
-    PAYONCE_COMMANDS_QUEUE=$commands PAYONCE_EVENTS_EXCHANGE=payonce.bench.events PAYONCE_COMMANDS_PAY_SENDERS=guest \
-    PAYONCE_COMMANDS_IN_FLIGHT=$commands_in_flight exec "${app[@]}") >"$out/app.log" 2>&1 &
-app_pid=$!
-until curl -sf "$(management_url $port)/q/health/ready" >/dev/null 2>&1; do sleep 0.02; done
+start_instance $port "$out/app.log" PAYONCE_COMMANDS_QUEUE=$commands PAYONCE_COMMANDS_IN_FLIGHT=$commands_in_flight
+app_pid=$instance_pid
 startup_ms=$(( $(date +%s%3N) - start_ms ))
 bench seed $database
 bench pay $database "$url" 8 1000 >"$out/first-1000.tsv"
@@ -205,6 +229,87 @@ wait $perf_pid
 perf report -i "$out/perf.data" --no-children --sort dso,sym --stdio 2>/dev/null >"$out/perf.txt"
 awk -f bench/cpu-by-component.awk "$out/perf.txt" | sort -t$'\t' -k2,2nr >"$out/components.tsv"
 awk '!/^#/ && NF && shown++ < 25' "$out/perf.txt" >"$out/top-symbols.txt"
+
+# What tracing costs per pay: five more instances of the same build side by side, each on ports of
+# its own, warmed up alike and measured in turn at 16 clients, one for each way tracing can run: not
+# at all (the OpenTelemetry SDK disabled, so no trace id reaches logs and problems: the reference),
+# export off (the default), export off with a span opened around each SQL statement and Redis command
+# as Quarkus does by default (what io.payonce.tracing.StatementSpans saves), and export on keeping 10 %
+# of the traces payonce starts or all of them (PAYONCE_TRACES_SAMPLED, whose default is 1). wrk sends no traceparent, so payonce starts every trace.
+# Spans go over OTLP/HTTP to nginx on loopback, which takes each export, logs its size and answers an
+# empty 200: a collector that costs little, whose CPU is counted beside payonce's.
+tracing_modes=(none off off-statement-spans sampled-10 sampled-100)
+tracing_settings() {
+    local exported=(PAYONCE_TRACING_EXPORTER=otlp QUARKUS_OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf
+        QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:$sink_port)
+    case $1 in
+        none) echo QUARKUS_OTEL_SDK_DISABLED=true ;;
+        off) echo PAYONCE_TRACING_EXPORTER=none ;;
+        off-statement-spans) echo QUARKUS_OTEL_INSTRUMENT_VERTX_SQL_CLIENT=true QUARKUS_OTEL_INSTRUMENT_VERTX_REDIS_CLIENT=true ;;
+        sampled-10) echo "${exported[*]} PAYONCE_TRACES_SAMPLED=0.1" ;;
+        sampled-100) echo "${exported[*]} PAYONCE_TRACES_SAMPLED=1" ;;
+    esac
+}
+sink_port=14318
+mkdir -p "$out/sink"
+cat >"$out/sink/nginx.conf" <<SINK
+daemon off;
+worker_processes 1;
+pid $out/sink/nginx.pid;
+error_log $out/sink/error.log;
+events {}
+http {
+    client_body_temp_path $out/sink/body;
+    client_max_body_size 64m;
+    log_format size "\$status \$http_content_length";
+    server {
+        listen 127.0.0.1:$sink_port;
+        access_log $out/sink/exports.log size;
+        location / { default_type application/x-protobuf; return 200 ""; }
+    }
+}
+SINK
+nginx -c "$out/sink/nginx.conf" -e "$out/sink/error.log" &
+sink_pid=$!
+sink_ticks() { local total=0 pid; for pid in $sink_pid $(pgrep -P "$sink_pid"); do total=$((total + $(ticks "$pid"))); done; echo $total; }
+# The bytes of the exports the collector accepted so far.
+exported_bytes() { awk '$1 == 200 {n += $2} END {printf "%d", n}' "$out/sink/exports.log"; }
+declare -A tracing_pid tracing_port
+tracing_pids=()
+for i in "${!tracing_modes[@]}"; do
+    mode=${tracing_modes[$i]}
+    tracing_port[$mode]=$((port + 1 + i))
+    log "tracing: starting an instance with $mode"
+    # shellcheck disable=SC2046 # the settings are words NAME=value
+    start_instance "${tracing_port[$mode]}" "$out/app-tracing-$mode.log" PAYONCE_COMMANDS_QUEUE=payonce.bench.tracing-$mode \
+        PAYONCE_COMMANDS_IN_FLIGHT=1 $(tracing_settings "$mode")
+    tracing_pid[$mode]=$instance_pid
+    tracing_pids+=("$instance_pid")
+    bench prepare $database 30000 "$out/tracing-warmup-$mode.txt"
+    MODE=warmup CLIENTS=16 PAYS="$out/tracing-warmup-$mode.txt" THREADS=2 \
+        wrk -t2 -c16 -d${warmup_seconds}s -s bench/pay.lua "http://127.0.0.1:${tracing_port[$mode]}" >/dev/null
+done
+# The exports of the warm-ups reach the collector before anything is measured.
+sleep 6
+: >"$out/tracing.tsv"
+for round in $(seq 1 $rounds); do
+    for mode in "${tracing_modes[@]}"; do
+        log "tracing: $mode, round $round"
+        bench prepare $database 30000 "$out/tracing-$mode.txt"
+        sink0=$(sink_ticks); bytes0=$(exported_bytes)
+        line=$(app_pid=${tracing_pid[$mode]} port=${tracing_port[$mode]} with_cpu "16 clients: tracing $mode in round $round" \
+            env MODE="tracing-$mode" CLIENTS=16 PAYS="$out/tracing-$mode.txt" THREADS=2 \
+            wrk -t2 -c16 -d${wrk_seconds}s -s bench/pay.lua "http://127.0.0.1:${tracing_port[$mode]}")
+        echo "$line" >>"$results"
+        # The batch processor sends what it holds within 5 s (its schedule delay): wait for the last
+        # export before reading what the collector received.
+        [ "$mode" = none ] || [ "$mode" = off ] || sleep 6
+        printf '%s\t%s\t%d\t%d\n' "$mode" "$(echo "$line" | cut -f3)" $(( $(sink_ticks) - sink0 )) $(( $(exported_bytes) - bytes0 )) >>"$out/tracing.tsv"
+    done
+done
+kill "${tracing_pids[@]}" "$sink_pid" 2>/dev/null || true
+wait "${tracing_pids[@]}" "$sink_pid" 2>/dev/null || true
+tracing_pids=() sink_pid=
 
 # The outbox relay at the highest pay rate measured: the clients that reached it pay for twice as long
 # as a round while the age of the oldest unsent event is sampled.
@@ -330,10 +435,10 @@ gnuplot "$out/throughput.gp"
     echo "generator; the statements MariaDB executed per payment (its Questions counter); and the pays that went on"
     echo "without the Redis lock (payonce_lock_degraded_total), which must be 0:"
     echo
-    echo "| run | payonce ms | MariaDB ms | Redis ms | load generator ms | RabbitMQ ms | statements | bytes MariaDB sent | pays without the lock |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| run | payonce ms | MariaDB ms | Redis ms | load generator ms | RabbitMQ ms | statements | bytes MariaDB sent | pays without the lock | pipelined transactions committed |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
     awk -F'\t' '{s = $1 ~ /sysbench/; c = $1 ~ /ceiling/
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, (s ? "-" : $2), $3, (c ? "-" : $4), $5, $8, $6, $9, (s ? "-" : $7)}' "$out/cpu.tsv"
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, (s ? "-" : $2), $3, (c ? "-" : $4), $5, $8, $6, $9, (s ? "-" : $7), (s ? "-" : $10)}' "$out/cpu.tsv"
     echo
     echo "The bytes MariaDB sent per pay: payonce's are its reactive client's, the design reference's are sysbench's (libmariadb)"
     echo "for the same statements. The difference is the result set's column definitions, which MariaDB sends again with"
@@ -400,6 +505,33 @@ gnuplot "$out/throughput.gp"
     echo '```'
     cat "$out/top-symbols.txt"
     echo '```'
+    echo
+    echo "## What tracing, metrics and context propagation cost ($kind, 16 clients)"
+    echo
+    echo "Five more instances of the same build, each warmed up by ${warmup_seconds} s of pays at 16 clients, then measured in turn"
+    echo "for ${wrk_seconds} s each, $rounds rounds: tracing not at all (none: the OpenTelemetry SDK disabled, no trace id in logs or"
+    echo "problems, the reference), export off (off, the default: the request's span keeps only its ids, no span per SQL"
+    echo "statement or Redis command), export off with those spans opened as Quarkus does by default (off-statement-spans:"
+    echo "what io.payonce.tracing.StatementSpans saves), and export on keeping 10 % or all (PAYONCE_TRACES_SAMPLED's default)"
+    echo "of the traces payonce starts. Export is OTLP over HTTP to nginx on loopback, which answers every export with an empty 200; its CPU is"
+    echo "the collector's column."
+    echo
+    echo "| tracing | pays /s | against none | payonce ms per pay | against none | collector ms per pay | bytes exported per pay |"
+    echo "|---|---|---|---|---|---|---|"
+    awk -F'\t' -v rounds="$rounds" '
+        FILENAME ~ /tracing.tsv$/ {pays[$1] += $2; sink[$1] += $3; bytes[$1] += $4; next}
+        FILENAME ~ /cpu.tsv$/ {if ($1 ~ /: tracing /) {split($1, words, " "); cpu[words[4]] += $2 / rounds}; next}
+        $1 ~ /^tracing-/ {mode = substr($1, 9); rate[mode] += $5 / rounds}
+        END {n = split("'"${tracing_modes[*]}"'", modes, " ")
+             for (i = 1; i <= n; i++) {m = modes[i]
+                 printf "| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.0f |\n", m, rate[m], rate[m] / rate["none"], cpu[m],
+                     cpu[m] / cpu["none"], sink[m] * 10 / pays[m], bytes[m] / pays[m]}}' "$out/tracing.tsv" "$out/cpu.tsv" "$results"
+    echo
+    echo "Metrics and context propagation cannot be switched off at run time (both are built in), so their cost is the"
+    echo "share of payonce's CPU the profile above finds in them: metrics (Micrometer)"
+    echo "$(awk -F'\t' '$1 ~ /^metrics/ {printf "%.1f %%", $2}' "$out/components.tsv"), context propagation and CDI"
+    echo "$(awk -F'\t' '$1 ~ /^context propagation/ {printf "%.1f %%", $2}' "$out/components.tsv"), and tracing with export off"
+    echo "$(awk -F'\t' '$1 ~ /^tracing/ {printf "%.1f %%", $2}' "$out/components.tsv")."
     echo
     echo "## The outbox relay at the highest pay rate"
     echo

@@ -59,6 +59,22 @@ class TracingTest {
     }
 
     @Test
+    void withNothingExportedAPayOpensNoSpanForItsStatementsOrRedisCommands() {
+        Checkout pay = Buyer.named("trace-" + UUID.randomUUID(), 10_000).checkout(1200);
+        Response paid;
+        OpenedSpans opened = OpenedSpans.count();
+        try {
+            paid = Traceparent.random().pay(pay);
+        } finally {
+            opened.close();
+        }
+
+        assertEquals(201, paid.statusCode(), paid.asString());
+        assertTrue(opened.received() >= 1, "the request still has its span, whose ids its logs and problems carry");
+        assertEquals(0, opened.sent(), "no span is opened around a SQL statement or a Redis command");
+    }
+
+    @Test
     void aProblemCarriesTheTraceIdOfItsRequest() {
         String bearer = Tokens.user("trace-" + UUID.randomUUID());
         Traceparent gateway = Traceparent.random();
