@@ -219,16 +219,25 @@ for c in "${concurrencies[@]}"; do
 done
 # Where payonce's CPU goes: one more run of HTTP pays at 16 clients, not counted above, sampled by perf
 # (self time, 499 Hz). On the JVM, the JIT's symbols come from a perf map the JVM writes on request.
-log "profile at 16 clients (perf)"
+# Then the same for pay commands at 16 in flight, so that the broker path's profile reads beside HTTP's.
+log "profile at 16 clients (perf), then 16 commands in flight"
 bench prepare $database 30000 "$out/pays-profile.txt"
 perf record -q -F 499 -o "$out/perf.data" -p "$app_pid" -- sleep "$wrk_seconds" 2>/dev/null &
 perf_pid=$!
 MODE=profile CLIENTS=16 PAYS="$out/pays-profile.txt" THREADS=2 wrk -t2 -c16 -d${wrk_seconds}s -s bench/pay.lua "$url" >/dev/null
 wait $perf_pid
+"${command_bench[@]}" prepare $database 30000 "$out/commands-profile.txt"
+perf record -q -F 499 -o "$out/perf-commands.data" -p "$app_pid" -- sleep "$wrk_seconds" 2>/dev/null &
+perf_pid=$!
+"${command_bench[@]}" commands "$out/commands-profile.txt" $commands 16 $wrk_seconds >/dev/null
+wait $perf_pid
 [ $native = 1 ] || jcmd "$app_pid" Compiler.perfmap >/dev/null
-perf report -i "$out/perf.data" --no-children --sort dso,sym --stdio 2>/dev/null >"$out/perf.txt"
-awk -f bench/cpu-by-component.awk "$out/perf.txt" | sort -t$'\t' -k2,2nr >"$out/components.tsv"
-awk '!/^#/ && NF && shown++ < 25' "$out/perf.txt" >"$out/top-symbols.txt"
+for path in http commands; do
+    data=$([ $path = http ] && echo perf.data || echo perf-commands.data)
+    perf report -i "$out/$data" --no-children --sort dso,sym --stdio 2>/dev/null >"$out/perf-$path.txt"
+    awk -f bench/cpu-by-component.awk "$out/perf-$path.txt" | sort -t$'\t' -k2,2nr >"$out/components-$path.tsv"
+    awk '!/^#/ && NF && shown++ < 25' "$out/perf-$path.txt" >"$out/top-symbols-$path.txt"
+done
 
 # What tracing costs per pay: five more instances of the same build side by side, each on ports of
 # its own, warmed up alike and measured in turn at 16 clients, one for each way tracing can run: not
@@ -393,6 +402,9 @@ gnuplot "$out/throughput.gp"
                  (ratio >= target ? "met" : "short") " (" target ")", r["pay"] / r["design"], r["replay"], r["replay"] / r["pay"], lat}' "$results"
     done
     echo
+    echo "Where a target is short, [floors.md](floors.md) gives the floor measured, its profile and the design that would"
+    echo "pass it, for this section and the next."
+    echo
     echo "Redis \`SET key owner NX PX 5000\` (redis-benchmark, 32 clients): $redis_set per second."
     echo
     echo "![throughput by concurrency]($plot)"
@@ -496,14 +508,30 @@ gnuplot "$out/throughput.gp"
     echo "the rounds above, summed by the part of the stack each symbol belongs to (bench/cpu-by-component.awk); the run"
     echo "for the other kind of build has the same table, so that the two read side by side."
     echo
-    echo "| component | share of payonce's CPU |"
-    echo "|---|---|"
-    awk -F'\t' '{printf "| %s | %.1f%% |\n", $1, $2}' "$out/components.tsv"
+    echo "The same for 16 pay commands in flight through RabbitMQ, right after. The milliseconds are each share of payonce's"
+    echo "mean CPU per pay at 16 (HTTP) or per command at 16 in flight, from the CPU table above: where a command costs"
+    echo "more than an HTTP pay."
     echo
-    echo "The 25 hottest symbols:"
+    echo "| component | share of payonce's CPU, HTTP | ms per HTTP pay | share, commands | ms per command |"
+    echo "|---|---|---|---|---|"
+    awk -F'\t' '
+        FILENAME ~ /cpu.tsv$/ {if ($1 ~ /^16 clients: payonce, POST/) {http += $2; nh++}; if ($1 ~ /^16 in flight: payonce, pay commands/) {cmd += $2; nc++}; next}
+        FILENAME ~ /components-http.tsv$/ {h[$1] = $2; order[++n] = $1; next}
+        {c[$1] = $2; if (!($1 in h)) order[++n] = $1}
+        END {for (i = 1; i <= n; i++) {k = order[i]
+            printf "| %s | %.1f%% | %.3f | %.1f%% | %.3f |\n", k, h[k], h[k] * http / nh / 100, c[k], c[k] * cmd / nc / 100}}' \
+        "$out/cpu.tsv" "$out/components-http.tsv" "$out/components-commands.tsv"
+    echo
+    echo "The 25 hottest symbols over HTTP:"
     echo
     echo '```'
-    cat "$out/top-symbols.txt"
+    cat "$out/top-symbols-http.txt"
+    echo '```'
+    echo
+    echo "The 25 hottest symbols with commands:"
+    echo
+    echo '```'
+    cat "$out/top-symbols-commands.txt"
     echo '```'
     echo
     echo "## What tracing, metrics and context propagation cost ($kind, 16 clients)"
@@ -529,9 +557,9 @@ gnuplot "$out/throughput.gp"
     echo
     echo "Metrics and context propagation cannot be switched off at run time (both are built in), so their cost is the"
     echo "share of payonce's CPU the profile above finds in them: metrics (Micrometer)"
-    echo "$(awk -F'\t' '$1 ~ /^metrics/ {printf "%.1f %%", $2}' "$out/components.tsv"), context propagation and CDI"
-    echo "$(awk -F'\t' '$1 ~ /^context propagation/ {printf "%.1f %%", $2}' "$out/components.tsv"), and tracing with export off"
-    echo "$(awk -F'\t' '$1 ~ /^tracing/ {printf "%.1f %%", $2}' "$out/components.tsv")."
+    echo "$(awk -F'\t' '$1 ~ /^metrics/ {printf "%.1f %%", $2}' "$out/components-http.tsv"), context propagation and CDI"
+    echo "$(awk -F'\t' '$1 ~ /^context propagation/ {printf "%.1f %%", $2}' "$out/components-http.tsv"), and tracing with export off"
+    echo "$(awk -F'\t' '$1 ~ /^tracing/ {printf "%.1f %%", $2}' "$out/components-http.tsv")."
     echo
     echo "## The outbox relay at the highest pay rate"
     echo
