@@ -104,8 +104,7 @@ export root out database
 
 cleanup() {
     local pid
-    for pid in ${app_pid:-} ${tracing_pids[@]:-} ${sink_pid:-}; do kill "$pid" 2>/dev/null; done
-    true
+    for pid in ${app_pid:-} ${tracing_pids[@]:-} ${sink_pid:-}; do kill "$pid" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 
@@ -148,15 +147,20 @@ bench_database_user $database
 
 # Starts an instance of the build measured, with HTTP on port $1 (management on $1 + 1000), its
 # output in $2 and the settings that follow (NAME=value) beside the run's own, and waits until it is
-# ready; its pid is left in $instance_pid.
+# ready; its pid is left in $instance_pid. A port already taken (an instance a failed run left behind)
+# stops the run: its readiness would be taken for the new instance's.
 start_instance() {
-    local http_port=$1 output=$2; shift 2
+    local http_port=$1 output=$2 deadline=$((SECONDS + 120)); shift 2
+    if [ -n "$(ss -Htln "( sport = :$http_port or sport = :$((http_port + 1000)) )")" ]; then
+        log "port $http_port or $((http_port + 1000)) is taken; stop what listens there"; exit 1
+    fi
     (payonce_env "$http_port" && PAYONCE_JWT_PUBLIC_KEY_LOCATION="$root/src/test/resources/jwt/publicKey.pem" \
         PAYONCE_DB_POOL_SIZE=${PAYONCE_DB_POOL_SIZE:-20} QUARKUS_VERTX_EVENT_LOOPS_POOL_SIZE=$event_loops \
         PAYONCE_EVENTS_EXCHANGE=payonce.bench.events PAYONCE_COMMANDS_PAY_SENDERS=guest exec env "$@" "${app[@]}") >"$output" 2>&1 &
     instance_pid=$!
     until curl -sf "$(management_url "$http_port")/q/health/ready" >/dev/null 2>&1; do
         kill -0 "$instance_pid" 2>/dev/null || { log "the instance on port $http_port stopped; see $output"; exit 1; }
+        [ $SECONDS -lt $deadline ] || { log "the instance on port $http_port was not ready in 120 s; see $output"; exit 1; }
         sleep 0.02
     done
 }
@@ -269,6 +273,10 @@ error_log $out/sink/error.log;
 events {}
 http {
     client_body_temp_path $out/sink/body;
+    proxy_temp_path $out/sink/proxy;
+    fastcgi_temp_path $out/sink/fastcgi;
+    uwsgi_temp_path $out/sink/uwsgi;
+    scgi_temp_path $out/sink/scgi;
     client_max_body_size 64m;
     log_format size "\$status \$http_content_length";
     server {
@@ -280,6 +288,10 @@ http {
 SINK
 nginx -c "$out/sink/nginx.conf" -e "$out/sink/error.log" &
 sink_pid=$!
+until curl -sf -o /dev/null -X POST "http://127.0.0.1:$sink_port/v1/traces"; do
+    kill -0 "$sink_pid" 2>/dev/null || { log "nginx, the collector, did not start; see $out/sink/error.log"; exit 1; }
+    sleep 0.1
+done
 sink_ticks() { local total=0 pid; for pid in $sink_pid $(pgrep -P "$sink_pid"); do total=$((total + $(ticks "$pid"))); done; echo $total; }
 # The bytes of the exports the collector accepted so far.
 exported_bytes() { awk '$1 == 200 {n += $2} END {printf "%d", n}' "$out/sink/exports.log"; }
@@ -312,7 +324,7 @@ for round in $(seq 1 $rounds); do
         echo "$line" >>"$results"
         # The batch processor sends what it holds within 5 s (its schedule delay): wait for the last
         # export before reading what the collector received.
-        [ "$mode" = none ] || [ "$mode" = off ] || sleep 6
+        case $mode in sampled-*) sleep 6 ;; esac
         printf '%s\t%s\t%d\t%d\n' "$mode" "$(echo "$line" | cut -f3)" $(( $(sink_ticks) - sink0 )) $(( $(exported_bytes) - bytes0 )) >>"$out/tracing.tsv"
     done
 done
@@ -542,7 +554,8 @@ gnuplot "$out/throughput.gp"
     echo "statement or Redis command), export off with those spans opened as Quarkus does by default (off-statement-spans:"
     echo "what io.payonce.tracing.StatementSpans saves), and export on keeping 10 % or all (PAYONCE_TRACES_SAMPLED's default)"
     echo "of the traces payonce starts. Export is OTLP over HTTP to nginx on loopback, which answers every export with an empty 200; its CPU is"
-    echo "the collector's column."
+    echo "the collector's column. All the instances share the run's database, so the outbox relay's work (one instance at a"
+    echo "time relays every instance's events) is spread over them alike."
     echo
     echo "| tracing | pays /s | against none | payonce ms per pay | against none | collector ms per pay | bytes exported per pay |"
     echo "|---|---|---|---|---|---|---|"

@@ -8,31 +8,40 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
 
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
- * No span per SQL statement or Redis command when nothing is exported. {@link SpanExport} already
- * records nothing then, but Quarkus's Vert.x tracers would still open and close a span (one that
- * keeps only its ids) around each of a pay's statements and Redis commands, context and all, for
- * nobody: that was most of what tracing cost with export off. The request's own span stays, since
- * its ids are what log lines, problem bodies and a {@code traceparent} carry. With export on, or
- * when an operator sets {@code quarkus.otel.instrument.vertx-sql-client} or
- * {@code quarkus.otel.instrument.vertx-redis-client} himself (environment and application.properties
- * rank above this source), Quarkus's defaults hold and every statement and command has its span.
+ * A span per SQL statement and Redis command only when spans are exported. {@link SpanExport}
+ * already records nothing when nothing is exported, but Quarkus's Vert.x tracers would still open and
+ * close a span (one that keeps only its ids) around each of a pay's statements and Redis commands,
+ * context and all, for nobody: that was most of what tracing cost with export off. The request's own
+ * span stays, since its ids are what log lines, problem bodies and a {@code traceparent} carry.
+ *
+ * <p>The source always names both settings, {@code true} with export on and {@code false} with it
+ * off: the build runs this factory too and records what it found among the values the packaged
+ * application starts from, so a source that said nothing with export on would leave the build's
+ * {@code false} in place for an instance whose export was switched on at run time. An operator's own
+ * {@code quarkus.otel.instrument.vertx-sql-client} or {@code quarkus.otel.instrument.vertx-redis-client}
+ * (environment, application.properties) ranks above this source and wins.
  */
 public class StatementSpans implements ConfigSourceFactory {
 
-    /** Below application.properties (250) and the environment (300), above Quarkus's defaults. */
+    /** Below application.properties (250) and the environment (300), above the build's values (0). */
     private static final int ORDINAL = 200;
 
     @Override
     public Iterable<ConfigSource> getConfigSources(ConfigSourceContext context) {
-        if (exported(context)) {
-            return List.of();
-        }
+        String exported = String.valueOf(exported(context));
         return List.of(new PropertiesConfigSource(Map.of(
-                "quarkus.otel.instrument.vertx-sql-client", "false",
-                "quarkus.otel.instrument.vertx-redis-client", "false"),
-                "payonce: no statement spans while nothing is exported", ORDINAL));
+                "quarkus.otel.instrument.vertx-sql-client", exported,
+                "quarkus.otel.instrument.vertx-redis-client", exported),
+                "payonce: statement spans only while spans are exported", ORDINAL));
+    }
+
+    /** Last of the factories, so that the sources the others add (quarkus.config.locations) are read. */
+    @Override
+    public OptionalInt getPriority() {
+        return OptionalInt.of(Integer.MIN_VALUE);
     }
 
     /** The same two settings {@link SpanExport}'s beans are looked up by. */

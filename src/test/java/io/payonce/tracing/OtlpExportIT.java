@@ -3,8 +3,11 @@ package io.payonce.tracing;
 import com.sun.net.httpserver.HttpServer;
 import io.payonce.support.Await;
 import io.payonce.support.PackagedInstance;
+import io.payonce.support.Tokens;
 import io.restassured.RestAssured;
+import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -15,7 +18,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,8 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Export switched on: with PAYONCE_TRACING_EXPORTER=otlp, or with no more than Quarkus's own OTLP
- * settings naming a collector (what an OpenTelemetry Operator injects), the packaged application (the
- * native executable when the build made one) sends a request's spans to that collector. The
+ * settings or the OpenTelemetry Operator's (OTEL_EXPORTER_OTLP_ENDPOINT) naming a collector, the
+ * packaged application (the native executable when the build made one) sends a pay's spans to that
+ * collector, its statements' and Redis commands' with them. The
  * collector is a small HTTP server of the test's that takes OTLP over HTTP and keeps each export it
  * receives; the request's trace id must be in one of them.
  */
@@ -51,15 +55,50 @@ class OtlpExportIT {
         }
     }
 
+    @Test
+    void theOpenTelemetryOperatorsEndpointAloneSwitchesExportOn() throws Exception {
+        try (Collector collector = Collector.start()) {
+            assertARequestsSpansReach(collector, Map.of(
+                    "OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint(),
+                    "OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"));
+        }
+    }
+
+    /**
+     * A pay under the gateway's trace: its spans reach the collector, those of its SQL statements and
+     * Redis commands with them, since export was switched on when the instance started, whatever the
+     * build saw (io.payonce.tracing.StatementSpans).
+     */
     private static void assertARequestsSpansReach(Collector collector, Map<String, String> exportSettings) throws Exception {
         Traceparent gateway = Traceparent.random();
         try (PackagedInstance instance = PackagedInstance.start("otlp-export", DATABASE, true, exportSettings)) {
-            Response page = RestAssured.given().port(instance.port()).header("traceparent", gateway.header()).get("/problems");
-            assertEquals(200, page.statusCode(), page.asString());
+            String user = "otlp-" + UUID.randomUUID();
+            fund(instance.port(), user, 5000);
+            String bearer = Tokens.user(user);
+            Response created = on(instance.port(), bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
+                    .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", 1200, "currency", "EUR")).post("/orders");
+            assertEquals(201, created.statusCode(), created.asString());
+            Response paid = on(instance.port(), bearer).header("traceparent", gateway.header())
+                    .header("Idempotency-Key", "pay-" + UUID.randomUUID()).post("/orders/" + created.jsonPath().getLong("id") + "/pay");
+            assertEquals(201, paid.statusCode(), paid.asString());
 
-            Export export = collector.awaitExportHolding(HexFormat.of().parseHex(gateway.traceId()));
-            assertTrue(export.path().endsWith("/v1/traces"), export.path());
+            List<Export> exports = collector.awaitExportsHolding(HexFormat.of().parseHex(gateway.traceId()),
+                    List.of("INSERT INTO", "redis"));
+            assertTrue(exports.stream().allMatch(export -> export.path().endsWith("/v1/traces")), exports.toString());
         }
+    }
+
+    private static void fund(int port, String user, long amount) {
+        String ops = Tokens.ops();
+        assertEquals(201, on(port, ops).body(Map.of("userId", user, "currency", "EUR")).post("/accounts").statusCode());
+        String reference = "fund-" + UUID.randomUUID();
+        assertEquals(201, on(port, ops).header("Idempotency-Key", reference)
+                .body(Map.of("amount", amount, "currency", "EUR", "reference", reference))
+                .post("/accounts/" + user + "/deposits").statusCode());
+    }
+
+    private static RequestSpecification on(int port, String bearer) {
+        return RestAssured.given().port(port).auth().oauth2(bearer).contentType(ContentType.JSON);
     }
 
     private record Export(String path, byte[] body) {
@@ -99,9 +138,14 @@ class OtlpExportIT {
             return "http://127.0.0.1:" + server.getAddress().getPort();
         }
 
-        Export awaitExportHolding(byte[] traceId) {
-            return Await.until(() -> exports.stream().filter(export -> export.holds(traceId)).findFirst(), Optional::isPresent,
-                    Duration.ofSeconds(10), "an export of the trace at the collector, among " + exports.size()).orElseThrow();
+        /**
+         * The exports holding spans of the trace, once they hold every one of the texts too: a SQL
+         * statement's and a Redis command's spans name what they ran.
+         */
+        List<Export> awaitExportsHolding(byte[] traceId, List<String> texts) {
+            return Await.until(() -> exports.stream().filter(export -> export.holds(traceId)).toList(),
+                    ofTrace -> texts.stream().allMatch(text -> ofTrace.stream().anyMatch(export -> export.holds(text.getBytes(StandardCharsets.UTF_8)))),
+                    Duration.ofSeconds(10), "exports of the trace holding " + texts + " at the collector, among " + exports.size());
         }
 
         @Override
