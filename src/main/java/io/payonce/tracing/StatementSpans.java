@@ -8,7 +8,6 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
 
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 
 /**
  * A span per SQL statement and Redis command only when spans are exported. {@link SpanExport}
@@ -23,6 +22,11 @@ import java.util.OptionalInt;
  * {@code false} in place for an instance whose export was switched on at run time. An operator's own
  * {@code quarkus.otel.instrument.vertx-sql-client} or {@code quarkus.otel.instrument.vertx-redis-client}
  * (environment, application.properties) ranks above this source and wins.
+ *
+ * <p>A factory reads the ordinary sources only (the environment, application.properties, system
+ * properties), not those other factories add: export switched on in a file named by
+ * {@code quarkus.config.locations} is not seen here, and whoever does that sets the two settings in the
+ * same file (README, Observability).
  */
 public class StatementSpans implements ConfigSourceFactory {
 
@@ -36,12 +40,6 @@ public class StatementSpans implements ConfigSourceFactory {
                 "quarkus.otel.instrument.vertx-sql-client", exported,
                 "quarkus.otel.instrument.vertx-redis-client", exported),
                 "payonce: statement spans only while spans are exported", ORDINAL));
-    }
-
-    /** Last of the factories, so that the sources the others add (quarkus.config.locations) are read. */
-    @Override
-    public OptionalInt getPriority() {
-        return OptionalInt.of(Integer.MIN_VALUE);
     }
 
     /** The same two settings {@link SpanExport}'s beans are looked up by. */
