@@ -93,13 +93,15 @@ function thread_init()
       cas = con:prepare("UPDATE orders SET status = 'PAID' WHERE id = ? AND status = 'UNPAID'"),
       record = con:prepare("INSERT INTO pay_record (order_id, user_id, amount, currency, idem_key) VALUES (?, ?, ?, 'EUR', ?)"),
       debit = con:prepare("UPDATE account SET balance = balance - ? WHERE user_id = ? AND currency = 'EUR' AND balance >= ?"),
+      -- Single-row VALUES, not INSERT ... SELECT: InnoDB takes a table-level AUTO-INC lock for the
+      -- statement of an INSERT ... SELECT (a bulk insert), which concurrent pays queue on.
       entry = con:prepare([[INSERT INTO account_entry (user_id, delta, balance_after, ref_type, ref_id)
-                            SELECT user_id, ?, balance, 'PAYMENT', (SELECT id FROM pay_record WHERE order_id = ?) FROM account WHERE user_id = ?]]),
+                            VALUES (?, ?, (SELECT balance FROM account WHERE user_id = ?), 'PAYMENT', (SELECT id FROM pay_record WHERE order_id = ?))]]),
       event = con:prepare([[INSERT INTO outbox_event (event_id, event_type, user_id, ref_id, idem_key, payload)
-                            SELECT UUID(), 'payment.succeeded', user_id, id, idem_key,
-                                   CONCAT('{"eventId":"', UUID(), '","type":"payment.succeeded","userId":"', user_id, '","orderId":',
-                                          order_id, ',"ref":"', id, '","amount":', amount, ',"currency":"EUR","idempotencyKey":"', idem_key, '"}')
-                            FROM pay_record WHERE order_id = ?]]),
+                            VALUES (UUID(), 'payment.succeeded', ?, (SELECT id FROM pay_record WHERE order_id = ?), ?,
+                                    CONCAT('{"eventId":"', UUID(), '","type":"payment.succeeded","userId":"', ?, '","orderId":', ?,
+                                           ',"ref":"', (SELECT id FROM pay_record WHERE order_id = ?), '","amount":', ?,
+                                           ',"currency":"EUR","idempotencyKey":"', ?, '"}'))]]),
       store = con:prepare([[UPDATE idempotency_record SET status = 'DONE', http_status = 201, response_body = '{}'
                             WHERE scope = ? AND idem_key = ?]]),
    }
@@ -115,11 +117,14 @@ function thread_init()
    p.debit = {stmt.debit:bind_create(sysbench.sql.type.BIGINT), stmt.debit:bind_create(sysbench.sql.type.VARCHAR, 64),
               stmt.debit:bind_create(sysbench.sql.type.BIGINT)}
    stmt.debit:bind_param(unpack(p.debit))
-   p.entry = {stmt.entry:bind_create(sysbench.sql.type.BIGINT), stmt.entry:bind_create(sysbench.sql.type.BIGINT),
-              stmt.entry:bind_create(sysbench.sql.type.VARCHAR, 64)}
+   p.entry = {stmt.entry:bind_create(sysbench.sql.type.VARCHAR, 64), stmt.entry:bind_create(sysbench.sql.type.BIGINT),
+              stmt.entry:bind_create(sysbench.sql.type.VARCHAR, 64), stmt.entry:bind_create(sysbench.sql.type.BIGINT)}
    stmt.entry:bind_param(unpack(p.entry))
-   p.event = stmt.event:bind_create(sysbench.sql.type.BIGINT)
-   stmt.event:bind_param(p.event)
+   p.event = {stmt.event:bind_create(sysbench.sql.type.VARCHAR, 64), stmt.event:bind_create(sysbench.sql.type.BIGINT),
+              stmt.event:bind_create(sysbench.sql.type.VARCHAR, 64), stmt.event:bind_create(sysbench.sql.type.VARCHAR, 64),
+              stmt.event:bind_create(sysbench.sql.type.BIGINT), stmt.event:bind_create(sysbench.sql.type.BIGINT),
+              stmt.event:bind_create(sysbench.sql.type.BIGINT), stmt.event:bind_create(sysbench.sql.type.VARCHAR, 64)}
+   stmt.event:bind_param(unpack(p.event))
    p.store = {stmt.store:bind_create(sysbench.sql.type.VARCHAR, 64), stmt.store:bind_create(sysbench.sql.type.VARCHAR, 64)}
    stmt.store:bind_param(unpack(p.store))
 end
@@ -150,7 +155,7 @@ function design_init()
       record = prepared("INSERT INTO pay_record (order_id, user_id, amount, currency, idem_key) VALUES (?, ?, ?, ?, ?)", B, 64, B, 3, 64),
       debit = prepared("UPDATE account SET balance = balance - ? WHERE user_id = ? AND currency = ? AND balance >= ?", B, 64, 3, B),
       entry = prepared([[INSERT INTO account_entry (user_id, delta, balance_after, ref_type, ref_id)
-                         SELECT user_id, ?, balance, ?, LAST_INSERT_ID() FROM account WHERE user_id = ?]], B, 16, 64),
+                         VALUES (?, ?, (SELECT balance FROM account WHERE user_id = ?), ?, LAST_INSERT_ID())]], 64, B, 64, 16),
       event = prepared([[INSERT INTO outbox_event (event_id, event_type, user_id, ref_id, idem_key, payload)
                          VALUES (?, ?, ?, (SELECT id FROM pay_record WHERE order_id = ?), ?, ?)]], 36, 32, 64, B, 64, 512),
       store = prepared([[UPDATE idempotency_record SET status = 'DONE', http_status = ?, response_body = ?, response_location = NULL
@@ -178,7 +183,7 @@ local function design_pay(order, user, key)
    run(design.cas, "PAID", order, "UNPAID")
    run(design.record, order, user, amount, "EUR", key)
    run(design.debit, amount, user, "EUR", amount)
-   run(design.entry, -amount, "PAYMENT", user)
+   run(design.entry, user, -amount, user, "PAYMENT")
    local event_id = string.format("%08x-0000-4000-8000-%012x", sysbench.tid + 65536, order)
    run(design.event, event_id, "payment.succeeded", user, order, key, string.format(
       '{"eventId":"%s","type":"payment.succeeded","userId":"%s","orderId":%d,"ref":"%d","amount":%d,"currency":"EUR","idempotencyKey":"%s"}',
@@ -209,9 +214,10 @@ function event()
    stmt.record:execute()
    p.debit[1]:set(amount); p.debit[2]:set(user); p.debit[3]:set(amount)
    stmt.debit:execute()
-   p.entry[1]:set(-amount); p.entry[2]:set(order); p.entry[3]:set(user)
+   p.entry[1]:set(user); p.entry[2]:set(-amount); p.entry[3]:set(user); p.entry[4]:set(order)
    stmt.entry:execute()
-   p.event:set(order)
+   p.event[1]:set(user); p.event[2]:set(order); p.event[3]:set(key); p.event[4]:set(user)
+   p.event[5]:set(order); p.event[6]:set(order); p.event[7]:set(amount); p.event[8]:set(key)
    stmt.event:execute()
    p.store[1]:set(user); p.store[2]:set(key)
    stmt.store:execute()

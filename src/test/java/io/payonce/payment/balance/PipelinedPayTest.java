@@ -70,6 +70,76 @@ class PipelinedPayTest {
         assertPaidOnce(payer, 3500);
     }
 
+    /**
+     * One account's ledger line written slowly (a trigger of the test's sleeps after the row is
+     * written, to the end of its statement) does not fail another account's pipelined pay: the ledger
+     * line is a single-row insert, which takes account_entry's next id under a brief mutex. Written as
+     * INSERT ... SELECT, a bulk insert to InnoDB, it held the table's AUTO-INC lock to the end of its
+     * statement, and every other pay's pipelined body, which waits for no lock, failed on it at once
+     * ("Failed to read auto-increment value"), to be sent again one statement at a time.
+     */
+    @Test
+    void aSlowLedgerLineOfOneAccountDoesNotFailAnotherAccountsPipelinedPay() throws Exception {
+        Checkout slow = Buyer.withBalance(5000).checkout(1500);
+        Checkout other = Buyer.withBalance(5000).checkout(1500);
+        db.update("CREATE TRIGGER test_slow_ledger_line AFTER INSERT ON account_entry FOR EACH ROW "
+                + "IF NEW.user_id = '" + slow.userId() + "' THEN DO SLEEP(1.5); END IF");
+        try {
+            double failedBefore = meters.count(PIPELINED, "outcome", "failed");
+            double committedBefore = meters.count(PIPELINED, "outcome", "committed");
+            CompletableFuture<Response> slowPay = CompletableFuture.supplyAsync(slow::pay, client);
+            Await.until(() -> slowLedgerLines() == 1, Duration.ofSeconds(6), "the slow ledger line being written");
+
+            Response answer = other.pay();
+
+            assertEquals(201, answer.statusCode(), answer.asString());
+            assertEquals(1, slowLedgerLines(), "the slow ledger line was still being written");
+            assertEquals(failedBefore, meters.count(PIPELINED, "outcome", "failed"), "no pipelined body failed on the slow line");
+            Response slowAnswer = slowPay.get(30, TimeUnit.SECONDS);
+            assertEquals(201, slowAnswer.statusCode(), slowAnswer.asString());
+            assertEquals(committedBefore + 2, meters.count(PIPELINED, "outcome", "committed"), "both pays committed pipelined");
+            assertPaidOnce(slow, 3500);
+            assertPaidOnce(other, 3500);
+        } finally {
+            db.update("DROP TRIGGER IF EXISTS test_slow_ledger_line");
+        }
+    }
+
+    /**
+     * An operator's INSERT ... SELECT into account_entry holds the table's AUTO-INC lock to the end of
+     * its statement, longer than the session's lock wait: a pay's ledger line waits for it, fails on
+     * it ("Failed to read auto-increment value", 1467, a lock wait by another number) and is run again,
+     * as after any lock wait, instead of answering 500.
+     */
+    @Test
+    void aLedgerLineThatOutwaitsABulkInsertsLockIsRunAgainNotAnsweredWith500() throws Exception {
+        Checkout bulk = Buyer.withBalance(100).checkout(50);
+        Checkout payer = Buyer.withBalance(5000).checkout(1500);
+        String operatorLine = "bulk-" + Api.newKey();
+        db.update("CREATE TRIGGER test_slow_ledger_line AFTER INSERT ON account_entry FOR EACH ROW "
+                + "IF NEW.user_id = '" + bulk.userId() + "' THEN DO SLEEP(1.5); END IF");
+        try {
+            CompletableFuture<Integer> operator = CompletableFuture.supplyAsync(() -> db.update("""
+                    INSERT INTO account_entry (user_id, delta, balance_after, ref_type, ref_id)
+                    SELECT user_id, 1, balance, 'DEPOSIT', ? FROM account WHERE user_id = ?""", operatorLine, bulk.userId()), client);
+            Await.until(() -> slowLedgerLines() == 1, Duration.ofSeconds(6), "the operator's insert being written");
+
+            Response answer = payer.pay();
+
+            assertEquals(201, answer.statusCode(), answer.asString());
+            assertEquals(1, operator.get(30, TimeUnit.SECONDS));
+            assertPaidOnce(payer, 3500);
+        } finally {
+            db.update("DROP TRIGGER IF EXISTS test_slow_ledger_line");
+            db.update("DELETE FROM account_entry WHERE ref_type = 'DEPOSIT' AND ref_id = ?", operatorLine);
+        }
+    }
+
+    /** Sessions in the test's trigger, which MariaDB shows running its statement. */
+    private long slowLedgerLines() {
+        return db.count("SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE 'DO SLEEP(1.5)%'");
+    }
+
     /** The debit changes no row: the body is rolled back, and the sequential transaction records the 402. */
     @Test
     void tooLittleMoneyFoundByThePipelinedBodyCommitsNothingAndIsRecorded() {
