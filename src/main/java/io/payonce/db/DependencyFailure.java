@@ -47,12 +47,16 @@ public final class DependencyFailure {
 
     /**
      * Transient, and worth running the same transaction again at once. A statement cut off by the
-     * session's time bound is answered 503 but not retried: it would only run as long again.
+     * session's time bound is answered 503 but not retried: it would only run as long again. No
+     * auto-increment value (1467, SqlErrors) is retried without being transient.
      */
     public static boolean isWorthRetrying(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (SqlErrors.isStatementTimeout(t)) {
                 return false;
+            }
+            if (SqlErrors.isNoAutoIncrementValue(t)) {
+                return true;
             }
         }
         return isTransient(failure);

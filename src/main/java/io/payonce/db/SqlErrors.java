@@ -11,9 +11,12 @@ import java.util.Set;
  * <li>1062, duplicate entry: a unique key refused a second row. The row that holds the key is the
  * earlier request's, so the caller answers with it (a repeat) or refuses (a conflict).</li>
  * <li>1205, lock wait timeout: a row stayed locked by another transaction longer than the session's
- * short lock wait; 1467, the same for a table's AUTO-INC lock, which an INSERT ... SELECT into it
- * (an operator's, say) holds to the end of its statement, and which single-row inserts then queue
- * on.</li>
+ * short lock wait.</li>
+ * <li>1467, no auto-increment value: most often a wait for a table's AUTO-INC lock that outlasted the
+ * lock wait (an INSERT ... SELECT into the table, an operator's say, holds it to the end of its
+ * statement, and single-row inserts then queue on it), worth running the transaction again; but also
+ * a counter at its maximum, which no retry cures. So it is retried, and not counted as transient:
+ * once the retries are spent it is answered and logged as the unexpected failure it then is.</li>
  * <li>1213, deadlock: InnoDB rolled this transaction back to let another go on.</li>
  * <li>1969 (MariaDB) and 3024 (MySQL): a statement cut off by the session's time bound.</li>
  * <li>1040, 1927, 2006, 2013: too many connections, connection killed, server gone, connection
@@ -23,7 +26,8 @@ import java.util.Set;
 public final class SqlErrors {
 
     private static final int DUPLICATE_ENTRY = 1062;
-    private static final Set<Integer> LOCK_WAIT_TIMEOUTS = Set.of(1205, 1467);
+    private static final int LOCK_WAIT_TIMEOUT = 1205;
+    private static final int NO_AUTO_INCREMENT_VALUE = 1467;
     private static final int DEADLOCK = 1213;
     private static final Set<Integer> STATEMENT_TIMEOUTS = Set.of(1969, 3024);
     private static final Set<Integer> CONNECTION_LOST = Set.of(1040, 1927, 2006, 2013, 1053, 1290, 1836);
@@ -36,7 +40,7 @@ public final class SqlErrors {
     }
 
     public static boolean isLockWaitTimeout(Throwable failure) {
-        return LOCK_WAIT_TIMEOUTS.contains(code(failure));
+        return code(failure) == LOCK_WAIT_TIMEOUT;
     }
 
     public static boolean isStatementTimeout(Throwable failure) {
@@ -46,7 +50,11 @@ public final class SqlErrors {
     /** Failed for now, not for good: the same transaction may succeed if run again. */
     public static boolean isTransient(Throwable failure) {
         int code = code(failure);
-        return LOCK_WAIT_TIMEOUTS.contains(code) || code == DEADLOCK || STATEMENT_TIMEOUTS.contains(code) || CONNECTION_LOST.contains(code);
+        return code == LOCK_WAIT_TIMEOUT || code == DEADLOCK || STATEMENT_TIMEOUTS.contains(code) || CONNECTION_LOST.contains(code);
+    }
+
+    public static boolean isNoAutoIncrementValue(Throwable failure) {
+        return code(failure) == NO_AUTO_INCREMENT_VALUE;
     }
 
     private static int code(Throwable failure) {

@@ -41,6 +41,19 @@ class DependencyFailureTest {
         assertFalse(DependencyFailure.isTransient(mysql(1064)));
     }
 
+    /**
+     * No auto-increment value: a wait for a table's AUTO-INC lock that may pass, so worth a retry, or
+     * a counter at its maximum, which would not: not transient, so that once the retries are spent it
+     * surfaces as the failure it then is, and a command is dead-lettered, not requeued forever.
+     */
+    @Test
+    void noAutoIncrementValueIsRetriedButNotTransient() {
+        assertTrue(DependencyFailure.isWorthRetrying(mysql(1467)));
+        assertTrue(DependencyFailure.isWorthRetrying(new IllegalStateException("wrapped", mysql(1467))));
+        assertFalse(DependencyFailure.isTransient(mysql(1467)));
+        assertFalse(SqlErrors.isLockWaitTimeout(mysql(1467)), "not a busy key's row");
+    }
+
     @Test
     void connectionFailuresOfTheDatabaseAndRedisAreTransient() {
         assertTrue(DependencyFailure.isTransient(new ConnectException("refused")));
