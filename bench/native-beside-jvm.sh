@@ -2,9 +2,10 @@
 # The native executable beside the JVM, from the last bench/run.sh report of each (bench/report.md and
 # bench/report-native.md): at each concurrency, HTTP pays per second, each beside the ceiling of its own
 # run (the two runs are apart in time, and the machine's speed drifts between them), and payonce's CPU
-# per pay. Prints a Markdown table.
+# per pay. Prints a Markdown table. Two other reports may be named instead, e.g. two committed ones of the
+# same commit: bench/native-beside-jvm.sh <(git show REV:bench/report.md) <(git show REV:bench/report-native.md)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+[ $# = 0 ] && cd "$(dirname "$0")/.."
 # From a report: clients, ceiling /s, payonce /s (the throughput table), then ms per HTTP pay (the broker table).
 figures() {
     awk -F'|' '
@@ -15,6 +16,8 @@ figures() {
 }
 echo "| clients | JVM pays /s | native pays /s | JVM / its ceiling | native / its ceiling | native against JVM, beside their ceilings | JVM ms per pay | native ms per pay | native CPU against JVM |"
 echo "|---|---|---|---|---|---|---|---|---|"
-join <(figures bench/report.md) <(figures bench/report-native.md) | awk '{
+jvm_report=${1:-bench/report.md}
+native_report=${2:-bench/report-native.md}
+join <(figures "$jvm_report") <(figures "$native_report") | awk '{
     jvm = $3 / $2; native = $6 / $5
     printf "| %d | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", $1, $3, $6, jvm, native, native / jvm, $4, $7, $7 / $4}'

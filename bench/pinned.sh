@@ -29,7 +29,6 @@ export root out database
 source "$root/bench/app-env.sh"
 log() { printf '%s pinned: %s\n' "$(date +%T)" "$*" >&2; }
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-on_database_core() { taskset -c $database_core "$@"; }
 
 build=1
 for arg in "$@"; do
@@ -55,11 +54,12 @@ bench() { java -Xmx1g -cp "$classpath" io.payonce.bench.PayBench "$@"; }
 log "starting a MariaDB and a Redis of the run's own on core $database_core"
 mariadb-install-db --no-defaults --datadir="$stores/mariadb" --auth-root-authentication-method=normal \
     --skip-test-db --user="$(id -un)" >"$stores/mariadb-install.log" 2>&1
-on_database_core "$mariadbd" --no-defaults --datadir="$stores/mariadb" --port=$PAYONCE_DB_PORT --bind-address=127.0.0.1 \
+# taskset runs the server in its own process, so that $! is the server's pid: what is measured and stopped.
+taskset -c $database_core "$mariadbd" --no-defaults --datadir="$stores/mariadb" --port=$PAYONCE_DB_PORT --bind-address=127.0.0.1 \
     --socket="$stores/mariadb.sock" --pid-file="$stores/mariadb.pid" --log-error="$stores/mariadb.log" \
     --user="$(id -un)" --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci --max-connections=300 &
 mariadb_pid=$!
-on_database_core redis-server --bind 127.0.0.1 --port $PAYONCE_REDIS_PORT --save "" --appendonly no >"$stores/redis.log" 2>&1 &
+taskset -c $database_core redis-server --bind 127.0.0.1 --port $PAYONCE_REDIS_PORT --save "" --appendonly no >"$stores/redis.log" 2>&1 &
 redis_pid=$!
 until mariadb -h127.0.0.1 -P$PAYONCE_DB_PORT -uroot -e 'SELECT 1' >/dev/null 2>&1; do
     kill -0 "$mariadb_pid" 2>/dev/null || { log "MariaDB did not start; see $stores/mariadb.log"; exit 1; }
@@ -100,7 +100,7 @@ measure() {
     if [ "$mode" = ceiling ]; then
         count=$(awk '/transactions:/ {print $2}' "$out/last.txt")
     else
-        count=$(cut -f3 "$out/last.txt")
+        count=$(tail -n 1 "$out/last.txt" | cut -f3)
     fi
     awk -v mode="$mode" -v c="$clients" -v n="$count" -v s=$seconds -v app=$((app1 - app0)) \
         -v side=$((db1 - db0 + redis1 - redis0 + gen)) -v mq=$((mq1 - mq0)) \

@@ -6,14 +6,13 @@ import io.payonce.support.Await;
 import io.payonce.support.Broker;
 import io.payonce.support.Database;
 import io.payonce.support.FreePorts;
+import io.payonce.support.InstanceApi;
 import io.payonce.support.MoneyInvariants;
 import io.payonce.support.PackagedInstance;
 import io.payonce.support.TcpGate;
 import io.payonce.support.Tokens;
 import io.restassured.RestAssured;
-import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import io.restassured.specification.RequestSpecification;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +30,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -358,21 +356,9 @@ class GracefulShutdownIT {
 
         static Payer funded(int port) {
             String userId = Tokens.newUserId();
-            String ops = Tokens.ops();
-            assertEquals(201, on(port, ops).body(Map.of("userId", userId, "currency", "EUR")).post("/accounts").statusCode());
-            String reference = "fund-" + UUID.randomUUID();
-            assertEquals(201, on(port, ops).header("Idempotency-Key", reference)
-                    .body(Map.of("amount", BALANCE, "currency", "EUR", "reference", reference))
-                    .post("/accounts/" + userId + "/deposits").statusCode());
+            InstanceApi.fund(port, userId, BALANCE);
             String bearer = Tokens.user(userId);
-            Response order = on(port, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
-                    .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", AMOUNT, "currency", "EUR")).post("/orders");
-            assertEquals(201, order.statusCode(), order.asString());
-            return new Payer(userId, bearer, order.jsonPath().getLong("id"));
-        }
-
-        private static RequestSpecification on(int port, String bearer) {
-            return RestAssured.given().port(port).auth().oauth2(bearer).contentType(ContentType.JSON);
+            return new Payer(userId, bearer, InstanceApi.newOrder(port, bearer, AMOUNT));
         }
     }
 }

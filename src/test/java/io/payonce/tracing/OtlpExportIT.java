@@ -2,12 +2,10 @@ package io.payonce.tracing;
 
 import com.sun.net.httpserver.HttpServer;
 import io.payonce.support.Await;
+import io.payonce.support.InstanceApi;
 import io.payonce.support.PackagedInstance;
 import io.payonce.support.Tokens;
-import io.restassured.RestAssured;
-import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import io.restassured.specification.RequestSpecification;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -73,13 +71,11 @@ class OtlpExportIT {
         Traceparent gateway = Traceparent.random();
         try (PackagedInstance instance = PackagedInstance.start("otlp-export", DATABASE, true, exportSettings)) {
             String user = "otlp-" + UUID.randomUUID();
-            fund(instance.port(), user, 5000);
+            InstanceApi.fund(instance.port(), user, 5000);
             String bearer = Tokens.user(user);
-            Response created = on(instance.port(), bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
-                    .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", 1200, "currency", "EUR")).post("/orders");
-            assertEquals(201, created.statusCode(), created.asString());
-            Response paid = on(instance.port(), bearer).header("traceparent", gateway.header())
-                    .header("Idempotency-Key", "pay-" + UUID.randomUUID()).post("/orders/" + created.jsonPath().getLong("id") + "/pay");
+            long order = InstanceApi.newOrder(instance.port(), bearer, 1200);
+            Response paid = InstanceApi.on(instance.port(), bearer).header("traceparent", gateway.header())
+                    .header("Idempotency-Key", "pay-" + UUID.randomUUID()).post("/orders/" + order + "/pay");
             assertEquals(201, paid.statusCode(), paid.asString());
 
             List<Export> exports = collector.awaitExportsHolding(HexFormat.of().parseHex(gateway.traceId()),
@@ -88,18 +84,6 @@ class OtlpExportIT {
         }
     }
 
-    private static void fund(int port, String user, long amount) {
-        String ops = Tokens.ops();
-        assertEquals(201, on(port, ops).body(Map.of("userId", user, "currency", "EUR")).post("/accounts").statusCode());
-        String reference = "fund-" + UUID.randomUUID();
-        assertEquals(201, on(port, ops).header("Idempotency-Key", reference)
-                .body(Map.of("amount", amount, "currency", "EUR", "reference", reference))
-                .post("/accounts/" + user + "/deposits").statusCode());
-    }
-
-    private static RequestSpecification on(int port, String bearer) {
-        return RestAssured.given().port(port).auth().oauth2(bearer).contentType(ContentType.JSON);
-    }
 
     private record Export(String path, byte[] body) {
 

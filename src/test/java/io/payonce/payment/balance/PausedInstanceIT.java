@@ -2,14 +2,13 @@ package io.payonce.payment.balance;
 
 import io.payonce.support.Api;
 import io.payonce.support.Database;
+import io.payonce.support.InstanceApi;
 import io.payonce.support.PackagedInstance;
 import io.payonce.support.Replays;
 import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
 import io.restassured.RestAssured;
-import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import io.restassured.specification.RequestSpecification;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -59,9 +58,9 @@ class PausedInstanceIT {
         int portB = b.port();
         String user = "u-" + UUID.randomUUID();
         String bearer = Tokens.user(user);
-        fund(portA, user, 10_000);
+        InstanceApi.fund(portA, user, 10_000);
         warmUpPay(portB, bearer);
-        long order = newOrder(portA, bearer, 1200);
+        long order = InstanceApi.newOrder(portA, bearer, 1200);
         String key = "k-" + UUID.randomUUID();
         long balanceBefore = db.balance(user);
 
@@ -92,35 +91,15 @@ class PausedInstanceIT {
         assertEquals(balanceBefore - 1200, db.balance(user));
     }
 
-    private static void fund(int port, String user, long amount) {
-        String ops = Tokens.ops();
-        assertEquals(201, on(port, ops).body(Map.of("userId", user, "currency", "EUR")).post("/accounts").statusCode());
-        String reference = "fund-" + UUID.randomUUID();
-        assertEquals(201, on(port, ops).header("Idempotency-Key", reference)
-                .body(Map.of("amount", amount, "currency", "EUR", "reference", reference))
-                .post("/accounts/" + user + "/deposits").statusCode());
-    }
-
-    private static long newOrder(int port, String bearer, long amount) {
-        Response created = on(port, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
-                .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", amount, "currency", "EUR")).post("/orders");
-        assertEquals(201, created.statusCode(), created.asString());
-        return created.jsonPath().getLong("id");
-    }
-
     /** A cold instance could still be compiling its pay path when paused; a few pays make it fast. */
     private void warmUpPay(int port, String bearer) {
         for (int i = 0; i < 10; i++) {
-            assertEquals(201, pay(port, bearer, newOrder(port, bearer, 10), "warm-" + UUID.randomUUID()).statusCode());
+            assertEquals(201, pay(port, bearer, InstanceApi.newOrder(port, bearer, 10), "warm-" + UUID.randomUUID()).statusCode());
         }
     }
 
     private static Response pay(int port, String bearer, long order, String key) {
         return RestAssured.given().port(port).auth().oauth2(bearer).header("Idempotency-Key", key).post("/orders/" + order + "/pay");
-    }
-
-    private static RequestSpecification on(int port, String bearer) {
-        return RestAssured.given().port(port).auth().oauth2(bearer).contentType(ContentType.JSON);
     }
 
     private PackagedInstance start(boolean cleanDatabase) throws IOException, InterruptedException {
