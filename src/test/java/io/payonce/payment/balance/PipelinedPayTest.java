@@ -82,8 +82,7 @@ class PipelinedPayTest {
     void aSlowLedgerLineOfOneAccountDoesNotFailAnotherAccountsPipelinedPay() throws Exception {
         Checkout slow = Buyer.withBalance(5000).checkout(1500);
         Checkout other = Buyer.withBalance(5000).checkout(1500);
-        db.update("CREATE TRIGGER test_slow_ledger_line AFTER INSERT ON account_entry FOR EACH ROW "
-                + "IF NEW.user_id = '" + slow.userId() + "' THEN DO SLEEP(1.5); END IF");
+        slowLedgerLinesOf(slow.userId());
         try {
             double failedBefore = meters.count(PIPELINED, "outcome", "failed");
             double committedBefore = meters.count(PIPELINED, "outcome", "committed");
@@ -116,8 +115,7 @@ class PipelinedPayTest {
         Checkout bulk = Buyer.withBalance(100).checkout(50);
         Checkout payer = Buyer.withBalance(5000).checkout(1500);
         String operatorLine = "bulk-" + Api.newKey();
-        db.update("CREATE TRIGGER test_slow_ledger_line AFTER INSERT ON account_entry FOR EACH ROW "
-                + "IF NEW.user_id = '" + bulk.userId() + "' THEN DO SLEEP(1.5); END IF");
+        slowLedgerLinesOf(bulk.userId());
         try {
             CompletableFuture<Integer> operator = CompletableFuture.supplyAsync(() -> db.update("""
                     INSERT INTO account_entry (user_id, delta, balance_after, ref_type, ref_id)
@@ -133,6 +131,12 @@ class PipelinedPayTest {
             db.update("DROP TRIGGER IF EXISTS test_slow_ledger_line");
             db.update("DELETE FROM account_entry WHERE ref_type = 'DEPOSIT' AND ref_id = ?", operatorLine);
         }
+    }
+
+    /** Every ledger line of the user sleeps 1.5 s after it is written, to the end of its statement, until the trigger is dropped. */
+    private void slowLedgerLinesOf(String userId) {
+        db.update("CREATE TRIGGER test_slow_ledger_line AFTER INSERT ON account_entry FOR EACH ROW "
+                + "IF NEW.user_id = '" + userId + "' THEN DO SLEEP(1.5); END IF");
     }
 
     /** Sessions in the test's trigger, which MariaDB shows running its statement. */
