@@ -119,7 +119,7 @@ class CardPayCommandTest {
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
             CardBuyer buyer = CardBuyer.withOrder(700);
-            processor().failNext(Fault.ERROR_AFTER_CHARGE);
+            processor().failNextChargeOf(buyer.order, Fault.ERROR_AFTER_CHARGE);
 
             GetResponse accepted = send(broker, buyer.key, replies, buyer.cardCommand("tok_visa"));
 
@@ -222,7 +222,7 @@ class CardPayCommandTest {
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
             CardBuyer buyer = CardBuyer.withOrder(900);
-            processor().failNext(Fault.TIMEOUT_AFTER_CHARGE);
+            processor().failNextChargeOf(buyer.order, Fault.TIMEOUT_AFTER_CHARGE);
 
             CompletableFuture<Response> first = CompletableFuture.supplyAsync(() -> buyer.payOverHttp(buyer.key, "tok_visa"));
             awaitCharging(buyer);
@@ -254,7 +254,7 @@ class CardPayCommandTest {
     void aCardPayCommandWithoutReplyToThatMeetsAPendingPaymentIsDeadLetteredWithTheReasonNotAcked() throws Exception {
         try (Broker broker = Broker.connect()) {
             CardBuyer buyer = CardBuyer.withOrder(950);
-            processor().failNext(Fault.TIMEOUT_AFTER_CHARGE);
+            processor().failNextChargeOf(buyer.order, Fault.TIMEOUT_AFTER_CHARGE);
             CompletableFuture<Response> first = CompletableFuture.supplyAsync(() -> buyer.payOverHttp(buyer.key, "tok_visa"));
             awaitCharging(buyer);
             processor().down();
@@ -289,7 +289,7 @@ class CardPayCommandTest {
     void aCardPayCommandWithoutReplyToWhileItsTwinHoldsTheChargeEndsPaidOnceOrDeadLetteredNeverAcked() throws Exception {
         try (Broker broker = Broker.connect()) {
             CardBuyer buyer = CardBuyer.withOrder(910);
-            processor().failNext(Fault.TIMEOUT_AFTER_CHARGE);
+            processor().failNextChargeOf(buyer.order, Fault.TIMEOUT_AFTER_CHARGE);
             double requeuedBefore = meters.count("payonce.messages", "outcome", "requeued");
 
             CompletableFuture<Response> first = CompletableFuture.supplyAsync(() -> buyer.payOverHttp(buyer.key, "tok_visa"));

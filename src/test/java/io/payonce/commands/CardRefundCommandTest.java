@@ -74,7 +74,7 @@ class CardRefundCommandTest {
             long order = Buyer.withBalance(0).paidByCard(700, "tok_visa");
             String key = "msg-" + UUID.randomUUID();
             String refund = refundCommand(order, "r-1", 700);
-            processor().failNextRefund(Fault.ERROR_AFTER_CHARGE);
+            processor().failNextRefundOf(order, Fault.ERROR_AFTER_CHARGE);
 
             GetResponse accepted = send(broker, key, replies, refund);
 

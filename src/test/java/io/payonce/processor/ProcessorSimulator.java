@@ -27,7 +27,8 @@ import java.util.stream.Stream;
  * well-known ones, idempotency included: a charge under a key it has seen answers with that
  * charge, never a second one; a key whose first request is still being answered gets 409; a key
  * sent again with other parameters gets 422. It can be told to answer slowly, to charge and then
- * lose the answer (a timeout, a 500, a reset connection), to fail before charging, or to be down
+ * lose the answer (a timeout, a 500, a reset connection) or to fail before charging, each for the
+ * next requests of one order ({@link #failNextChargeOf}), or at random, or to be down
  * (its port refuses connections), to forget keys after a retention, as real processors do after
  * 24 hours, to refuse every call with one status before handling it, as a processor does a
  * wrong API key (401, 403) or a wrong address (404, 405), and to plant a charge of another amount,
@@ -41,7 +42,7 @@ import java.util.stream.Stream;
  */
 public final class ProcessorSimulator implements AutoCloseable {
 
-    /** What the next charge request meets. */
+    /** What a charge or refund request meets. */
     public enum Fault {
         /** Charged, answered after {@link #SLOW_ANSWER}: within payonce's timeout. */
         SLOW,
@@ -106,7 +107,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     /** Charges no key finds, by id: made by hand in the processor's dashboard, or under a key it has since forgotten. */
     private final Map<String, Charge> keyless = new ConcurrentHashMap<>();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
-    private final Queue<Fault> nextFaults = new ConcurrentLinkedQueue<>();
+    private final FaultsByOrder chargeFaults = new FaultsByOrder();
     private final Map<String, AtomicInteger> chargeRequests = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final Random random = new Random();
@@ -142,14 +143,21 @@ public final class ProcessorSimulator implements AutoCloseable {
         return "http://127.0.0.1:" + port();
     }
 
-    /** The next charge requests meet these faults, in order; later ones are served normally. */
-    public void failNext(Fault... faults) {
-        nextFaults.addAll(List.of(faults));
+    /**
+     * The next charge requests of order {@code order} (reference {@code order-<id>}) meet these faults,
+     * in order; later ones, and every other order's, are served normally. Per order because payonce's
+     * recovery jobs may resend another test's charge at any moment, and must not meet this test's fault.
+     */
+    public void failNextChargeOf(long order, Fault... faults) {
+        chargeFaults.queue(order, List.of(faults));
     }
 
-    /** The next refund requests meet these faults, in order, as charges meet theirs; later ones are served normally. */
-    public void failNextRefund(Fault... faults) {
-        refunds.failNext(List.of(faults));
+    /**
+     * The next refund requests of order {@code order} (reference {@code order-<id>-refund-<n>}) meet
+     * these faults, in order, as its charges meet theirs; later ones, and every other order's, are served normally.
+     */
+    public void failNextRefundOf(long order, Fault... faults) {
+        refunds.failNextOf(order, List.of(faults));
     }
 
     /** Each charge and each refund request, with this probability, meets a fault drawn at random (the chaos harness). */
@@ -247,7 +255,7 @@ public final class ProcessorSimulator implements AutoCloseable {
 
     /** No fault queued or drawn any more, and no webhooks: the next test starts with a processor that answers and sends nothing. */
     public void heal() {
-        nextFaults.clear();
+        chargeFaults.clear();
         toPlant.clear();
         refunds.heal();
         randomFaultShare = 0;
@@ -380,7 +388,7 @@ public final class ProcessorSimulator implements AutoCloseable {
                 return;
             }
         }
-        Fault fault = nextFault();
+        Fault fault = nextFault(params.getString("reference"));
         if (fault == Fault.ERROR_BEFORE_CHARGE) {
             inFlight.remove(key);
             answer(request, 500, new JsonObject().put("error", "api_error"));
@@ -503,8 +511,9 @@ public final class ProcessorSimulator implements AutoCloseable {
         }
     }
 
-    private Fault nextFault() {
-        Fault next = nextFaults.poll();
+    /** A charge's reference is its order's: {@code order-<id>}. */
+    private Fault nextFault(String reference) {
+        Fault next = chargeFaults.next(reference);
         return next != null ? next : drawnFault();
     }
 

@@ -36,6 +36,9 @@ import java.util.function.Supplier;
  */
 final class SimulatedRefunds {
 
+    /** What follows the order's reference in a refund's: {@code order-<id>-refund-<n>}. */
+    private static final String REFUND_OF_ORDER = "-refund-";
+
     private final Vertx vertx;
     private final Function<String, Charge> chargeById;
     private final Supplier<Fault> drawnFault;
@@ -50,7 +53,7 @@ final class SimulatedRefunds {
     /** Refunds no key ever found, by id: made by hand in the processor's dashboard. */
     private final Map<String, Refund> keyless = new ConcurrentHashMap<>();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
-    private final Queue<Fault> nextFaults = new ConcurrentLinkedQueue<>();
+    private final FaultsByOrder faults = new FaultsByOrder();
     private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
 
@@ -90,12 +93,12 @@ final class SimulatedRefunds {
         return true;
     }
 
-    void failNext(List<Fault> faults) {
-        nextFaults.addAll(faults);
+    void failNextOf(long order, List<Fault> queued) {
+        faults.queue(order, queued);
     }
 
     void heal() {
-        nextFaults.clear();
+        faults.clear();
         toPlant.clear();
     }
 
@@ -159,7 +162,7 @@ final class SimulatedRefunds {
                 return;
             }
         }
-        Fault fault = nextFaults.poll();
+        Fault fault = faults.next(orderOf(params.getString("reference")));
         if (fault == null) {
             fault = drawnFault.get();
         }
@@ -178,6 +181,12 @@ final class SimulatedRefunds {
             recorded.accept(refund);
             ProcessorSimulator.answerAfter(vertx, request, met, refund.httpStatus(), refund.json());
         });
+    }
+
+    /** The order a refund's reference names: {@code order-<id>} of {@code order-<id>-refund-<n>}; else null. */
+    private static String orderOf(String reference) {
+        int refundNo = reference == null ? -1 : reference.indexOf(REFUND_OF_ORDER);
+        return refundNo < 0 ? null : reference.substring(0, refundNo);
     }
 
     /** A key seen before answers with its refund (or 422 if the parameters differ), one in flight 409; else the key is taken. */

@@ -74,7 +74,7 @@ class ProcessorWebhookTest {
     void theProcessorsEventSettlesAPaymentWhoseAnswerWasLostAtOnce() {
         processor().webhooks().to(List.of(webhooks.toString()), Webhooks.secret(), new WebhookSender.Faults(0, 600, 0, 0));
         Checkout buyer = Buyer.withBalance(0).checkout(1200);
-        processor().failNext(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextChargeOf(buyer.order(), Fault.ERROR_AFTER_CHARGE);
 
         Response accepted = buyer.payByCard("tok_visa");
         long payment = accepted.jsonPath().getLong("paymentId");
@@ -306,7 +306,7 @@ class ProcessorWebhookTest {
         List<Checkout> buyers = List.of(Buyer.withBalance(0).checkout(101), Buyer.withBalance(0).checkout(102),
                 Buyer.withBalance(0).checkout(103), Buyer.withBalance(0).checkout(104));
         for (Checkout buyer : buyers) {
-            processor().failNext(Fault.RESET_AFTER_CHARGE);
+            processor().failNextChargeOf(buyer.order(), Fault.RESET_AFTER_CHARGE);
             assertEquals(202, buyer.payByCard(buyer.order() % 2 == 0 ? "tok_visa" : "tok_decline_sim").statusCode());
         }
 
@@ -341,7 +341,7 @@ class ProcessorWebhookTest {
 
     /** A card pay whose charge the processor made (or declined) and whose answer it lost: 202, and the payment UNKNOWN. */
     private long unknownPayment(Checkout buyer, String cardToken) {
-        processor().failNext(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextChargeOf(buyer.order(), Fault.ERROR_AFTER_CHARGE);
         Response accepted = buyer.payByCard(cardToken);
         assertEquals(202, accepted.statusCode(), accepted.asString());
         long payment = accepted.jsonPath().getLong("paymentId");

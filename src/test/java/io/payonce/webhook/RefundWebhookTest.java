@@ -89,7 +89,7 @@ class RefundWebhookTest {
         processor().webhooks().to(List.of(webhooks.toString()), Webhooks.secret(), new WebhookSender.Faults(0, 600, 0, 0));
         long order = Buyer.withBalance(0).paidByCard(1000, "tok_visa");
         String key = Api.newKey();
-        processor().failNextRefund(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_AFTER_CHARGE);
 
         Response accepted = Api.refund(OPS, order, key, "r-1", 1000);
         long refund = accepted.jsonPath().getLong("refundId");
@@ -121,7 +121,7 @@ class RefundWebhookTest {
     void aRefundFailedEventFailsAnUnknownRefundAndGivesItsAmountBack() {
         long order = Buyer.withBalance(0).paidByCard(1000, "tok_visa");
         String key = Api.newKey();
-        processor().failNextRefund(Fault.ERROR_BEFORE_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
         Response accepted = Api.refund(OPS, order, key, "r-1", 1000);
         long refund = accepted.jsonPath().getLong("refundId");
         assertEquals(202, accepted.statusCode(), accepted.asString());
@@ -370,7 +370,7 @@ class RefundWebhookTest {
                 Buyer.withBalance(0).paidByCard(203, "tok_visa"), Buyer.withBalance(0).paidByCard(204, "tok_norefund_x"));
         processor().webhooks().to(List.of(webhooks.toString()), Webhooks.secret(), new WebhookSender.Faults(1, 600, 1, 1));
         List<Long> refunds = orders.stream().map(order -> {
-            processor().failNextRefund(Fault.RESET_AFTER_CHARGE);
+            processor().failNextRefundOf(order, Fault.RESET_AFTER_CHARGE);
             Response accepted = Api.refund(OPS, order, Api.newKey(), "r-1", 100);
             assertEquals(202, accepted.statusCode(), accepted.asString());
             return accepted.jsonPath().getLong("refundId");
@@ -413,7 +413,7 @@ class RefundWebhookTest {
     /** A refund to the card of the whole of a new card payment, whose refund the processor made and whose answer it lost: 202, UNKNOWN. */
     private long unknownRefund(long amount) {
         long order = Buyer.withBalance(0).paidByCard(amount, "tok_visa");
-        processor().failNextRefund(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_AFTER_CHARGE);
         Response accepted = Api.refund(OPS, order, Api.newKey(), "r-1", amount);
         assertEquals(202, accepted.statusCode(), accepted.asString());
         long refund = accepted.jsonPath().getLong("refundId");

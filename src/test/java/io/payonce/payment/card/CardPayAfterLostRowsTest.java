@@ -53,7 +53,7 @@ class CardPayAfterLostRowsTest {
     void aRetryAfterTheDatabaseWasRestoredToBeforeThePayMeetsTheFirstChargeAndChargesTheCardOnce() {
         Checkout buyer = Buyer.withBalance(0).checkout(1200);
         String backup = db.dump(PAY_TABLES);
-        processor().failNext(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextChargeOf(buyer.order(), Fault.ERROR_AFTER_CHARGE);
 
         Response lost = buyer.payByCard("tok_visa");
         db.restore(backup);

@@ -56,7 +56,7 @@ class CardPayDisconnectTest {
         long order = checkout.order();
         String key = checkout.key();
         double executedBefore = executed();
-        ProcessorSimulatorResource.simulator().failNext(Fault.SLOW);
+        ProcessorSimulatorResource.simulator().failNextChargeOf(order, Fault.SLOW);
 
         HangingClient.payAndHangUp(service, bearer, order, key, BODY, 100);
         awaitPaid(order);

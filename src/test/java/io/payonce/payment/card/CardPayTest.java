@@ -124,7 +124,7 @@ class CardPayTest {
     @EnumSource(value = Fault.class, names = {"TIMEOUT_AFTER_CHARGE", "ERROR_AFTER_CHARGE", "RESET_AFTER_CHARGE"})
     void aChargeWhoseAnswerWasLostIsFoundAndNotMadeAgain(Fault fault) throws Exception {
         Checkout buyer = Buyer.withBalance(0).checkout(700);
-        processor().failNext(fault);
+        processor().failNextChargeOf(buyer.order(), fault);
 
         Response accepted = buyer.payByCard("tok_visa");
 
@@ -152,7 +152,7 @@ class CardPayTest {
     @Test
     void aDeclineWhoseAnswerWasLostIsFoundAndTheOrderFreed() throws Exception {
         Checkout buyer = Buyer.withBalance(0).checkout(900);
-        processor().failNext(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextChargeOf(buyer.order(), Fault.ERROR_AFTER_CHARGE);
 
         Response accepted = buyer.payByCard("tok_decline_lost");
         long payment = accepted.jsonPath().getLong("paymentId");
@@ -231,7 +231,7 @@ class CardPayTest {
     void aChargeThatWasNeverMadeIsSentAgainUnderTheSameKeyOnceTheProcessorIsBack() throws Exception {
         Checkout failedFirst = Buyer.withBalance(0).checkout(300);
         Checkout whileDown = Buyer.withBalance(0).checkout(400);
-        processor().failNext(Fault.ERROR_BEFORE_CHARGE);
+        processor().failNextChargeOf(failedFirst.order(), Fault.ERROR_BEFORE_CHARGE);
 
         Response failed = failedFirst.payByCard("tok_visa");
         processor().down();
@@ -257,7 +257,7 @@ class CardPayTest {
     @Test
     void aStormOfClicksAndKeysOnOneOrderChargesTheCardOnce() throws Exception {
         Checkout buyer = Buyer.withBalance(0).checkout(2500);
-        processor().failNext(Fault.SLOW);
+        processor().failNextChargeOf(buyer.order(), Fault.SLOW);
         List<Callable<Response>> storm = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             storm.add(() -> payUntilDefinite(buyer, buyer.key()));
@@ -279,7 +279,7 @@ class CardPayTest {
     @Test
     void aPayFromTheBalanceWhileACardPayWaitsForItsProcessorIsToldToRetry() throws Exception {
         Checkout buyer = Buyer.withBalance(5000).checkout(800);
-        processor().failNext(Fault.TIMEOUT_AFTER_CHARGE);
+        processor().failNextChargeOf(buyer.order(), Fault.TIMEOUT_AFTER_CHARGE);
 
         CompletableFuture<Response> card = CompletableFuture.supplyAsync(() -> buyer.payByCard("tok_visa"));
         Response balance = awaitInFlight(buyer);

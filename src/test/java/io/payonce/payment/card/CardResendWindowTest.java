@@ -83,7 +83,7 @@ class CardResendWindowTest {
 
         assertEquals(202, refused.statusCode(), refused.asString());
         assertFalse(windowStarted(payment), "nothing reached the processor");
-        processor().failNext(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextChargeOf(buyer.order(), Fault.ERROR_AFTER_CHARGE);
         Response resent = resumeNow(buyer, payment);
         assertEquals(202, resent.statusCode(), resent.asString());
         assertEquals(1, chargesOf(buyer), "the resend charged the card, and its answer was lost");
@@ -115,7 +115,7 @@ class CardResendWindowTest {
         assertEquals(new ChargeOutcome.Unknown("could not connect", false), notConnected);
 
         processor().up();
-        processor().failNext(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextChargeOf(buyer.order(), Fault.ERROR_AFTER_CHARGE);
         Response workerB = resumeNow(buyer, payment);
         assertEquals(202, workerB.statusCode(), workerB.asString());
         assertEquals(1, chargesOf(buyer), "worker B's resend charged the card, and its answer was lost");
@@ -135,7 +135,7 @@ class CardResendWindowTest {
     @Test
     void aResendDecidedOnAnAgedReadingOfTheWindowSendsNothing() {
         Checkout buyer = Buyer.withBalance(0).checkout(1500);
-        processor().failNext(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextChargeOf(buyer.order(), Fault.ERROR_AFTER_CHARGE);
         Response lost = buyer.payByCard("tok_visa");
         long payment = lost.jsonPath().getLong("paymentId");
         assertEquals(202, lost.statusCode(), lost.asString());

@@ -47,7 +47,7 @@ class CardResumeTest {
     void aRetryWithTheSameKeyResumesAnUnknownPaymentAndChargesTheCardOnce() throws Exception {
         ProcessorSimulator processor = ProcessorSimulatorResource.simulator();
         Checkout checkout = Buyer.withBalance(0).checkout(1500);
-        processor.failNext(Fault.ERROR_BEFORE_CHARGE);
+        processor.failNextChargeOf(checkout.order(), Fault.ERROR_BEFORE_CHARGE);
 
         Response accepted = checkout.payByCard("tok_visa");
         long payment = accepted.jsonPath().getLong("paymentId");

@@ -450,7 +450,7 @@ class OperatorSettlementTest {
     /** A card pay whose answer the processor's {@code fault} lost: 202, UNKNOWN, the order PAYING. */
     private Overdue lost(long amount, Fault fault, String cardToken) {
         Checkout buyer = Buyer.withBalance(0).checkout(amount);
-        processor().failNext(fault);
+        processor().failNextChargeOf(buyer.order(), fault);
         Response accepted = buyer.payByCard(cardToken);
         assertEquals(202, accepted.statusCode(), accepted.asString());
         long payment = accepted.jsonPath().getLong("paymentId");

@@ -56,7 +56,7 @@ class RefundAfterLostRowsTest {
         String charge = db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'", order);
         String key = Api.newKey();
         String backup = db.dump(REFUND_TABLES);
-        processor().failNextRefund(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_AFTER_CHARGE);
 
         Response lost = Api.refund(OPS, order, key, "r-1", 900);
         db.restore(backup);

@@ -87,7 +87,7 @@ class RefundResendWindowTest {
         assertEquals(202, refused.statusCode(), refused.asString());
         assertFalse(windowStarted(refund), "nothing reached the processor");
 
-        processor().failNextRefund(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_AFTER_CHARGE);
         Response resent = resumeNow(order, key, refund);
         assertEquals(202, resent.statusCode(), resent.asString());
         assertEquals(1, refundsOf(refund), "the resend refunded the card, and its answer was lost");
@@ -118,7 +118,7 @@ class RefundResendWindowTest {
         assertFalse(((RefundOutcome.Unknown) notConnected).delivered(), "worker A's send could not connect: " + notConnected);
 
         processor().up();
-        processor().failNextRefund(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_AFTER_CHARGE);
         Response workerB = resumeNow(order, key, refund);
         assertEquals(202, workerB.statusCode(), workerB.asString());
         assertEquals(1, refundsOf(refund), "worker B's resend refunded the card, and its answer was lost");
@@ -139,7 +139,7 @@ class RefundResendWindowTest {
     void aResendDecidedOnAnAgedReadingOfTheWindowSendsNothing() {
         long order = Buyer.withBalance(0).paidByCard(2400, "tok_visa");
         String key = Api.newKey();
-        processor().failNextRefund(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_AFTER_CHARGE);
         Response lost = Api.refund(OPS, order, key, "r-1", 1200);
         long refund = lost.jsonPath().getLong("refundId");
         assertEquals(202, lost.statusCode(), lost.asString());

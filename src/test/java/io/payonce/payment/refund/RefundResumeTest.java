@@ -54,7 +54,7 @@ class RefundResumeTest {
     void aRetryWithTheSameKeyResumesAnUnknownRefundAndRefundsTheCardOnce() {
         long order = Buyer.withBalance(0).paidByCard(1500, "tok_visa");
         String key = Api.newKey();
-        processor().failNextRefund(Fault.ERROR_BEFORE_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
 
         Response accepted = Api.refund(OPS, order, key, "r-1", 1500);
         long refund = accepted.jsonPath().getLong("refundId");
@@ -82,7 +82,7 @@ class RefundResumeTest {
     void aRefundTheProcessorCannotFindIsNotSentAgainPastTheResendWindow() {
         long order = Buyer.withBalance(0).paidByCard(800, "tok_visa");
         String key = Api.newKey();
-        processor().failNextRefund(Fault.ERROR_BEFORE_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
         long refund = Api.refund(OPS, order, key, "r-1", 800).jsonPath().getLong("refundId");
 
         sentLongAgo(refund);
@@ -107,7 +107,7 @@ class RefundResumeTest {
         long refund = Api.refund(OPS, order, key, "r-1", 600).jsonPath().getLong("refundId");
         assertNull(db.string("SELECT first_sent_at FROM refund_record WHERE id = ?", refund), "nothing reached the processor");
         processor().up();
-        processor().failNextRefund(Fault.ERROR_BEFORE_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
 
         leaseRunOut(refund);
         Response resent = Api.refund(OPS, order, key, "r-1", 600);

@@ -142,7 +142,7 @@ class RefundSettlementTest {
     void notRefundedIsSettledWhenTheChargesRefundedTotalIsTheRefundsPayonceRecorded() {
         long order = Buyer.withBalance(0).paidByCard(2100, "tok_visa");
         assertEquals(201, Api.refund(OPS, order, Api.newKey(), "r-0", 800).statusCode());
-        processor().failNextRefund(Fault.ERROR_BEFORE_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
         Response lost = Api.refund(OPS, order, Api.newKey(), "r-1", 1300);
         assertEquals(202, lost.statusCode(), lost.asString());
         long refund = lost.jsonPath().getLong("refundId");
@@ -170,7 +170,7 @@ class RefundSettlementTest {
         Response reversed = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.failed",
                 processor().refundUnder(earlierKey).json().put("status", "failed").put("failure_code", "reversed")));
         assertEquals("CONTRADICTING", reversed.jsonPath().getString("outcome"), reversed.asString());
-        processor().failNextRefund(Fault.ERROR_BEFORE_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
         Response lost = Api.refund(OPS, order, Api.newKey(), "r-1", 1300);
         long refund = lost.jsonPath().getLong("refundId");
         db.update("UPDATE refund_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", refund);
@@ -416,7 +416,7 @@ class RefundSettlementTest {
     @Test
     void aRefundOnItsWayToTheProcessorIsLeased() throws Exception {
         long order = Buyer.withBalance(0).paidByCard(960, "tok_visa");
-        processor().failNextRefund(Fault.TIMEOUT_AFTER_CHARGE);
+        processor().failNextRefundOf(order, Fault.TIMEOUT_AFTER_CHARGE);
 
         CompletableFuture<Response> refunding = CompletableFuture.supplyAsync(() -> Api.refund(OPS, order, Api.newKey(), "r-1", 960));
         long refund = Await.until(() -> db.count("SELECT COALESCE(MAX(id), 0) FROM refund_record WHERE order_id = ? AND phase = 'SENT'", order),
@@ -573,7 +573,7 @@ class RefundSettlementTest {
     private Overdue lost(long amount, Fault fault, String cardToken) {
         long order = Buyer.withBalance(0).paidByCard(amount, cardToken);
         String key = Api.newKey();
-        processor().failNextRefund(fault);
+        processor().failNextRefundOf(order, fault);
         Response accepted = Api.refund(OPS, order, key, "r-1", amount);
         assertEquals(202, accepted.statusCode(), accepted.asString());
         long refund = accepted.jsonPath().getLong("refundId");

@@ -126,7 +126,7 @@ class RefundToCardTest {
     void aRefundWhoseAnswerWasLostIsFoundByItsKeyAndNotMadeAgain(Fault fault) {
         long order = Buyer.withBalance(0).paidByCard(700, "tok_visa");
         String key = Api.newKey();
-        processor().failNextRefund(fault);
+        processor().failNextRefundOf(order, fault);
 
         Response accepted = Api.refund(OPS, order, key, "r-1", 700);
 
@@ -156,7 +156,7 @@ class RefundToCardTest {
     void aRefundThatWasNeverMadeIsSentAgainUnderTheSameKeyOnceTheProcessorIsBack() {
         long failedFirst = Buyer.withBalance(0).paidByCard(300, "tok_visa");
         long whileDown = Buyer.withBalance(0).paidByCard(400, "tok_visa");
-        processor().failNextRefund(Fault.ERROR_BEFORE_CHARGE);
+        processor().failNextRefundOf(failedFirst, Fault.ERROR_BEFORE_CHARGE);
 
         Response failed = Api.refund(OPS, failedFirst, Api.newKey(), "r-1", 300);
         processor().down();
@@ -174,7 +174,7 @@ class RefundToCardTest {
     void aRetryWithTheSameKeyGetsTheLostRefundOnceItIsFound() {
         long order = Buyer.withBalance(0).paidByCard(600, "tok_visa");
         String key = Api.newKey();
-        processor().failNextRefund(Fault.ERROR_AFTER_CHARGE);
+        processor().failNextRefundOf(order, Fault.ERROR_AFTER_CHARGE);
 
         Response accepted = Api.refund(OPS, order, key, "r-1", 600);
         Response settled = refundUntilDefinite(order, key, "r-1", 600);
@@ -194,7 +194,7 @@ class RefundToCardTest {
     @Test
     void concurrentRefundsOfOneCardPaymentNeverExceedTheCharge() throws Exception {
         long order = Buyer.withBalance(0).paidByCard(1000, "tok_visa");
-        processor().failNextRefund(Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW,
+        processor().failNextRefundOf(order, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW,
                 Fault.SLOW, Fault.SLOW);
         List<Callable<Response>> refunds = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -221,7 +221,7 @@ class RefundToCardTest {
     @Test
     void aRefundInFlightHoldsItsAmountUntilItsOutcomeIsKnown() {
         long order = Buyer.withBalance(0).paidByCard(1000, "tok_visa");
-        processor().failNextRefund(Fault.TIMEOUT_AFTER_CHARGE);
+        processor().failNextRefundOf(order, Fault.TIMEOUT_AFTER_CHARGE);
 
         Response inFlight = Api.refund(OPS, order, Api.newKey(), "r-1", 800);
         Response rest = Api.refund(OPS, order, Api.newKey(), "r-2", 200);
