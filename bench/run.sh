@@ -238,11 +238,19 @@ perf record -q -F 499 -o "$out/perf-commands.data" -p "$app_pid" -- sleep "$wrk_
 perf_pid=$!
 "${command_bench[@]}" commands "$out/commands-profile.txt" $commands 16 $wrk_seconds >/dev/null
 wait $perf_pid
-[ $native = 1 ] || jcmd "$app_pid" Compiler.perfmap >/dev/null
+# The native executable's symbols carry no package: the classes it was built from say which component each is.
+classes=
+if [ $native = 1 ]; then
+    sources=target/payonce-1.0.0-SNAPSHOT-native-image-source-jar classes="$out/classes.tsv"
+    bench/class-index.sh "$sources"/*.jar "$sources"/lib/*.jar >"$classes"
+else
+    jcmd "$app_pid" Compiler.perfmap >/dev/null
+fi
 for path in http commands; do
     data=$([ $path = http ] && echo perf.data || echo perf-commands.data)
     perf report -i "$out/$data" --no-children --sort dso,sym --stdio 2>/dev/null >"$out/perf-$path.txt"
-    awk -f bench/cpu-by-component.awk "$out/perf-$path.txt" | sort -t$'\t' -k2,2nr >"$out/components-$path.tsv"
+    awk -v classes="$classes" -f bench/cpu-by-component.awk "$out/perf-$path.txt" \
+        | sort -t$'\t' -k2,2nr >"$out/components-$path.tsv"
     awk '!/^#/ && NF && shown++ < 25' "$out/perf-$path.txt" >"$out/top-symbols-$path.txt"
 done
 
@@ -524,7 +532,10 @@ gnuplot "$out/throughput.gp"
     echo
     echo "perf's samples of payonce's process (self time, 499 Hz) during one more ${wrk_seconds} s of HTTP pays at 16 clients after"
     echo "the rounds above, summed by the part of the stack each symbol belongs to (bench/cpu-by-component.awk); the run"
-    echo "for the other kind of build has the same table, so that the two read side by side."
+    echo "for the other kind of build has the same table, so that the two read side by side. The native executable's"
+    echo "symbols name a class without its package: each is looked up in an index of the classes it was built from"
+    echo "(bench/class-index.sh: the JDK's, the native-image runtime's, the application's and its libraries'); \"ambiguous\""
+    echo "is a simple name found in more than one component, \"outside the class index\" a class the builder generated."
     echo
     echo "The same for 16 pay commands in flight through RabbitMQ, right after. The milliseconds are each share of payonce's"
     echo "mean CPU per pay at 16 (HTTP) or per command at 16 in flight, from the CPU table above: where a command costs"
