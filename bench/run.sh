@@ -38,12 +38,14 @@ bytes_sent() { mariadb -h127.0.0.1 -uroot -N -e "SHOW GLOBAL STATUS LIKE 'Bytes_
 
 # The Redis the instance uses: the server listening on its port.
 redis_pid() { pgrep -f "redis-server 127.0.0.1:${PAYONCE_REDIS_PORT:-6379}" | head -n 1; }
-# Pays that went on without the Redis lock, so far (payonce_lock_degraded_total).
-unlocked() { curl -sf "$(management_url $port)/q/metrics" | awk '/^payonce_lock_degraded_total/ {n += $2} END {printf "%d", n}'; }
-# Pipelined pay transactions so far, committed and in all (payonce_pipelined_transactions_total).
-pipelined() {
-    curl -sf "$(management_url $port)/q/metrics" \
-        | awk '/^payonce_pipelined_transactions_total/ {all += $2; if (/outcome="committed"/) committed += $2} END {printf "%d %d", committed, all}'
+# From one scrape of the instance's metrics: the pays that went on without the Redis lock so far
+# (payonce_lock_degraded_total), and the pipelined pay transactions, committed and in all
+# (payonce_pipelined_transactions_total).
+counters() {
+    curl -sf "$(management_url $port)/q/metrics" | awk '
+        /^payonce_lock_degraded_total/ {unlocked += $2}
+        /^payonce_pipelined_transactions_total/ {all += $2; if (/outcome="committed"/) committed += $2}
+        END {printf "%d %d %d", unlocked, committed, all}'
 }
 
 # Runs one measurement (a command that prints one result line whose third field is the number of
@@ -53,16 +55,19 @@ pipelined() {
 # (a pay whose pipelined attempt did not commit runs its statements again one at a time): where the
 # time goes when the cores are shared. The instance measured is the one at $app_pid and $port.
 with_cpu() {
-    local label=$1 app0 db0 redis0 q0 lock0 mq0 b0 pipe0 app1 db1 redis1 q1 lock1 mq1 b1 pipe1 line payments; shift
-    app0=$(ticks "$app_pid"); db0=$(ticks "$(pgrep -x mariadbd)"); redis0=$(ticks "$(redis_pid)"); q0=$(questions); lock0=$(unlocked)
-    mq0=$(ticks "$(broker_pid)"); b0=$(bytes_sent); pipe0=$(pipelined)
+    local label=$1 app0 db0 redis0 q0 mq0 b0 counted0 app1 db1 redis1 q1 mq1 b1 counted1 line payments; shift
+    # The scrapes lie outside the ticks counted: payonce's CPU is the measurement's alone.
+    counted0=($(counters))
+    app0=$(ticks "$app_pid"); db0=$(ticks "$(pgrep -x mariadbd)"); redis0=$(ticks "$(redis_pid)"); q0=$(questions)
+    mq0=$(ticks "$(broker_pid)"); b0=$(bytes_sent)
     line=$(/usr/bin/time -f "%U %S" -o "$out/time.txt" "$@" | tail -n 1)
-    app1=$(ticks "$app_pid"); db1=$(ticks "$(pgrep -x mariadbd)"); redis1=$(ticks "$(redis_pid)"); q1=$(questions); lock1=$(unlocked)
-    mq1=$(ticks "$(broker_pid)"); b1=$(bytes_sent); pipe1=$(pipelined)
+    app1=$(ticks "$app_pid"); db1=$(ticks "$(pgrep -x mariadbd)"); redis1=$(ticks "$(redis_pid)"); q1=$(questions)
+    mq1=$(ticks "$(broker_pid)"); b1=$(bytes_sent)
+    counted1=($(counters))
     payments=$(echo "$line" | cut -f3)
     awk -v label="$label" -v app=$((app1 - app0)) -v db=$((db1 - db0)) -v redis=$((redis1 - redis0)) -v q=$((q1 - q0)) \
-        -v unlocked=$((lock1 - lock0)) -v mq=$((mq1 - mq0)) -v bytes=$((b1 - b0)) -v n="$payments" \
-        -v committed=$(( ${pipe1% *} - ${pipe0% *} )) -v attempted=$(( ${pipe1#* } - ${pipe0#* } )) \
+        -v unlocked=$((counted1[0] - counted0[0])) -v mq=$((mq1 - mq0)) -v bytes=$((b1 - b0)) -v n="$payments" \
+        -v committed=$((counted1[1] - counted0[1])) -v attempted=$((counted1[2] - counted0[2])) \
         '{printf "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t%.2f\t%.0f\t%d of %d\n", label, app * 10 / n, db * 10 / n, redis * 10 / n,
             ($1 + $2) * 1000 / n, q / n, unlocked, mq * 10 / n, bytes / n, committed, attempted}' \
         "$out/time.txt" >>"$out/cpu.tsv"

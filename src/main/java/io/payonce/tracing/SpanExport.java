@@ -21,10 +21,16 @@ import jakarta.inject.Singleton;
 @ApplicationScoped
 public class SpanExport {
 
+    /** {@code otlp} to export spans; {@link #NONE}, or missing, leaves the choice to {@link #COLLECTOR}. */
+    static final String EXPORTER = "payonce.tracing.exporter";
+    /** The collector Quarkus's own endpoint settings name, or {@link #NONE} (application.properties maps them). */
+    static final String COLLECTOR = "payonce-tracing.collector";
+    static final String NONE = "none";
+
     @Produces
     @Singleton
-    @LookupIfProperty(name = "payonce.tracing.exporter", stringValue = "none", lookupIfMissing = true)
-    @LookupIfProperty(name = "payonce-tracing.collector", stringValue = "none", lookupIfMissing = true)
+    @LookupIfProperty(name = EXPORTER, stringValue = NONE, lookupIfMissing = true)
+    @LookupIfProperty(name = COLLECTOR, stringValue = NONE, lookupIfMissing = true)
     SpanExporter nowhere() {
         return SpanExporter.composite();
     }
@@ -39,8 +45,8 @@ public class SpanExport {
      */
     @Produces
     @Singleton
-    @LookupIfProperty(name = "payonce.tracing.exporter", stringValue = "none", lookupIfMissing = true)
-    @LookupIfProperty(name = "payonce-tracing.collector", stringValue = "none", lookupIfMissing = true)
+    @LookupIfProperty(name = EXPORTER, stringValue = NONE, lookupIfMissing = true)
+    @LookupIfProperty(name = COLLECTOR, stringValue = NONE, lookupIfMissing = true)
     Sampler nothingRecorded() {
         return Sampler.alwaysOff();
     }

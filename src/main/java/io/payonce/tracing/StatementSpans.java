@@ -44,11 +44,10 @@ public class StatementSpans implements ConfigSourceFactory {
 
     /** The same two settings {@link SpanExport}'s beans are looked up by. */
     private static boolean exported(ConfigSourceContext context) {
-        return !isNone(context.getValue("payonce.tracing.exporter"))
-                || !isNone(context.getValue("payonce-tracing.collector"));
+        return !isNone(context.getValue(SpanExport.EXPORTER)) || !isNone(context.getValue(SpanExport.COLLECTOR));
     }
 
     private static boolean isNone(ConfigValue setting) {
-        return setting == null || setting.getValue() == null || "none".equals(setting.getValue());
+        return setting == null || setting.getValue() == null || SpanExport.NONE.equals(setting.getValue());
     }
 }
