@@ -75,6 +75,9 @@ function classify(dso, symbol) {
     if (symbol ~ /Interpreter|StubRoutines|vtable|itable|^0x[0-9a-f]+$|unknown/) return "unresolved (interpreter, stubs)"
     return "other"
 }
+# perf prints each symbol's share rounded to 0.01 %: with a few thousand samples the rounding adds up to more than
+# a percent, so the sums are scaled to 100 %.
 END {
-    for (component in sum) printf "%s\t%.1f\n", component, sum[component]
+    for (component in sum) total += sum[component]
+    for (component in sum) printf "%s\t%.1f\n", component, sum[component] * 100 / total
 }

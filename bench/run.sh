@@ -631,12 +631,6 @@ gnuplot "$out/throughput.gp"
     echo
     echo "Time from \`${app[*]}\` to the first successful readiness answer: ${startup_ms} ms. RSS after 1,000 pays: $((rss_kb / 1024)) MiB."
     echo
-    if [ $native = 0 ] && [ -f bench/native-vs-jvm.md ]; then
-        echo "## Native executable beside the JVM"
-        echo
-        tail -n +3 bench/native-vs-jvm.md
-        echo
-    fi
     echo "## Raw results"
     echo
     echo '```'
