@@ -277,6 +277,20 @@ public interface PayonceConfig {
          */
         @WithDefault("true")
         boolean pipelinedPay();
+
+        /**
+         * On a MariaDB Galera cluster, which statements first wait until their node has applied every
+         * write set the cluster committed before them ({@code wsrep_sync_wait}, a bit mask: 1 reads
+         * and BEGIN, 2 updates and deletes, 4 inserts). 1, the default, lets no read miss a commit
+         * made on another node, as one that lands on a new writer right after a failover would: the
+         * order a client has just created must not be a 404 there. Writes need no wait: one that met
+         * a commit not yet applied fails certification (1213) and runs again. 0 saves the wait where
+         * every instance always writes through one node. Without Galera the setting does nothing.
+         */
+        @WithDefault("1")
+        @Min(0)
+        @Max(15)
+        int syncWait();
     }
 
     interface Processor {

@@ -21,6 +21,9 @@ import java.util.stream.Stream;
  * whatever the server's {@code time_zone}: {@code NOW(6)} and the columns' defaults write it,
  * {@link UtcTimes} reads it back as the instant it names. A zone with daylight saving would also
  * write one hour of wall clock twice a year.</li>
+ * <li>on a Galera cluster, reads that wait until the node has applied what the cluster committed
+ * before them ({@code payonce.database.sync-wait}); MariaDB accepts the setting, and ignores it,
+ * on a server that is not in a cluster.</li>
  * </ul>
  * MariaDB bounds an idle transaction itself ({@code idle_transaction_timeout}). MySQL 8 has no such
  * setting; there the bound is {@code wait_timeout}, which also closes idle pooled connections, so
@@ -57,7 +60,8 @@ public record SessionSettings(List<String> mariaDb, List<String> mySql) {
         return new SessionSettings(
                 List.of(READ_COMMITTED, UTC, LOCK_WAIT + mariaDbSeconds,
                         "SET SESSION max_statement_time = " + config.statementTimeoutSeconds(),
-                        "SET SESSION idle_transaction_timeout = " + config.idleTransactionTimeoutSeconds()),
+                        "SET SESSION idle_transaction_timeout = " + config.idleTransactionTimeoutSeconds(),
+                        "SET SESSION wsrep_sync_wait = " + config.syncWait()),
                 List.of(READ_COMMITTED, UTC, LOCK_WAIT + mySqlSeconds,
                         "SET SESSION max_execution_time = " + config.statementTimeoutSeconds() * 1000,
                         "SET SESSION wait_timeout = " + config.idleTransactionTimeoutSeconds()));

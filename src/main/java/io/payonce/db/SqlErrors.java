@@ -21,16 +21,24 @@ import java.util.Set;
  * <li>1969 (MariaDB) and 3024 (MySQL): a statement cut off by the session's time bound.</li>
  * <li>1040, 1927, 2006, 2013: too many connections, connection killed, server gone, connection
  * lost; 1053, 1290, 1836: a server shutting down or read-only, as during a failover.</li>
+ * <li>1047, "WSREP has not yet prepared node for application use": a Galera node out of the primary
+ * component, still joining, or told to reject queries (wsrep_reject_queries). The number is the
+ * server's "unknown command", which payonce never sends otherwise; another node, or this one
+ * later, takes the transaction.</li>
  * </ul>
+ * A Galera cluster's certification failure, a write set that conflicts with one committed first on
+ * another node, fails the COMMIT with 1213, as a deadlock does: the transaction runs again, and its
+ * claim then meets the committed one's.
  */
 public final class SqlErrors {
 
-    private static final int DUPLICATE_ENTRY = 1062;
+    static final int DUPLICATE_ENTRY = 1062;
     private static final int LOCK_WAIT_TIMEOUT = 1205;
     private static final int NO_AUTO_INCREMENT_VALUE = 1467;
-    private static final int DEADLOCK = 1213;
+    static final int DEADLOCK = 1213;
     private static final Set<Integer> STATEMENT_TIMEOUTS = Set.of(1969, 3024);
     private static final Set<Integer> CONNECTION_LOST = Set.of(1040, 1927, 2006, 2013, 1053, 1290, 1836);
+    private static final int NODE_NOT_PREPARED = 1047;
 
     private SqlErrors() {
     }
@@ -50,7 +58,8 @@ public final class SqlErrors {
     /** Failed for now, not for good: the same transaction may succeed if run again. */
     public static boolean isTransient(Throwable failure) {
         int code = code(failure);
-        return code == LOCK_WAIT_TIMEOUT || code == DEADLOCK || STATEMENT_TIMEOUTS.contains(code) || CONNECTION_LOST.contains(code);
+        return code == LOCK_WAIT_TIMEOUT || code == DEADLOCK || STATEMENT_TIMEOUTS.contains(code) || CONNECTION_LOST.contains(code)
+                || code == NODE_NOT_PREPARED;
     }
 
     public static boolean isNoAutoIncrementValue(Throwable failure) {

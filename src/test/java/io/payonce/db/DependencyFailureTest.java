@@ -34,6 +34,16 @@ class DependencyFailureTest {
         assertTrue(DependencyFailure.isTransient(new IllegalStateException("wrapped", mysql(1205))));
     }
 
+    /**
+     * A Galera node that has left the primary component, or rejects queries, answers 1047; the unit
+     * proof of what GaleraIT shows on a cluster, where the writer is told to reject queries.
+     */
+    @Test
+    void aGaleraNodeNotPreparedIsTransient() {
+        assertTrue(DependencyFailure.isTransient(mysql(1047)));
+        assertTrue(DependencyFailure.isWorthRetrying(mysql(1047)));
+    }
+
     @Test
     void otherDatabaseErrorsAreNot() {
         assertFalse(DependencyFailure.isTransient(mysql(1062)));

@@ -134,6 +134,11 @@ class SessionSettingsTest {
         public boolean pipelinedPay() {
             return true;
         }
+
+        @Override
+        public int syncWait() {
+            return 1;
+        }
     }
 
     private static <T> T await(CompletableFuture<T> future) throws Exception {

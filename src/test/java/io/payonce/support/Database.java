@@ -38,6 +38,11 @@ public final class Database {
         return named(System.getenv().getOrDefault("PAYONCE_TEST_DB_NAME", "payonce_test"));
     }
 
+    /** Database {@code name} on the server at 127.0.0.1:{@code port}: a private one, or a proxy in front of a cluster. */
+    public static Database at(int port, String name) {
+        return new Database(name, "127.0.0.1", Integer.toString(port));
+    }
+
     /** Another database on the same server, for a test that starts instances of its own. */
     public static Database named(String name) {
         String host = System.getenv().getOrDefault("PAYONCE_DB_HOST", "127.0.0.1");

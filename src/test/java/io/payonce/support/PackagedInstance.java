@@ -21,10 +21,12 @@ public final class PackagedInstance implements AutoCloseable {
 
     private final Process process;
     private final int port;
+    private final Path log;
 
-    private PackagedInstance(Process process, int port) {
+    private PackagedInstance(Process process, int port, Path log) {
         this.process = process;
         this.port = port;
+        this.log = log;
     }
 
     /**
@@ -37,12 +39,13 @@ public final class PackagedInstance implements AutoCloseable {
         int managementPort = FreePorts.next();
         List<String> command = command(List.of("-Dquarkus.profile=test", "-Dquarkus.http.port=" + port,
                 "-D%test.quarkus.management.port=" + managementPort, "-D%test.quarkus.flyway.clean-at-start=" + cleanDatabase), "-Xmx256m");
+        Path log = Path.of("target", name + "-" + port + ".log");
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
-                .redirectOutput(Path.of("target", name + "-" + port + ".log").toFile());
+                .redirectOutput(log.toFile());
         builder.environment().put("PAYONCE_TEST_DB_NAME", database);
         builder.environment().putAll(environment);
-        PackagedInstance instance = new PackagedInstance(builder.start(), port);
+        PackagedInstance instance = new PackagedInstance(builder.start(), port, log);
         try {
             awaitReady(managementPort);
         } catch (RuntimeException | AssertionError neverReady) {
@@ -73,6 +76,11 @@ public final class PackagedInstance implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** Where the instance's console output goes. */
+    public Path log() {
+        return log;
     }
 
     /** Sends the process a signal: STOP pauses it, CONT resumes it, KILL ends it without a word. */

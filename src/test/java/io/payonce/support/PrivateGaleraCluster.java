@@ -108,6 +108,25 @@ public final class PrivateGaleraCluster implements AutoCloseable {
         return node(number).status();
     }
 
+    /** A counter among node {@code number}'s global status variables, such as wsrep_local_cert_failures. */
+    public long counter(int number, String variable) throws SQLException {
+        try (Connection connection = connect(port(number));
+             Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery("SHOW GLOBAL STATUS LIKE '" + variable + "'")) {
+            if (!row.next()) {
+                throw new IllegalArgumentException("no status variable " + variable);
+            }
+            return row.getLong(2);
+        }
+    }
+
+    /** Runs {@code sql} on node {@code number} directly, as an operator's client would. */
+    public void execute(int number, String sql) throws SQLException {
+        try (Connection connection = connect(port(number)); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
     /** Kills node {@code number} and whatever it started with SIGKILL, as a crash would. */
     public void kill(int number) throws InterruptedException {
         node(number).kill();

@@ -87,15 +87,17 @@ class TransientFailureRetryTest {
     }
 
     @Test
-    void sessionsRunReadCommittedWithTheConfiguredLockWaitAndTimeBounds() {
+    void sessionsRunReadCommittedWithTheConfiguredLockWaitTimeBoundsAndSyncWait() {
         var row = pool.query("""
                         SELECT @@SESSION.tx_isolation, @@SESSION.innodb_lock_wait_timeout,
-                               @@SESSION.max_statement_time, @@SESSION.idle_transaction_timeout""").execute()
+                               @@SESSION.max_statement_time, @@SESSION.idle_transaction_timeout,
+                               @@SESSION.wsrep_sync_wait""").execute()
                 .await().atMost(Duration.ofSeconds(10)).iterator().next();
 
         assertEquals("READ-COMMITTED", row.getString(0));
         assertEquals(1, row.getInteger(1));
         assertEquals(2, row.getDouble(2));
         assertEquals(2, row.getInteger(3));
+        assertEquals(1, row.getInteger(4), "reads wait for a Galera cluster's earlier commits; a no-op on one server");
     }
 }

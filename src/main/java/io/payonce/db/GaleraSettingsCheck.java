@@ -1,0 +1,85 @@
+package io.payonce.db;
+
+import io.agroal.api.AgroalDataSource;
+import io.payonce.config.PayonceConfig;
+import io.quarkus.runtime.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Refuses to start on a MariaDB Galera node configured against what Galera needs and payonce leans
+ * on: row-based write sets ({@code binlog_format=ROW}; a statement-based write set is replayed, not
+ * copied, and NOW(6) or an auto-increment would differ between nodes) and interleaved
+ * auto-increment locks ({@code innodb_autoinc_lock_mode=2}; the other modes can deadlock the
+ * appliers). On a server that is not in a cluster it says nothing. On a cluster it logs once what
+ * payonce runs on, and whether reads wait for the cluster ({@code payonce.database.sync-wait}). It
+ * runs once, at start, on the JDBC pool Flyway uses.
+ */
+@Startup
+@ApplicationScoped
+public class GaleraSettingsCheck {
+
+    private static final Logger LOG = Logger.getLogger(GaleraSettingsCheck.class);
+
+    /** SHOW, not @@: a server built without Galera has no wsrep variables, and MySQL none at all. */
+    private static final String SETTINGS = """
+            SHOW GLOBAL VARIABLES WHERE Variable_name IN
+                ('wsrep_on', 'binlog_format', 'innodb_autoinc_lock_mode', 'wsrep_cluster_name', 'wsrep_node_name')""";
+
+    public GaleraSettingsCheck(AgroalDataSource dataSource, PayonceConfig config) throws SQLException {
+        Map<String, String> settings;
+        try (Connection connection = dataSource.getConnection()) {
+            settings = settings(connection);
+        }
+        problem(settings).ifPresent(problem -> {
+            throw new IllegalStateException(problem);
+        });
+        if (inCluster(settings)) {
+            int syncWait = config.database().syncWait();
+            LOG.infof("Running on Galera node %s of cluster %s; reads %s (payonce.database.sync-wait=%d)",
+                    settings.get("wsrep_node_name"), settings.get("wsrep_cluster_name"),
+                    (syncWait & 1) == 1 ? "wait for the cluster's earlier commits" : "do not wait: one node must take every write", syncWait);
+        }
+    }
+
+    static Map<String, String> settings(Connection connection) throws SQLException {
+        Map<String, String> settings = new HashMap<>();
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(SETTINGS)) {
+            while (rows.next()) {
+                settings.put(rows.getString(1).toLowerCase(Locale.ROOT), rows.getString(2));
+            }
+        }
+        return settings;
+    }
+
+    static Optional<String> problem(Map<String, String> settings) {
+        if (!inCluster(settings)) {
+            return Optional.empty();
+        }
+        StringBuilder problems = new StringBuilder();
+        if (!"ROW".equalsIgnoreCase(settings.get("binlog_format"))) {
+            problems.append(" binlog_format is ").append(settings.get("binlog_format")).append(", not ROW;");
+        }
+        if (!"2".equals(settings.get("innodb_autoinc_lock_mode"))) {
+            problems.append(" innodb_autoinc_lock_mode is ").append(settings.get("innodb_autoinc_lock_mode")).append(", not 2;");
+        }
+        if (problems.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of("The database is a Galera cluster node configured against what Galera needs:" + problems
+                + " set them on every node (README, \"Running on a Galera cluster\") and restart it.");
+    }
+
+    private static boolean inCluster(Map<String, String> settings) {
+        return "ON".equalsIgnoreCase(settings.get("wsrep_on"));
+    }
+}

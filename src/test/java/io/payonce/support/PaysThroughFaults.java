@@ -1,0 +1,154 @@
+package io.payonce.support;
+
+import io.restassured.RestAssured;
+import io.restassured.response.Response;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Clients paying new orders of one buyer on one instance, each key sent again while its answer says
+ * Retry-After, while a test injects a fault into a store; then the proof, from the database, that the
+ * fault cost no payment and paid none twice.
+ */
+public final class PaysThroughFaults {
+
+    private static final long PRICE = 100;
+
+    record Attempt(long order, String key, long atNanos, Response answer) {
+    }
+
+    private final int port;
+    private final String userId;
+    private final String bearer;
+    private final Database db;
+    private final long balanceBefore;
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final ConcurrentLinkedQueue<Attempt> attempts = new ConcurrentLinkedQueue<>();
+    private final List<CompletableFuture<Void>> clients = new ArrayList<>();
+    private final long started = System.nanoTime();
+
+    private PaysThroughFaults(int port, String userId, Database db) {
+        this.port = port;
+        this.userId = userId;
+        this.bearer = Tokens.user(userId);
+        this.db = db;
+        this.balanceBefore = db.balance(userId);
+    }
+
+    /** {@code clients} clients paying for {@code userId}, whose account must hold enough, on the instance at {@code port}. */
+    public static PaysThroughFaults start(ExecutorService executor, int clients, int port, String userId, Database db) {
+        PaysThroughFaults run = new PaysThroughFaults(port, userId, db);
+        for (int i = 0; i < clients; i++) {
+            run.clients.add(CompletableFuture.runAsync(run::payUntilStopped, executor));
+        }
+        return run;
+    }
+
+    private void payUntilStopped() {
+        while (running.get()) {
+            long order = orderThroughAnyFault();
+            String key = "k-" + UUID.randomUUID();
+            Response answer;
+            do {
+                answer = pay(order, key);
+                attempts.add(new Attempt(order, key, System.nanoTime(), answer));
+            } while (answer.header("Retry-After") != null && running.get() && pause());
+        }
+    }
+
+    /** A new order; its creation is itself a write that the fault may refuse for a while. */
+    private long orderThroughAnyFault() {
+        while (true) {
+            Response created = InstanceApi.on(port, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
+                    .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", PRICE, "currency", "EUR")).post("/orders");
+            if (created.statusCode() == 201) {
+                return created.jsonPath().getLong("id");
+            }
+            assertEquals(503, created.statusCode(), created.asString());
+            pause();
+        }
+    }
+
+    private Response pay(long order, String key) {
+        return RestAssured.given().port(port).auth().oauth2(bearer).header("Idempotency-Key", key).post("/orders/" + order + "/pay");
+    }
+
+    private static boolean pause() {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return true;
+    }
+
+    /** Stops the clients once each has its current key's answer. */
+    public void stop() throws Exception {
+        running.set(false);
+        for (CompletableFuture<Void> client : clients) {
+            client.get(90, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * The longest time in which no pay succeeded, from the start of the run: the refusal window of
+     * a fault injected in it. Printed with the answers' count by status.
+     */
+    public Duration refusalWindow(String fault) {
+        long longestGap = 0;
+        long lastSuccess = started;
+        for (Attempt attempt : attempts.stream().sorted(Comparator.comparingLong(Attempt::atNanos)).toList()) {
+            if (attempt.answer().statusCode() == 201) {
+                longestGap = Math.max(longestGap, attempt.atNanos() - lastSuccess);
+                lastSuccess = attempt.atNanos();
+            }
+        }
+        Map<Integer, Long> byStatus = attempts.stream().collect(Collectors.groupingBy(a -> a.answer().statusCode(), Collectors.counting()));
+        Duration window = Duration.ofNanos(longestGap);
+        System.out.printf("%s: answers by status %s; no pay succeeded for %d ms at most%n", fault, byStatus, window.toMillis());
+        return window;
+    }
+
+    /**
+     * No answer but 201 or a 503 with Retry-After (never a 500); every key acknowledged is still
+     * paid, once, and answers the same when sent again; every key the run left unsettled pays once
+     * when sent again now; and the account was debited once per key.
+     */
+    public void assertEveryKeyPaidOnce() {
+        Map<String, Attempt> lastByKey = new HashMap<>();
+        for (Attempt attempt : attempts) {
+            int status = attempt.answer().statusCode();
+            assertTrue(status == 201 || (status == 503 && attempt.answer().header("Retry-After") != null),
+                    status + " " + attempt.answer().asString());
+            lastByKey.merge(attempt.key(), attempt, (earlier, later) -> later.atNanos() > earlier.atNanos() ? later : earlier);
+        }
+        for (Attempt last : lastByKey.values()) {
+            Response again = pay(last.order(), last.key());
+            for (int tries = 0; again.statusCode() == 503 && tries < 100; tries++) {
+                pause();
+                again = pay(last.order(), last.key());
+            }
+            assertEquals(201, again.statusCode(), again.asString());
+            if (last.answer().statusCode() == 201) {
+                Replays.assertSameAnswer(last.answer(), again);
+            }
+            assertEquals(1, db.payments(last.order()), "order " + last.order());
+        }
+        assertEquals(balanceBefore - PRICE * lastByKey.size(), db.balance(userId), "one debit per key");
+    }
+}
