@@ -19,24 +19,37 @@
 #
 #   bench/chaos/run.sh short        90 seconds of load, every fault once (CI runs this)
 #   bench/chaos/run.sh full         five minutes, every fault twice; the report lands in bench/chaos/last-full-run/
+#   add --galera to run on a three-node MariaDB Galera cluster behind HAProxy (bench/chaos/galera.sh)
+#   instead of one MariaDB: the short run injects the cluster's faults only (CI runs it too), the full
+#   run every fault, the cluster's among them, twice; its report lands in bench/chaos/last-full-run-galera/
 #   add --no-build to reuse target/quarkus-app
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 
-mode=${1:-short}
+mode=short
 build=1
-[ "${2:-}" = "--no-build" ] && build=0
+galera=0
+for arg in "$@"; do
+    case "$arg" in
+        short|full) mode=$arg ;;
+        --no-build) build=0 ;;
+        --galera) galera=1 ;;
+        *) echo "usage: $0 short|full [--galera] [--no-build]" >&2; exit 2 ;;
+    esac
+done
 case "$mode" in
     # Long enough that the whole nemesis cycle falls inside the load: a fault with nothing in flight
     # fails the run. On the JVM jar the cycle takes up to 100 s (a killed instance takes up to 40 s to
     # be ready again on two busy cores); on the native executable about 60 s (choose_instance_command).
+    # The cluster's cycle takes about 80 s, most of it the whole cluster's restart.
     short) load_seconds=90 ;;
-    full) load_seconds=300 ;;
-    *) echo "usage: $0 short|full [--no-build]" >&2; exit 2 ;;
+    full) load_seconds=$((galera ? 420 : 300)) ;;
 esac
 
-out="$root/target/chaos/$mode"
+variant=$mode
+[ "$galera" = 1 ] && variant=$mode-galera
+out="$root/target/chaos/$variant"
 database=payonce_chaos
 public_key="$root/src/test/resources/jwt/publicKey.pem"
 stores="$out/stores"
@@ -119,6 +132,8 @@ await_mariadb() {
 
 start_mariadb() { launch_mariadb && await_mariadb; }
 
+[ "$galera" = 1 ] && source "$root/bench/chaos/galera.sh"
+
 # A RabbitMQ node of the run's own; its beam.smp writes its pid at boot, and is killed by it.
 launch_rabbitmq() {
     echo '[].' >"$rabbitmq_base/enabled_plugins"
@@ -147,6 +162,7 @@ stop_stores() {
         kill -9 "$(rabbitmq_pid)" 2>/dev/null
     fi
     rm -rf "$rabbitmq_base"
+    [ "$galera" = 1 ] && galera_stop
     if [ -f "$stores/mariadbd.pid" ]; then
         local pid
         pid=$(cat "$stores/mariadbd.pid")
@@ -164,7 +180,7 @@ choose_instance_command() {
     runner=$(find "$root/target" -maxdepth 1 -name '*-runner' -newer "$root/target/quarkus-app/quarkus-run.jar" | head -1)
     if [ -n "$runner" ]; then
         instance_command=("$runner" -Xmx384m)
-        [ "$mode" = short ] && load_seconds=75
+        [ "$mode" = short ] && [ "$galera" = 0 ] && load_seconds=75
     else
         instance_command=(java -Xmx384m -jar "$root/target/quarkus-app/quarkus-run.jar")
     fi
@@ -277,9 +293,26 @@ nemesis_cycle() {
     sleep 4
     fault sigkill-b "kill -9 \$(pid_of b); sleep 0.5" "start_instance b $port_b; wait_ready $port_b"
     sleep 4
-    fault mariadb-kill "kill -9 \$(cat $stores/mariadbd.pid); sleep 1" "start_mariadb"
+    if [ "$galera" = 1 ]; then
+        galera_cycle
+    else
+        fault mariadb-kill "kill -9 \$(cat $stores/mariadbd.pid); sleep 1" "start_mariadb"
+    fi
     sleep 4
     fault rabbitmq-kill "kill -9 \$(rabbitmq_pid); sleep 1" "start_rabbitmq"
+}
+
+# The cluster's own faults (bench/chaos/galera.sh): the writer killed and back by IST, a node that
+# takes no writes killed and back, the writer paused past the suspect timeout, the whole cluster
+# killed and bootstrapped again from its most advanced node.
+galera_cycle() {
+    fault galera-writer-kill "galera_fault_kill 1" "galera_heal_kill 1"
+    sleep 4
+    fault galera-replica-kill "galera_fault_kill 3" "galera_heal_kill 3"
+    sleep 4
+    fault galera-writer-pause "galera_fault_pause" "galera_heal_pause"
+    sleep 4
+    fault galera-cluster-kill "galera_fault_cluster_kill" "galera_heal_cluster_kill"
 }
 
 # The processor's faults run beside the others, in a lane of their own: its port refuses
@@ -307,10 +340,15 @@ main() {
     log "the run's own MariaDB on port $PAYONCE_DB_PORT, Redis on port $PAYONCE_REDIS_PORT, RabbitMQ on port $PAYONCE_RABBITMQ_PORT"
     launch_rabbitmq
     launch_redis
-    launch_mariadb
+    if [ "$galera" = 1 ]; then
+        log "a Galera cluster of the run's own behind HAProxy on port $PAYONCE_DB_PORT"
+        galera_start
+    else
+        launch_mariadb
+    fi
     start_processor "$classpath"
     await_redis
-    await_mariadb
+    [ "$galera" = 1 ] || await_mariadb
     await_rabbitmq
     bench_database_user $database
     start_instance a $port_a
@@ -325,7 +363,12 @@ main() {
     workload_pid=$!
     processor_nemesis &
     local processor_lane=$!
-    nemesis_cycle
+    if [ "$mode" = short ] && [ "$galera" = 1 ]; then
+        sleep 8
+        galera_cycle
+    else
+        nemesis_cycle
+    fi
     if [ "$mode" = full ]; then
         sleep 60
         wait "$processor_lane"
@@ -346,11 +389,13 @@ main() {
     local verdict=0
     java -cp "$classpath" io.payonce.bench.chaos.Checker $database "$out/history.tsv" \
         "$out/faults.tsv" "$out/metrics" "$out" "$load_seconds" "$workload_status" \
-        "payonce chaos run ($mode, $(date -u +%Y-%m-%dT%H:%MZ))" "$PAYONCE_RABBITMQ_PORT" "$PAYONCE_PROCESSOR_URL" || verdict=$?
+        "payonce chaos run ($variant, $(date -u +%Y-%m-%dT%H:%MZ))" "$PAYONCE_RABBITMQ_PORT" "$PAYONCE_PROCESSOR_URL" || verdict=$?
     (cd "$out" && gnuplot timeline.gp)
     if [ "$mode" = full ]; then
-        mkdir -p bench/chaos/last-full-run
-        cp "$out/report.md" "$out/timeline.png" bench/chaos/last-full-run/
+        local kept=bench/chaos/last-full-run
+        [ "$galera" = 1 ] && kept=bench/chaos/last-full-run-galera
+        mkdir -p "$kept"
+        cp "$out/report.md" "$out/timeline.png" "$kept/"
     fi
     log "report: $out/report.md"
     for pid in $shared; do

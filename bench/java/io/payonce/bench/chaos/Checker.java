@@ -22,10 +22,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -150,6 +152,8 @@ public final class Checker {
     final List<Attempt> attempts = new ArrayList<>();
     final List<Op> ops = new ArrayList<>();
     final List<Fault> faults = new ArrayList<>();
+    /** The acknowledged operations the database does not show, for the table of faults. */
+    final Set<Long> lostOps = new HashSet<>();
     final List<Check> checks = new ArrayList<>();
     final Map<String, Long> unknownResolved = new TreeMap<>();
     final List<String> unreadableLines = new ArrayList<>();
@@ -443,7 +447,12 @@ public final class Checker {
             }
             long effects = effects(op);
             switch (op.outcome) {
-                case "ok" -> lost += acknowledged(op, effects) ? 0 : 1;
+                case "ok" -> {
+                    if (!acknowledged(op, effects)) {
+                        lost++;
+                        lostOps.add(op.id);
+                    }
+                }
                 case "fail" -> refusedWithEffect += effects == 0 ? 0 : 1;
                 default -> {
                     unknownResolved.merge(op.type + " -> " + effects + " effect" + (effects == 1 ? "" : "s"), 1L, Long::sum);
@@ -988,6 +997,7 @@ public final class Checker {
                 .append(percentile(latencies, 99)).append(" ms, max ").append(latencies.isEmpty() ? 0 : latencies.get(latencies.size() - 1))
                 .append(" ms.\n\n## Faults and recovery\n\n");
         md.append(recovery(t0));
+        md.append(perFault());
         md.append("\n![throughput and errors over time](timeline.png)\n\n## Duplicates caught, by layer\n\n");
         md.append(duplicates(metricsDir));
         return md.toString();
@@ -1023,6 +1033,37 @@ public final class Checker {
                     (f.end - t0) / 1000.0, baseline, lowest, recovered));
         }
         return md.toString();
+    }
+
+    /**
+     * Per fault, what a client saw: how long pays were refused, from the first pay attempt begun
+     * during the fault that got a 5xx or no answer to the end of the next pay that succeeded; the p99
+     * of the pay attempts begun while it lasted; and the operations that had an attempt in flight
+     * during it and were acknowledged, yet are missing from the database.
+     */
+    String perFault() {
+        if (faults.isEmpty()) {
+            return "";
+        }
+        List<Attempt> pays = attempts.stream().filter(a -> a.type.equals("pay")).sorted(Comparator.comparingLong(Attempt::start)).toList();
+        StringBuilder md = new StringBuilder("\nPays per fault: refused from the first pay begun during the fault that got a 5xx or"
+                + " no answer to the end of the next pay that succeeded.\n\n"
+                + "| fault | pays refused for (s) | p99 of pays begun during it (ms) | acknowledged operations in flight, lost |\n|---|---|---|---|\n");
+        for (Fault f : faults) {
+            Optional<Attempt> firstRefused = pays.stream().filter(a -> a.start >= f.start && a.start <= f.end && refused(a)).findFirst();
+            String window = firstRefused.map(refused -> pays.stream().filter(a -> a.start >= refused.start && a.status.startsWith("2")).findFirst()
+                            .map(ok -> String.format("%.1f", (ok.end - refused.start) / 1000.0)).orElse("none succeeded after it"))
+                    .orElse("0 (none refused)");
+            List<Long> latencies = pays.stream().filter(a -> a.start >= f.start && a.start <= f.end).map(a -> a.end - a.start).sorted().toList();
+            Set<Long> inFlight = attempts.stream().filter(a -> a.start <= f.end && a.end >= f.start).map(Attempt::op).collect(Collectors.toSet());
+            long lost = inFlight.stream().filter(lostOps::contains).count();
+            md.append(String.format("| %s | %s | %d | %d |%n", f.name, window, percentile(latencies, 99), lost));
+        }
+        return md.toString();
+    }
+
+    private static boolean refused(Attempt attempt) {
+        return attempt.status.equals("TIMEOUT") || attempt.status.startsWith("5");
     }
 
     static String duplicates(Path metricsDir) throws IOException {

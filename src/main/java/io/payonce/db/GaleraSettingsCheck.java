@@ -18,11 +18,12 @@ import java.util.Optional;
 /**
  * Refuses to start on a MariaDB Galera node configured against what Galera needs and payonce leans
  * on: row-based write sets ({@code binlog_format=ROW}; a statement-based write set is replayed, not
- * copied, and NOW(6) or an auto-increment would differ between nodes) and interleaved
- * auto-increment locks ({@code innodb_autoinc_lock_mode=2}; the other modes can deadlock the
- * appliers). On a server that is not in a cluster it says nothing. On a cluster it logs once what
- * payonce runs on, and whether reads wait for the cluster ({@code payonce.database.sync-wait}). It
- * runs once, at start, on the JDBC pool Flyway uses.
+ * copied, and NOW(6) or an auto-increment would differ between nodes), interleaved auto-increment
+ * locks ({@code innodb_autoinc_lock_mode=2}; the other modes can deadlock the appliers), and schema
+ * changes run on every node at once ({@code wsrep_OSU_method=TOI}; under RSU a migration would change
+ * one node's schema only). {@link MigrationLease} checks it before any migration runs; this bean logs
+ * once, at start, what payonce runs on and whether reads wait for the cluster
+ * ({@code payonce.database.sync-wait}). On a server that is not in a cluster it says nothing.
  */
 @Startup
 @ApplicationScoped
@@ -33,7 +34,7 @@ public class GaleraSettingsCheck {
     /** SHOW, not @@: a server built without Galera has no wsrep variables, and MySQL none at all. */
     private static final String SETTINGS = """
             SHOW GLOBAL VARIABLES WHERE Variable_name IN
-                ('wsrep_on', 'binlog_format', 'innodb_autoinc_lock_mode', 'wsrep_cluster_name', 'wsrep_node_name')""";
+                ('wsrep_on', 'binlog_format', 'innodb_autoinc_lock_mode', 'wsrep_osu_method', 'wsrep_cluster_name', 'wsrep_node_name')""";
 
     public GaleraSettingsCheck(AgroalDataSource dataSource, PayonceConfig config) throws SQLException {
         Map<String, String> settings;
@@ -43,6 +44,10 @@ public class GaleraSettingsCheck {
         problem(settings).ifPresent(problem -> {
             throw new IllegalStateException(problem);
         });
+        // Flyway is done with the JDBC pool, which nothing else uses but the readiness check. An idle
+        // connection left in it dies with the next database outage and, validated by a check after
+        // the database is back, fails that check: the pool keeps none of the start's.
+        dataSource.flush(AgroalDataSource.FlushMode.IDLE);
         if (inCluster(settings)) {
             int syncWait = config.database().syncWait();
             LOG.infof("Running on Galera node %s of cluster %s; reads %s (payonce.database.sync-wait=%d)",
@@ -72,6 +77,9 @@ public class GaleraSettingsCheck {
         if (!"2".equals(settings.get("innodb_autoinc_lock_mode"))) {
             problems.append(" innodb_autoinc_lock_mode is ").append(settings.get("innodb_autoinc_lock_mode")).append(", not 2;");
         }
+        if (!"TOI".equalsIgnoreCase(settings.get("wsrep_osu_method"))) {
+            problems.append(" wsrep_OSU_method is ").append(settings.get("wsrep_osu_method")).append(", not TOI;");
+        }
         if (problems.isEmpty()) {
             return Optional.empty();
         }
@@ -79,7 +87,7 @@ public class GaleraSettingsCheck {
                 + " set them on every node (README, \"Running on a Galera cluster\") and restart it.");
     }
 
-    private static boolean inCluster(Map<String, String> settings) {
+    static boolean inCluster(Map<String, String> settings) {
         return "ON".equalsIgnoreCase(settings.get("wsrep_on"));
     }
 }

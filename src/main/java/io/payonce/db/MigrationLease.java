@@ -5,16 +5,15 @@ import org.flywaydb.core.api.callback.Context;
 import org.flywaydb.core.api.callback.Event;
 import org.jboss.logging.Logger;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Lets one instance at a time migrate a Galera cluster. On one server Flyway serialises instances
@@ -25,42 +24,58 @@ import java.util.concurrent.TimeUnit;
  * pending and runs it again (seen in GaleraIT: two instances through one node, one failing on a
  * duplicate history row after running the migration a second time).
  *
- * <p>So on a cluster, and only there, an instance first takes a lease: one row in a table of its
- * own, inserted with autocommit. Two instances inserting it at once on one node meet on its primary
- * key (1062); on two nodes, in certification (1213, the later COMMIT fails). The holder renews the
- * lease while it migrates and deletes it when done; a lease its holder let expire (an instance that
- * crashed while migrating) is taken over by the next instance, which then finds whatever the crash
- * left, as Flyway would on one server.
+ * <p>So on a cluster, and only there, an instance first refuses a node configured against Galera's
+ * needs ({@link GaleraSettingsCheck}), before any migration runs, then takes a lease: one row in a
+ * table of its own, inserted with autocommit on a connection it keeps until it is done. Two instances
+ * inserting it at once on one node meet on its primary key (1062); on two nodes, in certification
+ * (1213, the later COMMIT fails). The holder renews the lease before and after each migration and
+ * stops, failing its start, if it finds the lease no longer its own; it deletes the lease when done.
+ * A lease left to expire by an instance that died while migrating is taken over by the next one, which
+ * then finds whatever the crash left, as Flyway would on one server. Expiry is judged by the writer's
+ * clock, the only one that matters while every instance reaches one writer.
+ *
+ * <p>On a server that is not in a cluster it does nothing and touches no connection but Flyway's.
  */
 final class MigrationLease implements Callback {
 
     private static final Logger LOG = Logger.getLogger(MigrationLease.class);
 
-    private static final Duration TERM = Duration.ofSeconds(30);
-    private static final Duration RENEW_EVERY = Duration.ofSeconds(10);
+    /**
+     * Longer than any one of payonce's migrations takes: the lease is renewed only between them. An
+     * instance that died while migrating holds back the others' start this long.
+     */
+    static final Duration TERM = Duration.ofMinutes(5);
     private static final Duration POLL_EVERY = Duration.ofMillis(500);
     /** Past this, an instance stops waiting and fails to start, saying who holds the lease. */
     private static final Duration WAIT_AT_MOST = Duration.ofMinutes(10);
+    /** A busy row, a conflicting write set, a node not ready: each worth polling again. */
+    private static final Set<Integer> POLL_AGAIN = Set.of(SqlErrors.DUPLICATE_ENTRY, SqlErrors.DEADLOCK, 1205, 1047);
 
-    private static final String TABLE = """
+    private static final String TABLE_EXISTS = """
+            SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'payonce_migration_lease'""";
+    private static final String CREATE_TABLE = """
             CREATE TABLE IF NOT EXISTS payonce_migration_lease (
                 id TINYINT UNSIGNED NOT NULL PRIMARY KEY,
                 holder CHAR(36) NOT NULL,
                 expires_at DATETIME(6) NOT NULL
             ) ENGINE = InnoDB""";
     private static final String TAKE = "INSERT INTO payonce_migration_lease (id, holder, expires_at) VALUES (1, ?, UTC_TIMESTAMP(6) + INTERVAL ? SECOND)";
+    private static final String HOLDER = "SELECT holder FROM payonce_migration_lease WHERE id = 1";
     private static final String TAKE_OVER_EXPIRED = "DELETE FROM payonce_migration_lease WHERE id = 1 AND expires_at < UTC_TIMESTAMP(6)";
     private static final String RENEW = "UPDATE payonce_migration_lease SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? SECOND WHERE id = 1 AND holder = ?";
     private static final String RELEASE = "DELETE FROM payonce_migration_lease WHERE id = 1 AND holder = ?";
 
     private final String holder = UUID.randomUUID().toString();
-    private ScheduledExecutorService renewal;
+    /** The lease's own connection, open from taking it to giving it back; none off a cluster. */
+    private Connection lease;
 
     @Override
     public boolean supports(Event event, Context context) {
-        return event == Event.BEFORE_MIGRATE || event == Event.AFTER_MIGRATE || event == Event.AFTER_MIGRATE_ERROR;
+        return event == Event.BEFORE_MIGRATE || event == Event.BEFORE_EACH_MIGRATE || event == Event.AFTER_EACH_MIGRATE
+                || event == Event.AFTER_MIGRATE || event == Event.AFTER_MIGRATE_ERROR;
     }
 
+    /** Yes: it only reads on Flyway's connection, and writes on the lease's own, whatever Flyway's holds open. */
     @Override
     public boolean canHandleInTransaction(Event event, Context context) {
         return true;
@@ -68,12 +83,11 @@ final class MigrationLease implements Callback {
 
     @Override
     public void handle(Event event, Context context) {
-        DataSource dataSource = context.getConfiguration().getDataSource();
         try {
-            if (event == Event.BEFORE_MIGRATE) {
-                takeIfInCluster(dataSource);
-            } else if (renewal != null) {
-                release(dataSource);
+            switch (event) {
+                case BEFORE_MIGRATE -> takeIfInCluster(context);
+                case BEFORE_EACH_MIGRATE, AFTER_EACH_MIGRATE -> renew();
+                default -> release();
             }
         } catch (SQLException e) {
             throw new IllegalStateException("The migration lease failed: " + e.getMessage(), e);
@@ -88,75 +102,101 @@ final class MigrationLease implements Callback {
         return "payonce-migration-lease";
     }
 
-    private void takeIfInCluster(DataSource dataSource) throws SQLException, InterruptedException {
-        try (Connection connection = dataSource.getConnection()) {
-            connection.setAutoCommit(true);
-            if (!"ON".equalsIgnoreCase(GaleraSettingsCheck.settings(connection).get("wsrep_on"))) {
-                return;
-            }
-            try (Statement statement = connection.createStatement()) {
-                statement.execute(TABLE);
-            }
-            long deadline = System.nanoTime() + WAIT_AT_MOST.toNanos();
-            while (!taken(connection)) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Another instance has held the migration lease for " + WAIT_AT_MOST.toMinutes()
-                            + " minutes; see payonce_migration_lease");
-                }
-                Thread.sleep(POLL_EVERY.toMillis());
+    private void takeIfInCluster(Context context) throws SQLException, InterruptedException {
+        Map<String, String> settings = GaleraSettingsCheck.settings(context.getConnection());
+        if (!GaleraSettingsCheck.inCluster(settings)) {
+            return;
+        }
+        GaleraSettingsCheck.problem(settings).ifPresent(problem -> {
+            throw new IllegalStateException(problem);
+        });
+        lease = context.getConfiguration().getDataSource().getConnection();
+        lease.setAutoCommit(true);
+        try (Statement statement = lease.createStatement(); ResultSet exists = statement.executeQuery(TABLE_EXISTS)) {
+            exists.next();
+            if (exists.getLong(1) == 0) {
+                // DDL pauses every node's commits while it runs: only on the first start.
+                statement.execute(CREATE_TABLE);
             }
         }
+        long deadline = System.nanoTime() + WAIT_AT_MOST.toNanos();
+        boolean said = false;
+        while (!taken()) {
+            if (!said) {
+                LOG.infof("Waiting for the migration lease, held by %s", currentHolder());
+                said = true;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Another instance (" + currentHolder() + ") has held the migration lease for "
+                        + WAIT_AT_MOST.toMinutes() + " minutes; delete its row in payonce_migration_lease once it is surely gone");
+            }
+            Thread.sleep(POLL_EVERY.toMillis());
+        }
         LOG.infof("Took the migration lease as %s", holder);
-        renewal = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "migration-lease");
-            thread.setDaemon(true);
-            return thread;
-        });
-        renewal.scheduleAtFixedRate(() -> renew(dataSource), RENEW_EVERY.toMillis(), RENEW_EVERY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Whether this instance now holds the lease; an expired one is cleared for the next try. */
-    private boolean taken(Connection connection) throws SQLException {
-        try (PreparedStatement take = connection.prepareStatement(TAKE)) {
+    private boolean taken() throws SQLException {
+        try (PreparedStatement take = lease.prepareStatement(TAKE)) {
             take.setString(1, holder);
             take.setLong(2, TERM.toSeconds());
             take.executeUpdate();
             return true;
         } catch (SQLException heldElsewhere) {
-            int code = heldElsewhere.getErrorCode();
-            if (code != SqlErrors.DUPLICATE_ENTRY && code != SqlErrors.DEADLOCK) {
-                throw heldElsewhere;
-            }
+            pollAgainOn(heldElsewhere);
         }
-        try (Statement statement = connection.createStatement()) {
+        try (Statement statement = lease.createStatement()) {
             if (statement.executeUpdate(TAKE_OVER_EXPIRED) > 0) {
                 LOG.warn("Cleared an expired migration lease: an instance stopped while it migrated");
             }
+        } catch (SQLException busy) {
+            pollAgainOn(busy);
         }
         return false;
     }
 
-    private void renew(DataSource dataSource) {
-        try (Connection connection = dataSource.getConnection(); PreparedStatement renew = connection.prepareStatement(RENEW)) {
-            connection.setAutoCommit(true);
-            renew.setLong(1, TERM.toSeconds());
-            renew.setString(2, holder);
-            if (renew.executeUpdate() == 0) {
-                LOG.errorf("The migration lease of %s expired while it migrated: another instance may migrate at the same time", holder);
-            }
-        } catch (SQLException e) {
-            LOG.warnf("Could not renew the migration lease: %s", e.getMessage());
+    private static void pollAgainOn(SQLException failure) throws SQLException {
+        if (!POLL_AGAIN.contains(failure.getErrorCode())) {
+            throw failure;
         }
     }
 
-    private void release(DataSource dataSource) throws SQLException {
-        renewal.shutdownNow();
-        renewal = null;
-        try (Connection connection = dataSource.getConnection(); PreparedStatement release = connection.prepareStatement(RELEASE)) {
-            connection.setAutoCommit(true);
+    private String currentHolder() {
+        try (Statement statement = lease.createStatement(); ResultSet row = statement.executeQuery(HOLDER)) {
+            return row.next() ? row.getString(1) : "nobody, now";
+        } catch (SQLException e) {
+            return "unknown: " + e.getMessage();
+        }
+    }
+
+    /** Extends the lease by its term; fails the migration if it is no longer this instance's. */
+    private void renew() throws SQLException {
+        if (lease == null) {
+            return;
+        }
+        try (PreparedStatement renew = lease.prepareStatement(RENEW)) {
+            renew.setLong(1, TERM.toSeconds());
+            renew.setString(2, holder);
+            if (renew.executeUpdate() == 0) {
+                throw new IllegalStateException("The migration lease of " + holder + " expired while it migrated, and "
+                        + currentHolder() + " holds it now: this instance stops rather than migrate beside it");
+            }
+        }
+    }
+
+    /** Gives the lease back. Best effort: a lease that could not be deleted expires by itself. */
+    private void release() {
+        if (lease == null) {
+            return;
+        }
+        try (Connection connection = lease; PreparedStatement release = connection.prepareStatement(RELEASE)) {
             release.setString(1, holder);
             release.executeUpdate();
+            LOG.infof("Released the migration lease of %s", holder);
+        } catch (SQLException e) {
+            LOG.warnf("Could not release the migration lease of %s; it expires within %s: %s", holder, TERM, e.getMessage());
+        } finally {
+            lease = null;
         }
-        LOG.infof("Released the migration lease of %s", holder);
     }
 }

@@ -22,8 +22,9 @@ import java.util.stream.Stream;
  * {@link UtcTimes} reads it back as the instant it names. A zone with daylight saving would also
  * write one hour of wall clock twice a year.</li>
  * <li>on a Galera cluster, reads that wait until the node has applied what the cluster committed
- * before them ({@code payonce.database.sync-wait}); MariaDB accepts the setting, and ignores it,
- * on a server that is not in a cluster.</li>
+ * before them ({@code payonce.database.sync-wait}). A MariaDB server not in a cluster accepts the
+ * setting and ignores it; one built without Galera knows no {@code wsrep_} variable (1193), and
+ * needs none: there such a setting is skipped.</li>
  * </ul>
  * MariaDB bounds an idle transaction itself ({@code idle_transaction_timeout}). MySQL 8 has no such
  * setting; there the bound is {@code wait_timeout}, which also closes idle pooled connections, so
@@ -36,6 +37,7 @@ public record SessionSettings(List<String> mariaDb, List<String> mySql) {
     private static final String UTC = "SET SESSION time_zone = '+00:00'";
     private static final String LOCK_WAIT = "SET SESSION innodb_lock_wait_timeout = ";
     private static final String AUTOCOMMIT_OFF = "SET SESSION autocommit = 0";
+    private static final String GALERA_SETTING = "SET SESSION wsrep_";
 
     public static SessionSettings of(PayonceConfig.Database config) {
         return withLockWait(config, config.lockWaitTimeoutSeconds(), config.lockWaitTimeoutSeconds());
@@ -76,8 +78,14 @@ public record SessionSettings(List<String> mariaDb, List<String> mySql) {
         List<String> statements = connection.databaseMetadata().fullVersion().contains("MariaDB") ? mariaDb : mySql;
         Future<Void> applied = Future.succeededFuture();
         for (String statement : statements) {
-            applied = applied.compose(done -> connection.query(statement).execute().mapEmpty());
+            applied = applied.compose(done -> connection.query(statement).execute().<Void>mapEmpty()
+                    .recover(failure -> skippable(statement, failure) ? Future.succeededFuture() : Future.failedFuture(failure)));
         }
         return applied;
+    }
+
+    /** A Galera setting on a server built without Galera, which has nothing for it to do. */
+    private static boolean skippable(String statement, Throwable failure) {
+        return statement.startsWith(GALERA_SETTING) && SqlErrors.isUnknownVariable(failure);
     }
 }

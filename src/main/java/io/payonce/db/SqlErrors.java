@@ -21,10 +21,14 @@ import java.util.Set;
  * <li>1969 (MariaDB) and 3024 (MySQL): a statement cut off by the session's time bound.</li>
  * <li>1040, 1927, 2006, 2013: too many connections, connection killed, server gone, connection
  * lost; 1053, 1290, 1836: a server shutting down or read-only, as during a failover.</li>
- * <li>1047, "WSREP has not yet prepared node for application use": a Galera node out of the primary
- * component, still joining, or told to reject queries (wsrep_reject_queries). The number is the
- * server's "unknown command", which payonce never sends otherwise; another node, or this one
- * later, takes the transaction.</li>
+ * <li>1047 with "WSREP has not yet prepared node for application use": a Galera node out of the
+ * primary component, still joining, or told to reject queries (wsrep_reject_queries); another node,
+ * or this one later, takes the transaction. 1047 alone is "unknown command", which a proxy may answer
+ * to a command it does not support: a bug, never retried.</li>
+ * <li>1180, an error during COMMIT: on a Galera node that left the primary component while it
+ * committed, the commit's fate unknown; the transaction runs again, and its claim finds what did
+ * commit, as after a lost connection.</li>
+ * <li>1193, unknown system variable: a session setting the server does not have ({@link SessionSettings}).</li>
  * </ul>
  * A Galera cluster's certification failure, a write set that conflicts with one committed first on
  * another node, fails the COMMIT with 1213, as a deadlock does: the transaction runs again, and its
@@ -38,7 +42,10 @@ public final class SqlErrors {
     static final int DEADLOCK = 1213;
     private static final Set<Integer> STATEMENT_TIMEOUTS = Set.of(1969, 3024);
     private static final Set<Integer> CONNECTION_LOST = Set.of(1040, 1927, 2006, 2013, 1053, 1290, 1836);
-    private static final int NODE_NOT_PREPARED = 1047;
+    private static final int UNKNOWN_COMMAND = 1047;
+    private static final String NODE_NOT_PREPARED = "WSREP has not yet prepared node";
+    private static final int ERROR_DURING_COMMIT = 1180;
+    private static final int UNKNOWN_VARIABLE = 1193;
 
     private SqlErrors() {
     }
@@ -59,7 +66,15 @@ public final class SqlErrors {
     public static boolean isTransient(Throwable failure) {
         int code = code(failure);
         return code == LOCK_WAIT_TIMEOUT || code == DEADLOCK || STATEMENT_TIMEOUTS.contains(code) || CONNECTION_LOST.contains(code)
-                || code == NODE_NOT_PREPARED;
+                || code == ERROR_DURING_COMMIT || isNodeNotPrepared(failure);
+    }
+
+    public static boolean isUnknownVariable(Throwable failure) {
+        return code(failure) == UNKNOWN_VARIABLE;
+    }
+
+    private static boolean isNodeNotPrepared(Throwable failure) {
+        return code(failure) == UNKNOWN_COMMAND && failure.getMessage() != null && failure.getMessage().contains(NODE_NOT_PREPARED);
     }
 
     public static boolean isNoAutoIncrementValue(Throwable failure) {

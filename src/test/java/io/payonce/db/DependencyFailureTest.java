@@ -40,8 +40,21 @@ class DependencyFailureTest {
      */
     @Test
     void aGaleraNodeNotPreparedIsTransient() {
-        assertTrue(DependencyFailure.isTransient(mysql(1047)));
-        assertTrue(DependencyFailure.isWorthRetrying(mysql(1047)));
+        MySQLException notPrepared = new MySQLException("WSREP has not yet prepared node for application use", 1047, "08S01");
+        assertTrue(DependencyFailure.isTransient(notPrepared));
+        assertTrue(DependencyFailure.isWorthRetrying(notPrepared));
+    }
+
+    /** The same number from a proxy that does not know a command is a bug: 503 forever would hide it. */
+    @Test
+    void anUnknownCommandIsNot() {
+        assertFalse(DependencyFailure.isTransient(new MySQLException("Unknown command", 1047, "08S01")));
+    }
+
+    /** A Galera node that left the primary component while it committed: the retry's claim finds what did commit. */
+    @Test
+    void anErrorDuringCommitIsTransient() {
+        assertTrue(DependencyFailure.isTransient(mysql(1180)));
     }
 
     @Test

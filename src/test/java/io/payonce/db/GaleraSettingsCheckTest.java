@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GaleraSettingsCheckTest {
 
     private static final Map<String, String> GALERA_AS_NEEDED = Map.of(
-            "wsrep_on", "ON", "binlog_format", "ROW", "innodb_autoinc_lock_mode", "2");
+            "wsrep_on", "ON", "binlog_format", "ROW", "innodb_autoinc_lock_mode", "2", "wsrep_osu_method", "TOI");
 
     @Test
     void theMachinesOwnServerIsNotInAClusterAndPasses() throws SQLException {
@@ -36,12 +36,14 @@ class GaleraSettingsCheckTest {
     }
 
     @Test
-    void aNodeWithStatementWriteSetsOrConsecutiveAutoIncrementLocksStopsTheStart() {
+    void aNodeWithStatementWriteSetsConsecutiveAutoIncrementLocksOrRollingSchemaChangesStopsTheStart() {
         String mixed = GaleraSettingsCheck.problem(with("binlog_format", "MIXED")).orElseThrow();
         String consecutive = GaleraSettingsCheck.problem(with("innodb_autoinc_lock_mode", "1")).orElseThrow();
+        String rollingSchemaChanges = GaleraSettingsCheck.problem(with("wsrep_osu_method", "RSU")).orElseThrow();
 
         assertTrue(mixed.contains("binlog_format is MIXED, not ROW"), mixed);
         assertTrue(consecutive.contains("innodb_autoinc_lock_mode is 1, not 2"), consecutive);
+        assertTrue(rollingSchemaChanges.contains("wsrep_OSU_method is RSU, not TOI"), rollingSchemaChanges);
         assertTrue(consecutive.contains("Running on a Galera cluster"), "points at README's section");
     }
 

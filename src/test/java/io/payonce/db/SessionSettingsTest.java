@@ -70,6 +70,21 @@ class SessionSettingsTest {
     }
 
     /**
+     * A MariaDB built without Galera has no {@code wsrep_} variables: payonce's sync-wait setting is
+     * skipped there, not a reason to refuse every connection.
+     */
+    @Test
+    void aGaleraSettingTheServerDoesNotKnowIsSkipped() throws Exception {
+        Pool pool = pool(List.of(GOOD, "SET SESSION wsrep_no_such_setting_in_any_server = 1"));
+
+        Row row = await(pool.query("SELECT @@SESSION.innodb_lock_wait_timeout").execute()
+                .toCompletionStage().toCompletableFuture()).iterator().next();
+
+        assertEquals(7, row.getInteger(0));
+        await(pool.close().toCompletionStage().toCompletableFuture());
+    }
+
+    /**
      * A server started with {@code default-time-zone=+05:00} hands out sessions in that zone; the
      * shared server here runs in UTC, so the zone is set first, as such a server would have it.
      */

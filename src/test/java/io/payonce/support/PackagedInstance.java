@@ -21,11 +21,13 @@ public final class PackagedInstance implements AutoCloseable {
 
     private final Process process;
     private final int port;
+    private final int managementPort;
     private final Path log;
 
-    private PackagedInstance(Process process, int port, Path log) {
+    private PackagedInstance(Process process, int port, int managementPort, Path log) {
         this.process = process;
         this.port = port;
+        this.managementPort = managementPort;
         this.log = log;
     }
 
@@ -45,7 +47,7 @@ public final class PackagedInstance implements AutoCloseable {
                 .redirectOutput(log.toFile());
         builder.environment().put("PAYONCE_TEST_DB_NAME", database);
         builder.environment().putAll(environment);
-        PackagedInstance instance = new PackagedInstance(builder.start(), port, log);
+        PackagedInstance instance = new PackagedInstance(builder.start(), port, managementPort, log);
         try {
             awaitReady(managementPort);
         } catch (RuntimeException | AssertionError neverReady) {
@@ -76,6 +78,11 @@ public final class PackagedInstance implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The port of its health checks and metrics. */
+    public int managementPort() {
+        return managementPort;
     }
 
     /** Where the instance's console output goes. */

@@ -41,6 +41,7 @@ public final class PaysThroughFaults {
     private final ConcurrentLinkedQueue<Attempt> attempts = new ConcurrentLinkedQueue<>();
     private final List<CompletableFuture<Void>> clients = new ArrayList<>();
     private final long started = System.nanoTime();
+    private long stopped;
 
     private PaysThroughFaults(int port, String userId, Database db) {
         this.port = port;
@@ -103,11 +104,13 @@ public final class PaysThroughFaults {
         for (CompletableFuture<Void> client : clients) {
             client.get(90, TimeUnit.SECONDS);
         }
+        stopped = System.nanoTime();
     }
 
     /**
-     * The longest time in which no pay succeeded, from the start of the run: the refusal window of
-     * a fault injected in it. Printed with the answers' count by status.
+     * The longest time in which no pay succeeded, from the start of the run to its stop: the refusal
+     * window of a fault injected in it, the whole run if no pay succeeded after the fault. Printed
+     * with the answers' count by status.
      */
     public Duration refusalWindow(String fault) {
         long longestGap = 0;
@@ -118,6 +121,7 @@ public final class PaysThroughFaults {
                 lastSuccess = attempt.atNanos();
             }
         }
+        longestGap = Math.max(longestGap, stopped - lastSuccess);
         Map<Integer, Long> byStatus = attempts.stream().collect(Collectors.groupingBy(a -> a.answer().statusCode(), Collectors.counting()));
         Duration window = Duration.ofNanos(longestGap);
         System.out.printf("%s: answers by status %s; no pay succeeded for %d ms at most%n", fault, byStatus, window.toMillis());
@@ -137,6 +141,7 @@ public final class PaysThroughFaults {
                     status + " " + attempt.answer().asString());
             lastByKey.merge(attempt.key(), attempt, (earlier, later) -> later.atNanos() > earlier.atNanos() ? later : earlier);
         }
+        assertTrue(lastByKey.size() >= 10, "only " + lastByKey.size() + " pays: too few to prove anything");
         for (Attempt last : lastByKey.values()) {
             Response again = pay(last.order(), last.key());
             for (int tries = 0; again.statusCode() == 503 && tries < 100; tries++) {

@@ -108,18 +108,6 @@ public final class PrivateGaleraCluster implements AutoCloseable {
         return node(number).status();
     }
 
-    /** A counter among node {@code number}'s global status variables, such as wsrep_local_cert_failures. */
-    public long counter(int number, String variable) throws SQLException {
-        try (Connection connection = connect(port(number));
-             Statement statement = connection.createStatement();
-             ResultSet row = statement.executeQuery("SHOW GLOBAL STATUS LIKE '" + variable + "'")) {
-            if (!row.next()) {
-                throw new IllegalArgumentException("no status variable " + variable);
-            }
-            return row.getLong(2);
-        }
-    }
-
     /** Runs {@code sql} on node {@code number} directly, as an operator's client would. */
     public void execute(int number, String sql) throws SQLException {
         try (Connection connection = connect(port(number)); Statement statement = connection.createStatement()) {
