@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks payonce's protocol models with spin: the models as they are must check clean, and each
 # deliberately broken variant must fail the property it breaks, with its counterexample written
-# beside the run. Needs spin and gcc (Debian packages spin and gcc; .ci/run installs spin).
+# beside the run. Needs spin and gcc (Debian packages spin and gcc). Opt-in: not part of README's
+# test command (./mvnw verify -Pmodels runs it after the tests).
 #   model/check.sh           check, into target/model/
 #   model/check.sh --save    and copy the counterexamples to model/counterexamples/ (for readers)
 set -euo pipefail

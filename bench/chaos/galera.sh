@@ -11,7 +11,7 @@
 galera_dir=$stores/galera
 galera_cluster=payonce-chaos-$$
 galera_user=$(id -un)
-declare -A galera_sql galera_gcomm galera_ist galera_sst
+declare -A galera_sql galera_gcomm galera_ist galera_sst galera_socket
 for n in 1 2 3; do
     galera_sql[$n]=$(free_port); galera_gcomm[$n]=$(free_port); galera_ist[$n]=$(free_port); galera_sst[$n]=$(free_port)
 done
@@ -19,7 +19,7 @@ galera_proxy_port=$(free_port)
 export PAYONCE_DB_PORT=$galera_proxy_port
 
 galera_node_dir() { echo "$galera_dir/n$1"; }
-galera_mysql() { local n=$1; shift; mariadb -h127.0.0.1 -P"${galera_sql[$n]}" -uroot "$@"; }
+galera_mysql() { local n=$1; shift; mariadb --connect-timeout=2 -h127.0.0.1 -P"${galera_sql[$n]}" -uroot "$@"; }
 
 galera_configure() {
     local address="gcomm://127.0.0.1:${galera_gcomm[1]},127.0.0.1:${galera_gcomm[2]},127.0.0.1:${galera_gcomm[3]}" n dir
@@ -27,7 +27,8 @@ galera_configure() {
         dir=$(galera_node_dir "$n")
         mkdir -p "$dir/data"
         # The socket path must stay under 108 bytes whatever the checkout's depth.
-        NODE_DIR=$dir SOCKET=$(mktemp -u /tmp/payonce-chaos-galera-XXXXXX.sock) SQL_PORT=${galera_sql[$n]} \
+        galera_socket[$n]=$(mktemp -u /tmp/payonce-chaos-galera-XXXXXX.sock)
+        NODE_DIR=$dir SOCKET=${galera_socket[$n]} SQL_PORT=${galera_sql[$n]} \
             CLUSTER_NAME=$galera_cluster CLUSTER_ADDRESS=$address NODE_NAME=n$n GCOMM_PORT=${galera_gcomm[$n]} \
             IST_PORT=${galera_ist[$n]} SST_PORT=${galera_sst[$n]} \
             envsubst '${NODE_DIR} ${SOCKET} ${SQL_PORT} ${CLUSTER_NAME} ${CLUSTER_ADDRESS} ${NODE_NAME} ${GCOMM_PORT} ${IST_PORT} ${SST_PORT}' \
@@ -36,11 +37,12 @@ galera_configure() {
 }
 
 # Starts node $1's server with the options that follow (--defaults-file must come first: the server
-# hands it to the state transfer script).
+# hands it to the state transfer script), in a process group of its own, so that a kill takes the
+# state transfer it may be running (the script, socat, mariabackup) with it.
 galera_launch() {
     local n=$1 dir; shift
     dir=$(galera_node_dir "$n")
-    mariadbd --defaults-file="$dir/my.cnf" --user="$galera_user" "$@" >>"$dir/mariadbd.out" 2>&1 &
+    setsid mariadbd --defaults-file="$dir/my.cnf" --user="$galera_user" "$@" >>"$dir/mariadbd.out" 2>&1 &
     echo $! >"$dir/pid"
 }
 
@@ -63,14 +65,17 @@ galera_await_synced() {
     return 1
 }
 
-# SIGKILL, as a crash, with whatever state transfer it had running (the script, socat, mariabackup).
+# SIGKILL, as a crash, to the node's process group: with whatever state transfer it had running.
 galera_kill() {
     local dir pid
     dir=$(galera_node_dir "$1")
+    [ -f "$dir/pid" ] || return 0
     pid=$(cat "$dir/pid")
-    pkill -9 -P "$pid" 2>/dev/null || true
-    kill -9 "$pid" 2>/dev/null || true
-    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.5; done
+    kill -9 -- "-$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do
+        if ! kill -0 "$pid" 2>/dev/null; then rm -f "$dir/pid"; return 0; fi
+        sleep 0.5
+    done
     log "galera: n$1 (pid $pid) did not die"; return 1
 }
 
@@ -82,13 +87,36 @@ galera_recovered_position() {
     sed -n 's/.*WSREP: Recovered position: \([^ ]*\).*/\1/p' "$dir/recovery.log" | tail -1
 }
 
-# Node $1 back from a crash: started at its recovered position, synced with the $2 nodes it joins.
+# Node $1 back from a crash: started at its recovered position, synced with the $2 nodes it joins;
+# says whether it caught up by IST or needed a full copy (a joiner prepares a backup only for that).
 galera_rejoin() {
     local n=$1 members=$2 position
     position=$(galera_recovered_position "$n")
     [ -n "$position" ] || { log "galera: no position recovered for n$n"; return 1; }
-    galera_launch "$n" --wsrep-start-position="$position"
-    galera_await_synced "$n" $((members + 1)) 120
+    galera_start_at "$n" "$position" "$((members + 1))"
+}
+
+galera_start_at() {
+    local n=$1 position=$2 size=$3 log_file logged
+    log_file=$(galera_node_dir "$n")/error.log
+    logged=$(stat -c %s "$log_file" 2>/dev/null || echo 0)
+    galera_launch "$n" ${position:+--wsrep-start-position="$position"}
+    galera_await_synced "$n" "$size" 120
+    if tail -c +$((logged + 1)) "$log_file" | grep -q "Preparing the backup"; then
+        log "galera: n$n rejoined by a full state transfer (SST)"
+    else
+        log "galera: n$n rejoined by IST"
+    fi
+}
+
+# Until the proxy sends new connections to n1 again: the faults' heals end there, so that the next
+# fault meets the cluster as the first did.
+galera_await_writer_n1() {
+    for _ in $(seq 1 60); do
+        [ "$(mariadb --connect-timeout=2 -h127.0.0.1 -P"$galera_proxy_port" -uroot -N -e 'SELECT @@wsrep_node_name' 2>/dev/null)" = n1 ] && return
+        sleep 0.5
+    done
+    log "galera: the proxy does not send to n1 again; see $galera_dir/haproxy.log"; return 1
 }
 
 galera_start_proxy() {
@@ -114,7 +142,7 @@ galera_start() {
         --skip-test-db --user="$galera_user" >"$galera_dir/install.log" 2>&1
     galera_launch 1 --wsrep-new-cluster
     galera_await_synced 1 1 60
-    galera_mysql 1 -e "CREATE USER galera_check@'127.0.0.1'"
+    galera_mysql 1 -e "CREATE USER galera_check@'127.0.0.1' WITH MAX_USER_CONNECTIONS 10"
     galera_launch 2
     galera_await_synced 2 2 120
     galera_launch 3
@@ -122,13 +150,15 @@ galera_start() {
     galera_start_proxy
 }
 
+# Ends every process of the cluster by its pid; keeps the nodes' and the proxy's logs, drops their data.
 galera_stop() {
     local n
     [ -f "$galera_dir/haproxy.pid" ] && kill "$(cat "$galera_dir/haproxy.pid")" 2>/dev/null
     for n in 1 2 3; do
-        [ -f "$(galera_node_dir "$n")/pid" ] && galera_kill "$n"
+        galera_kill "$n"
+        rm -rf "$(galera_node_dir "$n")/data"
+        rm -f "${galera_socket[$n]:-}"
     done
-    rm -rf "$galera_dir"
 }
 
 # The cluster's faults, as the nemesis runs them.
@@ -149,18 +179,32 @@ galera_heal_kill() {
         [ "$other" = "$n" ] || galera_await_synced "$other" 2 30
     done
     galera_rejoin "$n" 2
+    galera_await_writer_n1
 }
 
 # The writer paused past the group's suspect timeout (3 s in node.cnf): evicted, then, resumed, back
 # in the group by itself with what it missed.
 galera_fault_pause() {
     kill -STOP "$(cat "$(galera_node_dir 1)/pid")"
-    sleep 8
+    # Evicted: the others form a primary component of two without it.
+    galera_await_synced 2 2 30
+    sleep 3
 }
 
+# Resumed, n1 first reports the view it had when it stopped: it is back only once it shares the
+# others' newer view, of three.
 galera_heal_pause() {
+    local view
     kill -CONT "$(cat "$(galera_node_dir 1)/pid")"
-    galera_await_synced 1 3 60
+    for _ in $(seq 1 120); do
+        view=$(galera_mysql 2 -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_CLUSTER_CONF_ID'" 2>/dev/null)
+        if [ "$(galera_status 1)" = "Synced 3 Primary" ] && [ -n "$view" ] && [ "$(galera_mysql 1 -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_CLUSTER_CONF_ID'" 2>/dev/null)" = "$view" ]; then
+            galera_await_writer_n1
+            return
+        fi
+        sleep 0.5
+    done
+    log "galera: n1 not back in the others' view after its pause"; return 1
 }
 
 # Every node killed at once; the most advanced one (highest recovered seqno) bootstraps the cluster
@@ -179,6 +223,7 @@ galera_heal_cluster_kill() {
         position=$(galera_recovered_position "$n")
         positions[$n]=$position
         seqno=${position##*:}
+        seqno=${seqno%%,*}
         if [ -n "$position" ] && [ "$seqno" -gt "$best_seqno" ]; then best=$n; best_seqno=$seqno; fi
     done
     [ "$best" != 0 ] || { log "galera: no node recovered a position"; return 1; }
@@ -190,8 +235,8 @@ galera_heal_cluster_kill() {
     local members=1
     for n in 1 2 3; do
         [ "$n" = "$best" ] && continue
-        galera_launch "$n" --wsrep-start-position="${positions[$n]}"
         members=$((members + 1))
-        galera_await_synced "$n" "$members" 120
+        galera_start_at "$n" "${positions[$n]}" "$members"
     done
+    galera_await_writer_n1
 }

@@ -81,11 +81,13 @@ rabbitmq_base=$(mktemp -d /tmp/payonce-chaos-rabbitmq-XXXXXX)
 
 require_tools() {
     local missing=()
-    for tool in nginx gnuplot python3 redis-server mariadb-install-db "$mariadbd"; do
+    local tools=(nginx gnuplot python3 redis-server mariadb-install-db "$mariadbd")
+    [ "$galera" = 1 ] && tools+=(haproxy mariabackup envsubst setsid)
+    for tool in "${tools[@]}"; do
         command -v "$tool" >/dev/null || missing+=("$tool")
     done
     if [ ${#missing[@]} -gt 0 ]; then
-        log "missing: ${missing[*]} (apt-get install nginx-light gnuplot-nox; .ci/run does)"
+        log "missing: ${missing[*]} (apt-get install nginx-light gnuplot-nox mariadb-backup haproxy; .ci/run does)"
         exit 2
     fi
 }
@@ -180,7 +182,7 @@ choose_instance_command() {
     runner=$(find "$root/target" -maxdepth 1 -name '*-runner' -newer "$root/target/quarkus-app/quarkus-run.jar" | head -1)
     if [ -n "$runner" ]; then
         instance_command=("$runner" -Xmx384m)
-        [ "$mode" = short ] && [ "$galera" = 0 ] && load_seconds=75
+        if [ "$mode" = short ] && [ "$galera" = 0 ]; then load_seconds=75; fi
     else
         instance_command=(java -Xmx384m -jar "$root/target/quarkus-app/quarkus-run.jar")
     fi

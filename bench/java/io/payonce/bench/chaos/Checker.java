@@ -22,12 +22,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -1036,34 +1034,52 @@ public final class Checker {
     }
 
     /**
-     * Per fault, what a client saw: how long pays were refused, from the first pay attempt begun
-     * during the fault that got a 5xx or no answer to the end of the next pay that succeeded; the p99
-     * of the pay attempts begun while it lasted; and the operations that had an attempt in flight
-     * during it and were acknowledged, yet are missing from the database.
+     * Per fault, what a client saw: the longest time in which no pay succeeded, between two successful
+     * pays' answers around and in the fault's window (to the end of the run if none succeeded after
+     * it); how many pays began during it, and the p99 of their definite answers (a client's own
+     * timeout is its deadline, not the service's latency); and, of the operations acknowledged with an
+     * attempt in flight during it, how many are missing from the database.
      */
     String perFault() {
         if (faults.isEmpty()) {
             return "";
         }
-        List<Attempt> pays = attempts.stream().filter(a -> a.type.equals("pay")).sorted(Comparator.comparingLong(Attempt::start)).toList();
-        StringBuilder md = new StringBuilder("\nPays per fault: refused from the first pay begun during the fault that got a 5xx or"
-                + " no answer to the end of the next pay that succeeded.\n\n"
-                + "| fault | pays refused for (s) | p99 of pays begun during it (ms) | acknowledged operations in flight, lost |\n|---|---|---|---|\n");
+        List<Long> succeeded = attempts.stream().filter(a -> a.type.equals("pay") && a.status.startsWith("2"))
+                .map(Attempt::end).sorted().toList();
+        Set<Long> acknowledged = ops.stream().filter(op -> op.outcome.equals("ok")).map(Op::id).collect(Collectors.toSet());
+        StringBuilder md = new StringBuilder("\nPays per fault: the longest time without a successful pay around and in the fault,"
+                + " the pays begun during it and the p99 of their definite answers, and the acknowledged operations in flight during it"
+                + " that the database lacks.\n\n| fault | no pay succeeded for (s) | pays begun | p99 of their definite answers (ms) |"
+                + " acknowledged operations in flight, lost |\n|---|---|---|---|---|\n");
         for (Fault f : faults) {
-            Optional<Attempt> firstRefused = pays.stream().filter(a -> a.start >= f.start && a.start <= f.end && refused(a)).findFirst();
-            String window = firstRefused.map(refused -> pays.stream().filter(a -> a.start >= refused.start && a.status.startsWith("2")).findFirst()
-                            .map(ok -> String.format("%.1f", (ok.end - refused.start) / 1000.0)).orElse("none succeeded after it"))
-                    .orElse("0 (none refused)");
-            List<Long> latencies = pays.stream().filter(a -> a.start >= f.start && a.start <= f.end).map(a -> a.end - a.start).sorted().toList();
-            Set<Long> inFlight = attempts.stream().filter(a -> a.start <= f.end && a.end >= f.start).map(Attempt::op).collect(Collectors.toSet());
+            List<Attempt> begun = attempts.stream().filter(a -> a.type.equals("pay") && a.start >= f.start && a.start <= f.end).toList();
+            List<Long> latencies = begun.stream().filter(Attempt::definite).map(a -> a.end - a.start).sorted().toList();
+            Set<Long> inFlight = attempts.stream().filter(a -> a.start <= f.end && a.end >= f.start).map(Attempt::op)
+                    .filter(acknowledged::contains).collect(Collectors.toSet());
             long lost = inFlight.stream().filter(lostOps::contains).count();
-            md.append(String.format("| %s | %s | %d | %d |%n", f.name, window, percentile(latencies, 99), lost));
+            md.append(String.format("| %s | %s | %d | %s | %d of %d |%n", f.name, longestWithoutSuccess(succeeded, f), begun.size(),
+                    latencies.isEmpty() ? "n/a" : Long.toString(percentile(latencies, 99)), lost, inFlight.size()));
         }
         return md.toString();
     }
 
-    private static boolean refused(Attempt attempt) {
-        return attempt.status.equals("TIMEOUT") || attempt.status.startsWith("5");
+    /** Over the successful pays' answer times: the longest gap that touches the fault's window, in seconds. */
+    private String longestWithoutSuccess(List<Long> succeeded, Fault f) {
+        if (succeeded.isEmpty()) {
+            return "n/a (no pay succeeded)";
+        }
+        long longest = 0;
+        long previous = succeeded.get(0);
+        for (long next : succeeded) {
+            if (next >= f.start && previous <= f.end) {
+                longest = Math.max(longest, next - previous);
+            }
+            previous = next;
+        }
+        if (previous <= f.end) {
+            longest = Math.max(longest, runEnd() - previous);
+        }
+        return String.format("%.1f", longest / 1000.0);
     }
 
     static String duplicates(Path metricsDir) throws IOException {

@@ -4,6 +4,7 @@ import io.agroal.api.AgroalDataSource;
 import io.payonce.config.PayonceConfig;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.spi.ObserverMethod;
 import org.jboss.logging.Logger;
 
 import java.sql.Connection;
@@ -25,7 +26,7 @@ import java.util.Optional;
  * once, at start, what payonce runs on and whether reads wait for the cluster
  * ({@code payonce.database.sync-wait}). On a server that is not in a cluster it says nothing.
  */
-@Startup
+@Startup(ObserverMethod.DEFAULT_PRIORITY + 1)
 @ApplicationScoped
 public class GaleraSettingsCheck {
 
@@ -44,9 +45,10 @@ public class GaleraSettingsCheck {
         problem(settings).ifPresent(problem -> {
             throw new IllegalStateException(problem);
         });
-        // Flyway is done with the JDBC pool, which nothing else uses but the readiness check. An idle
-        // connection left in it dies with the next database outage and, validated by a check after
-        // the database is back, fails that check: the pool keeps none of the start's.
+        // Flyway and the start's checks are done with the JDBC pool (this bean starts after the time
+        // zone's check), which nothing else uses but the readiness check. An idle connection left in it
+        // dies with the next database outage and, validated by a check after the database is back,
+        // fails that check: the pool keeps none of the start's.
         dataSource.flush(AgroalDataSource.FlushMode.IDLE);
         if (inCluster(settings)) {
             int syncWait = config.database().syncWait();

@@ -5,6 +5,7 @@ import org.flywaydb.core.api.callback.Context;
 import org.flywaydb.core.api.callback.Event;
 import org.jboss.logging.Logger;
 
+import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,8 +49,8 @@ final class MigrationLease implements Callback {
     private static final Duration POLL_EVERY = Duration.ofMillis(500);
     /** Past this, an instance stops waiting and fails to start, saying who holds the lease. */
     private static final Duration WAIT_AT_MOST = Duration.ofMinutes(10);
-    /** A busy row, a conflicting write set, a node not ready: each worth polling again. */
-    private static final Set<Integer> POLL_AGAIN = Set.of(SqlErrors.DUPLICATE_ENTRY, SqlErrors.DEADLOCK, 1205, 1047);
+    /** Held elsewhere, a busy row, a conflicting write set: each worth polling again, as is a node not ready (1047, {@link SqlErrors}). */
+    private static final Set<Integer> POLL_AGAIN = Set.of(SqlErrors.DUPLICATE_ENTRY, SqlErrors.DEADLOCK, 1205);
 
     private static final String TABLE_EXISTS = """
             SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'payonce_migration_lease'""";
@@ -66,6 +67,7 @@ final class MigrationLease implements Callback {
     private static final String RELEASE = "DELETE FROM payonce_migration_lease WHERE id = 1 AND holder = ?";
 
     private final String holder = UUID.randomUUID().toString();
+    private DataSource dataSource;
     /** The lease's own connection, open from taking it to giving it back; none off a cluster. */
     private Connection lease;
 
@@ -110,8 +112,19 @@ final class MigrationLease implements Callback {
         GaleraSettingsCheck.problem(settings).ifPresent(problem -> {
             throw new IllegalStateException(problem);
         });
-        lease = context.getConfiguration().getDataSource().getConnection();
-        lease.setAutoCommit(true);
+        dataSource = context.getConfiguration().getDataSource();
+        reconnect();
+        try {
+            waitForTheLease();
+        } catch (SQLException | InterruptedException | RuntimeException notTaken) {
+            // Flyway calls no AFTER_MIGRATE_ERROR for a failure here, before its migrations begin.
+            release();
+            throw notTaken;
+        }
+        LOG.infof("Took the migration lease as %s", holder);
+    }
+
+    private void waitForTheLease() throws SQLException, InterruptedException {
         try (Statement statement = lease.createStatement(); ResultSet exists = statement.executeQuery(TABLE_EXISTS)) {
             exists.next();
             if (exists.getLong(1) == 0) {
@@ -132,7 +145,26 @@ final class MigrationLease implements Callback {
             }
             Thread.sleep(POLL_EVERY.toMillis());
         }
-        LOG.infof("Took the migration lease as %s", holder);
+    }
+
+    /**
+     * A new connection for the lease, in place of one the proxy closed (it closes every session of
+     * a node it takes out): the lease's statements each name its holder, so sending one again is safe.
+     */
+    private void reconnect() throws SQLException {
+        if (lease != null) {
+            try {
+                lease.close();
+            } catch (SQLException alreadyGone) {
+                LOG.debugf("Closing a lost lease connection: %s", alreadyGone.getMessage());
+            }
+        }
+        lease = dataSource.getConnection();
+        lease.setAutoCommit(true);
+    }
+
+    private static boolean lost(SQLException failure) {
+        return failure.getSQLState() != null && failure.getSQLState().startsWith("08");
     }
 
     /** Whether this instance now holds the lease; an expired one is cleared for the next try. */
@@ -155,10 +187,16 @@ final class MigrationLease implements Callback {
         return false;
     }
 
-    private static void pollAgainOn(SQLException failure) throws SQLException {
-        if (!POLL_AGAIN.contains(failure.getErrorCode())) {
+    private void pollAgainOn(SQLException failure) throws SQLException {
+        if (lost(failure)) {
+            reconnect();
+        } else if (!POLL_AGAIN.contains(failure.getErrorCode()) && !nodeNotPrepared(failure)) {
             throw failure;
         }
+    }
+
+    private static boolean nodeNotPrepared(SQLException failure) {
+        return failure.getErrorCode() == 1047 && failure.getMessage() != null && failure.getMessage().contains("WSREP has not yet prepared node");
     }
 
     private String currentHolder() {
@@ -174,13 +212,27 @@ final class MigrationLease implements Callback {
         if (lease == null) {
             return;
         }
+        int renewed;
+        try {
+            renewed = extend();
+        } catch (SQLException failure) {
+            if (!lost(failure)) {
+                throw failure;
+            }
+            reconnect();
+            renewed = extend();
+        }
+        if (renewed == 0) {
+            throw new IllegalStateException("The migration lease of " + holder + " expired while it migrated, and "
+                    + currentHolder() + " holds it now: this instance stops rather than migrate beside it");
+        }
+    }
+
+    private int extend() throws SQLException {
         try (PreparedStatement renew = lease.prepareStatement(RENEW)) {
             renew.setLong(1, TERM.toSeconds());
             renew.setString(2, holder);
-            if (renew.executeUpdate() == 0) {
-                throw new IllegalStateException("The migration lease of " + holder + " expired while it migrated, and "
-                        + currentHolder() + " holds it now: this instance stops rather than migrate beside it");
-            }
+            return renew.executeUpdate();
         }
     }
 
@@ -189,7 +241,9 @@ final class MigrationLease implements Callback {
         if (lease == null) {
             return;
         }
-        try (Connection connection = lease; PreparedStatement release = connection.prepareStatement(RELEASE)) {
+        try (Connection connection = lease.isValid(2) ? lease : dataSource.getConnection();
+             PreparedStatement release = connection.prepareStatement(RELEASE)) {
+            connection.setAutoCommit(true);
             release.setString(1, holder);
             release.executeUpdate();
             LOG.infof("Released the migration lease of %s", holder);
