@@ -142,7 +142,7 @@ galera_start() {
         --skip-test-db --user="$galera_user" >"$galera_dir/install.log" 2>&1
     galera_launch 1 --wsrep-new-cluster
     galera_await_synced 1 1 60
-    galera_mysql 1 -e "CREATE USER galera_check@'127.0.0.1' WITH MAX_USER_CONNECTIONS 10"
+    galera_mysql 1 -e "CREATE USER galera_check@'127.0.0.1'"
     galera_launch 2
     galera_await_synced 2 2 120
     galera_launch 3
@@ -182,7 +182,7 @@ galera_heal_kill() {
     galera_await_writer_n1
 }
 
-# The writer paused past the group's suspect timeout (3 s in node.cnf): evicted, then, resumed, back
+# The writer paused past the group's suspect timeout (5 s in node.cnf): evicted, then, resumed, back
 # in the group by itself with what it missed.
 galera_fault_pause() {
     kill -STOP "$(cat "$(galera_node_dir 1)/pid")"

@@ -61,9 +61,9 @@ class GaleraIT {
     private static final long FUNDS = 1_000_000;
     private static final long PRICE = 100;
     // The proxy hands a refused connection to the next node at once; the first commit there waits for
-    // the group to evict the dead node: suspected after 3 s, inactive after 6 s at most (node.cnf).
+    // the group to evict the dead node: suspected after 5 s, inactive after 10 s at most (node.cnf).
     // Well past that, payonce would be waiting on something else, such as a pool's idle timeout.
-    private static final Duration FAILOVER_BOUND = Duration.ofSeconds(10);
+    private static final Duration FAILOVER_BOUND = Duration.ofSeconds(15);
 
     private static PrivateGaleraCluster cluster;
     private static Database db;
@@ -233,7 +233,7 @@ class GaleraIT {
 
     /**
      * The writer SIGKILLed under load: the proxy sends new connections to the next node at once, and
-     * its first commit waits until the group has evicted the dead node (suspected after 3 s of
+     * its first commit waits until the group has evicted the dead node (suspected after 5 s of
      * silence, node.cnf). Every pay acknowledged before the crash is still there, and every key pays
      * once. The node then rejoins by incremental state transfer and takes the writes back.
      */
@@ -266,7 +266,7 @@ class GaleraIT {
         PaysThroughFaults run = PaysThroughFaults.start(clients, 4, viaProxy.port(), user, db);
         Thread.sleep(1000);
         cluster.kill(3);
-        Thread.sleep(6_000);
+        Thread.sleep(8_000);
         run.stop();
 
         run.refusalWindow("GaleraIT, a node that takes no writes killed");

@@ -28,6 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public final class PaysThroughFaults {
 
     private static final long PRICE = 100;
+    /** No order was created before the run stopped. */
+    private static final long NO_ORDER = -1;
 
     record Attempt(long order, String key, long atNanos, Response answer) {
     }
@@ -63,6 +65,9 @@ public final class PaysThroughFaults {
     private void payUntilStopped() {
         while (running.get()) {
             long order = orderThroughAnyFault();
+            if (order == NO_ORDER) {
+                return;
+            }
             String key = "k-" + UUID.randomUUID();
             Response answer;
             do {
@@ -74,7 +79,7 @@ public final class PaysThroughFaults {
 
     /** A new order; its creation is itself a write that the fault may refuse for a while. */
     private long orderThroughAnyFault() {
-        while (true) {
+        while (running.get()) {
             Response created = InstanceApi.on(port, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
                     .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", PRICE, "currency", "EUR")).post("/orders");
             if (created.statusCode() == 201) {
@@ -83,6 +88,7 @@ public final class PaysThroughFaults {
             assertEquals(503, created.statusCode(), created.asString());
             pause();
         }
+        return NO_ORDER;
     }
 
     private Response pay(long order, String key) {

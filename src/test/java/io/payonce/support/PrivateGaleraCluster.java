@@ -169,7 +169,7 @@ public final class PrivateGaleraCluster implements AutoCloseable {
      */
     private static void createCheckAccount(GaleraNode node) throws IOException {
         try (Connection connection = connect(node.sqlPort()); Statement statement = connection.createStatement()) {
-            statement.execute("CREATE USER galera_check@'127.0.0.1' WITH MAX_USER_CONNECTIONS 10");
+            statement.execute("CREATE USER galera_check@'127.0.0.1'");
         } catch (SQLException e) {
             throw new IOException("could not create the health check's account on " + node.name(), e);
         }
