@@ -46,7 +46,12 @@ galera_launch() {
     echo $! >"$dir/pid"
 }
 
-# "<state> <cluster size>" as node $1 says, or nothing while it does not answer.
+# Which view of the group node $1 is in (wsrep_cluster_conf_id), or nothing while it does not answer.
+galera_view() {
+    galera_mysql "$1" -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_CLUSTER_CONF_ID'" 2>/dev/null
+}
+
+# "<state> <cluster size> <component>" as node $1 says, or nothing while it does not answer.
 galera_status() {
     galera_mysql "$1" -N -e "SELECT MAX(IF(VARIABLE_NAME='WSREP_LOCAL_STATE_COMMENT', VARIABLE_VALUE, NULL)),
         MAX(IF(VARIABLE_NAME='WSREP_CLUSTER_SIZE', VARIABLE_VALUE, NULL)),
@@ -109,14 +114,14 @@ galera_start_at() {
     fi
 }
 
-# Until the proxy sends new connections to n1 again: the faults' heals end there, so that the next
-# fault meets the cluster as the first did.
+# Until the proxy sends new connections to n1: once started, and at the end of every fault's heal, so
+# that the next fault meets the cluster as the first did.
 galera_await_writer_n1() {
     for _ in $(seq 1 60); do
         [ "$(mariadb --connect-timeout=2 -h127.0.0.1 -P"$galera_proxy_port" -uroot -N -e 'SELECT @@wsrep_node_name' 2>/dev/null)" = n1 ] && return
         sleep 0.5
     done
-    log "galera: the proxy does not send to n1 again; see $galera_dir/haproxy.log"; return 1
+    log "galera: the proxy does not send to n1; see $galera_dir/haproxy.log"; return 1
 }
 
 galera_start_proxy() {
@@ -126,11 +131,7 @@ galera_start_proxy() {
         <"$root/src/test/resources/galera/haproxy.cfg" >"$galera_dir/haproxy.cfg"
     haproxy -db -f "$galera_dir/haproxy.cfg" >>"$galera_dir/haproxy.log" 2>&1 &
     echo $! >"$galera_dir/haproxy.pid"
-    for _ in $(seq 1 40); do
-        [ "$(mariadb -h127.0.0.1 -P"$galera_proxy_port" -uroot -N -e 'SELECT @@wsrep_node_name' 2>/dev/null)" = n1 ] && return
-        sleep 0.5
-    done
-    log "galera: the proxy does not reach n1; see $galera_dir/haproxy.log"; return 1
+    galera_await_writer_n1
 }
 
 # A new cluster: n1 bootstrapped, n2 and n3 joined one at a time (a donor serves one full state
@@ -197,8 +198,8 @@ galera_heal_pause() {
     local view
     kill -CONT "$(cat "$(galera_node_dir 1)/pid")"
     for _ in $(seq 1 120); do
-        view=$(galera_mysql 2 -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_CLUSTER_CONF_ID'" 2>/dev/null)
-        if [ "$(galera_status 1)" = "Synced 3 Primary" ] && [ -n "$view" ] && [ "$(galera_mysql 1 -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_CLUSTER_CONF_ID'" 2>/dev/null)" = "$view" ]; then
+        view=$(galera_view 2)
+        if [ "$(galera_status 1)" = "Synced 3 Primary" ] && [ -n "$view" ] && [ "$(galera_view 1)" = "$view" ]; then
             galera_await_writer_n1
             return
         fi

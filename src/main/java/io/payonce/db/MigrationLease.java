@@ -13,7 +13,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -49,8 +48,6 @@ final class MigrationLease implements Callback {
     private static final Duration POLL_EVERY = Duration.ofMillis(500);
     /** Past this, an instance stops waiting and fails to start, saying who holds the lease. */
     private static final Duration WAIT_AT_MOST = Duration.ofMinutes(10);
-    /** Held elsewhere, a busy row, a conflicting write set: each worth polling again, as is a node not ready (1047, {@link SqlErrors}). */
-    private static final Set<Integer> POLL_AGAIN = Set.of(SqlErrors.DUPLICATE_ENTRY, SqlErrors.DEADLOCK, 1205);
 
     private static final String TABLE_EXISTS = """
             SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'payonce_migration_lease'""";
@@ -143,6 +140,7 @@ final class MigrationLease implements Callback {
                 throw new IllegalStateException("Another instance (" + currentHolder() + ") has held the migration lease for "
                         + WAIT_AT_MOST.toMinutes() + " minutes; delete its row in payonce_migration_lease once it is surely gone");
             }
+            // Flyway's thread, at start, before the instance serves anything: no event loop waits here.
             Thread.sleep(POLL_EVERY.toMillis());
         }
     }
@@ -190,13 +188,15 @@ final class MigrationLease implements Callback {
     private void pollAgainOn(SQLException failure) throws SQLException {
         if (lost(failure)) {
             reconnect();
-        } else if (!POLL_AGAIN.contains(failure.getErrorCode()) && !nodeNotPrepared(failure)) {
+        } else if (!worthPollingAgain(failure)) {
             throw failure;
         }
     }
 
-    private static boolean nodeNotPrepared(SQLException failure) {
-        return failure.getErrorCode() == 1047 && failure.getMessage() != null && failure.getMessage().contains("WSREP has not yet prepared node");
+    /** Held elsewhere, a busy row, a conflicting write set, a node not ready yet. */
+    private static boolean worthPollingAgain(SQLException failure) {
+        return SqlErrors.isDuplicateKey(failure) || SqlErrors.isLockWaitTimeout(failure) || SqlErrors.isDeadlock(failure)
+                || SqlErrors.isNodeNotPrepared(failure);
     }
 
     private String currentHolder() {

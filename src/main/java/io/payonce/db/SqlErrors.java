@@ -2,6 +2,7 @@ package io.payonce.db;
 
 import io.vertx.mysqlclient.MySQLException;
 
+import java.sql.SQLException;
 import java.util.Set;
 
 /**
@@ -36,10 +37,10 @@ import java.util.Set;
  */
 public final class SqlErrors {
 
-    static final int DUPLICATE_ENTRY = 1062;
+    private static final int DUPLICATE_ENTRY = 1062;
     private static final int LOCK_WAIT_TIMEOUT = 1205;
     private static final int NO_AUTO_INCREMENT_VALUE = 1467;
-    static final int DEADLOCK = 1213;
+    private static final int DEADLOCK = 1213;
     private static final Set<Integer> STATEMENT_TIMEOUTS = Set.of(1969, 3024);
     private static final Set<Integer> CONNECTION_LOST = Set.of(1040, 1927, 2006, 2013, 1053, 1290, 1836);
     private static final int UNKNOWN_COMMAND = 1047;
@@ -73,7 +74,11 @@ public final class SqlErrors {
         return code(failure) == UNKNOWN_VARIABLE;
     }
 
-    private static boolean isNodeNotPrepared(Throwable failure) {
+    public static boolean isDeadlock(Throwable failure) {
+        return code(failure) == DEADLOCK;
+    }
+
+    public static boolean isNodeNotPrepared(Throwable failure) {
         return code(failure) == UNKNOWN_COMMAND && failure.getMessage() != null && failure.getMessage().contains(NODE_NOT_PREPARED);
     }
 
@@ -82,6 +87,10 @@ public final class SqlErrors {
     }
 
     private static int code(Throwable failure) {
-        return failure instanceof MySQLException mysql ? mysql.getErrorCode() : 0;
+        if (failure instanceof MySQLException mysql) {
+            return mysql.getErrorCode();
+        }
+        // The JDBC driver's, for what runs on Flyway's pool at start (MigrationLease).
+        return failure instanceof SQLException jdbc ? jdbc.getErrorCode() : 0;
     }
 }

@@ -339,7 +339,7 @@ class GaleraIT {
     }
 
     private static Response pay(int port, long order, String key) {
-        return RestAssured.given().port(port).auth().oauth2(bearer).header("Idempotency-Key", key).post("/orders/" + order + "/pay");
+        return InstanceApi.pay(port, bearer, order, key);
     }
 
     private static String newKey() {

@@ -33,9 +33,19 @@ public final class InstanceApi {
 
     /** A new unpaid order of {@code amount} EUR for the bearer's user; its id. */
     public static long newOrder(int port, String bearer, long amount) {
-        Response created = on(port, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
-                .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", amount, "currency", "EUR")).post("/orders");
+        Response created = createOrder(port, bearer, amount);
         assertEquals(201, created.statusCode(), created.asString());
         return created.jsonPath().getLong("id");
+    }
+
+    /** The answer to creating an order of {@code amount} EUR under a new key and order number, whatever it is. */
+    public static Response createOrder(int port, String bearer, long amount) {
+        return on(port, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
+                .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", amount, "currency", "EUR")).post("/orders");
+    }
+
+    /** Pays {@code order} from the bearer's balance under {@code key}: no body, as a balance pay has none. */
+    public static Response pay(int port, String bearer, long order, String key) {
+        return RestAssured.given().port(port).auth().oauth2(bearer).header("Idempotency-Key", key).post("/orders/" + order + "/pay");
     }
 }

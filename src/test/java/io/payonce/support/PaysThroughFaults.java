@@ -1,6 +1,5 @@
 package io.payonce.support;
 
-import io.restassured.RestAssured;
 import io.restassured.response.Response;
 
 import java.time.Duration;
@@ -80,8 +79,7 @@ public final class PaysThroughFaults {
     /** A new order; its creation is itself a write that the fault may refuse for a while. */
     private long orderThroughAnyFault() {
         while (running.get()) {
-            Response created = InstanceApi.on(port, bearer).header("Idempotency-Key", "order-" + UUID.randomUUID())
-                    .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", PRICE, "currency", "EUR")).post("/orders");
+            Response created = InstanceApi.createOrder(port, bearer, PRICE);
             if (created.statusCode() == 201) {
                 return created.jsonPath().getLong("id");
             }
@@ -92,7 +90,7 @@ public final class PaysThroughFaults {
     }
 
     private Response pay(long order, String key) {
-        return RestAssured.given().port(port).auth().oauth2(bearer).header("Idempotency-Key", key).post("/orders/" + order + "/pay");
+        return InstanceApi.pay(port, bearer, order, key);
     }
 
     private static boolean pause() {
