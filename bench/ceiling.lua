@@ -9,15 +9,17 @@
 -- release script), spoken over a plain socket. What separates payonce from this reference is the
 -- cost of its implementation (HTTP, JWT, JSON, the reactive clients); what separates this reference
 -- from the ceiling is the cost of its design.
--- Each thread pays its own share of the orders seeded for this run: ids first_order .. first_order +
--- orders - 1 (PayBench seed-orders), thread t taking first_order + t, + t + threads, ...; order
--- first_order + i belongs to user bench-<i mod users>, as the seeding spreads them.
+-- Each thread pays its own share of the orders seeded for this run: the i-th of them has the id
+-- first_order + i * order_step (PayBench seed-orders prints both: a Galera node hands out every
+-- third id), thread t taking i = t, t + threads, ...; it belongs to user bench-<i mod users>, as the
+-- seeding spreads them.
 --
 --   sysbench bench/ceiling.lua --mysql-host=127.0.0.1 --mysql-db=... --threads=N --time=S \
---       --first_order=ID --orders=N --amount=100 [--design=on --redis_port=6379] run
+--       --first_order=ID --order_step=1 --orders=N --amount=100 [--design=on --redis_port=6379] run
 
 sysbench.cmdline.options = {
    first_order = {"id of the first seeded order", 0},
+   order_step = {"how far apart the seeded orders' ids are", 1},
    orders = {"how many orders were seeded", 0},
    users = {"how many users the orders are spread over", 2000},
    amount = {"the amount of every seeded order", 100},
@@ -78,6 +80,7 @@ function thread_init()
    con = drv:connect()
    con:query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
    first = sysbench.opt.first_order
+   step = sysbench.opt.order_step
    count = sysbench.opt.orders
    amount = sysbench.opt.amount
    users = sysbench.opt.users
@@ -198,9 +201,9 @@ function event()
    if next_slot >= count then
       error("ran out of seeded orders: seed more for this duration")
    end
-   local order = first + next_slot
+   local order = first + next_slot * step
+   local user = "bench-" .. (next_slot % users)
    next_slot = next_slot + threads
-   local user = "bench-" .. ((order - first) % users)
    local key = string.format("ceiling-%d-%d", order, sysbench.tid)
    if sysbench.opt.design then
       return design_pay(order, user, key)

@@ -112,10 +112,11 @@ for c in "${concurrencies[@]}"; do
     threads=$(( c < 2 ? 1 : 2 ))
     for round in $(seq 1 $rounds); do
         log "$c clients, round $round: ceiling, then payonce"
-        first=$(bench seed-orders $database 60000 | tail -n 1)
+        read -r first step < <(bench seed-orders $database 60000 | tail -n 1)
+        : "${step:?PayBench seed-orders printed no step: the bench classes are older than this script; rebuild them}"
         measure ceiling "$c" taskset -c $database_core sysbench "$root/bench/ceiling.lua" --db-driver=mysql --mysql-host=127.0.0.1 \
             --mysql-port=$PAYONCE_DB_PORT --mysql-user="$PAYONCE_DB_USER" --mysql-password="$PAYONCE_DB_PASSWORD" \
-            --mysql-db=$database --threads="$c" --time=$seconds --first_order="$first" --orders=60000 run >>"$out/results.tsv"
+            --mysql-db=$database --threads="$c" --time=$seconds --first_order="$first" --order_step="$step" --orders=60000 run >>"$out/results.tsv"
         bench prepare $database 30000 "$out/pays-$c.txt"
         measure payonce "$c" env MODE=pay CLIENTS="$c" PAYS="$out/pays-$c.txt" THREADS=$threads \
             taskset -c $database_core wrk -t$threads -c"$c" -d${seconds}s -s bench/pay.lua "http://127.0.0.1:$port" >>"$out/results.tsv"

@@ -10,6 +10,9 @@
 #   bench/run.sh [--no-build]            payonce on the JVM: bench/report.md and bench/throughput.png
 #   bench/run.sh --native [--no-build]   the native executable (built with the toolchain .ci/run sets up,
 #                                        ~/.cache/payonce-native): bench/report-native.md, bench/throughput-native.png
+#   bench/run.sh --galera                one MariaDB beside a three-node Galera cluster, each against its own
+#                                        ceiling, on the JVM: bench/galera-cost.md (bench/galera-cost.sh, which
+#                                        reuses the packaged app and bench classes when they are there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -78,31 +81,7 @@ source "$root/bench/app-env.sh"
 log() { printf '%s bench: %s\n' "$(date +%T)" "$*" >&2; }
 bench() { java -Xmx1g -cp "$classpath" io.payonce.bench.PayBench "$@"; }
 
-# The ceiling (mode "ceiling") or the design reference (mode "design": payonce's own statements and
-# Redis calls) for $2 clients over $3 seconds, on orders seeded before (first id $4, count $5): one
-# result line in PayBench's format, latencies from sysbench's histogram (milliseconds).
-ceiling() {
-    local mode=$1 clients=$2 seconds=$3 first=$4 count=$5
-    sysbench "$root/bench/ceiling.lua" --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$PAYONCE_DB_PORT" \
-        --mysql-user="$PAYONCE_DB_USER" --mysql-password="$PAYONCE_DB_PASSWORD" --mysql-db=$database \
-        --threads="$clients" --time="$seconds" --first_order="$first" --orders="$count" --histogram=on \
-        --design=$([ "$mode" = design ] && echo on || echo off) --redis_port="${PAYONCE_REDIS_PORT:-6379}" \
-        run >"$out/sysbench-$mode-$clients.txt"
-    awk -v c="$clients" -v mode="$mode" '
-        /\|/ && $1 ~ /^[0-9.]+$/ {value[n] = $1; hits[n] = $NF; total += $NF; n++}
-        /transactions:/ {count = $2}
-        /total time:/ {seconds = $3 + 0}
-        /ignored errors:|^ *errors:/ {errors += $3}
-        END {
-            for (i = 0; i < n; i++) {
-                seen += hits[i]
-                if (!p50 && seen >= total * 0.50) p50 = value[i]
-                if (!p99 && seen >= total * 0.99) p99 = value[i]
-                if (!p999 && seen >= total * 0.999) p999 = value[i]
-            }
-            printf "%s\t%d\t%d\t%.2f\t%.1f\t%.2f\t%.2f\t%.2f\t{committed=%d, errors=%d}\t{}\n", mode, c, count, seconds, count / seconds, p50, p99, p999, count, errors
-        }' "$out/sysbench-$mode-$clients.txt"
-}
+source "$root/bench/ceiling.sh"
 # with_cpu runs the ceiling under time(1), which needs a program: bash, with the function and what it reads.
 export -f ceiling
 export root out database
@@ -119,7 +98,8 @@ for arg in "$@"; do
     case "$arg" in
         --native) native=1 ;;
         --no-build) build=0 ;;
-        *) echo "usage: $0 [--native] [--no-build]" >&2; exit 2 ;;
+        --galera) [ $# = 1 ] || { echo "usage: $0 --galera (alone)" >&2; exit 2; }; exec bash "$root/bench/galera-cost.sh" ;;
+        *) echo "usage: $0 [--native] [--no-build] | --galera" >&2; exit 2 ;;
     esac
 done
 if [ $native = 1 ]; then
@@ -209,12 +189,12 @@ for c in "${concurrencies[@]}"; do
     # them alike; each measured on data seeded before it, so that seeding is not timed.
     for round in $(seq 1 $rounds); do
         log "concurrency $c, round $round: ceiling, design reference, payonce over HTTP and by command"
-        first=$(bench seed-orders $database 60000 | tail -n 1)
+        seeded=$(bench seed-orders $database 60000 | tail -n 1)
         with_cpu "$c clients: ceiling, the minimal pay SQL (sysbench), round $round" \
-            bash -c 'ceiling "$@"' ceiling ceiling "$c" $wrk_seconds "$first" 60000 >>"$results"
-        first=$(bench seed-orders $database 60000 | tail -n 1)
+            bash -c 'ceiling "$@"' ceiling ceiling "$c" $wrk_seconds "$seeded" 60000 >>"$results"
+        seeded=$(bench seed-orders $database 60000 | tail -n 1)
         with_cpu "$c clients: design reference, payonce's statements and Redis calls (sysbench), round $round" \
-            bash -c 'ceiling "$@"' ceiling design "$c" $wrk_seconds "$first" 60000 >>"$results"
+            bash -c 'ceiling "$@"' ceiling design "$c" $wrk_seconds "$seeded" 60000 >>"$results"
         bench prepare $database 30000 "$out/pays-$c.txt"
         with_cpu "$c clients: payonce, POST /orders/{id}/pay, round $round" \
             env MODE=pay CLIENTS="$c" PAYS="$out/pays-$c.txt" THREADS=$threads \

@@ -37,7 +37,7 @@ import java.util.concurrent.locks.LockSupport;
  * PAYONCE_DB_* (support.Tokens, support.Database), as the tests do.
  *
  *   seed      <database> <users>                              accounts with room for every benchmark payment
- *   seed-orders <database> <count>                           fresh orders for bench/ceiling.lua (sysbench); prints the first id
+ *   seed-orders <database> <count>                           fresh orders for bench/ceiling.lua (sysbench); prints the first id and the step
  *   pay       <database> <url> <concurrency> <payments>
  *   prepare   <database> <payments> <pays-out>                fresh orders and keys as lines for bench/pay.lua (wrk)
  *   storm     <database> <url> <copies>                       that many identical pays at once
@@ -59,7 +59,7 @@ public final class PayBench {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "seed" -> seedAccounts(args[1]);
-            case "seed-orders" -> System.out.println(seedConsecutiveOrders(args[1], Integer.parseInt(args[2])));
+            case "seed-orders" -> System.out.println(seedEvenlySpacedOrders(args[1], Integer.parseInt(args[2])));
             case "pay" -> pay(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             case "prepare" -> prepare(args[1], Integer.parseInt(args[2]), Path.of(args[3]));
             case "storm" -> storm(args[1], args[2], Integer.parseInt(args[3]));
@@ -112,18 +112,20 @@ public final class PayBench {
     }
 
     /**
-     * Fresh orders whose ids run from the first one printed, without a gap, the i-th of them owned by
-     * bench-(i mod USERS): what bench/ceiling.lua pays without reading them first.
+     * Fresh orders whose ids are evenly spaced, the i-th of them owned by bench-(i mod USERS): what
+     * bench/ceiling.lua pays without reading them first. Returns the first id and the space between two
+     * (one on a single MariaDB; on a Galera node, the cluster's auto-increment step).
      */
-    static long seedConsecutiveOrders(String database, int count) throws SQLException {
+    static String seedEvenlySpacedOrders(String database, int count) throws SQLException {
         List<Order> orders = seedOrders(database, count);
         long first = orders.get(0).id();
+        long step = orders.size() > 1 ? orders.get(1).id() - first : 1;
         for (int i = 0; i < orders.size(); i++) {
-            if (orders.get(i).id() != first + i || !orders.get(i).user().equals("bench-" + (i % USERS))) {
-                throw new IllegalStateException("seeded order " + i + " is " + orders.get(i) + ", not id " + (first + i));
+            if (orders.get(i).id() != first + i * step || !orders.get(i).user().equals("bench-" + (i % USERS))) {
+                throw new IllegalStateException("seeded order " + i + " is " + orders.get(i) + ", not id " + (first + i * step));
             }
         }
-        return first;
+        return first + " " + step;
     }
 
     static void pay(String database, String url, int concurrency, int payments) throws Exception {

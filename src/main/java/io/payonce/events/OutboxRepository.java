@@ -24,7 +24,11 @@ class OutboxRepository {
      * The oldest unsent events, locked, a parked one passed over. A relay on another instance that
      * asks at the same moment waits on these rows and then finds them sent, so events go out in id
      * order, one relay at a time; the events of one order were written in that order, since each
-     * movement of an order's money holds the order's row lock until it commits.
+     * movement of an order's money holds the order's row lock until it commits. Row locks hold on one
+     * node only: relays writing through two nodes of a Galera cluster both publish, and certification
+     * fails the later one's marking (duplicates, dropped by event id). Each order's events still go out
+     * in order: a node applies a row with its id and hands out higher ids after it, and an order's
+     * next movement reads the order only once its node has applied the one before.
      */
     private static final String LOCK_UNSENT = """
             SELECT id, event_id, event_type, payload, refusals FROM outbox_event

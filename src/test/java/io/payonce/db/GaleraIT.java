@@ -1,7 +1,11 @@
 package io.payonce.db;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
+import io.payonce.support.Broker;
 import io.payonce.support.Database;
 import io.payonce.support.InstanceApi;
 import io.payonce.support.PackagedInstance;
@@ -35,12 +39,14 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -64,6 +70,7 @@ class GaleraIT {
     // the group to evict the dead node: suspected after 5 s, inactive after 10 s at most (node.cnf).
     // Well past that, payonce would be waiting on something else, such as a pool's idle timeout.
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(15);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static PrivateGaleraCluster cluster;
     private static Database db;
@@ -74,10 +81,27 @@ class GaleraIT {
     private static String bearer;
 
     private final ExecutorService clients = Executors.newFixedThreadPool(8);
+    private final List<PaysThroughFaults> runs = new ArrayList<>();
 
+    /** A test that failed while its pays ran leaves none paying into the next test's proof. */
     @AfterEach
     void stopClients() {
-        clients.shutdownNow();
+        try {
+            for (PaysThroughFaults run : runs) {
+                stopQuietly(run);
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
+    /** A run that failed has told its test so already. */
+    private static void stopQuietly(PaysThroughFaults run) {
+        try {
+            run.stop();
+        } catch (Exception reportedByItsTest) {
+            // The test's own stop() threw this first.
+        }
     }
 
     @BeforeAll
@@ -120,9 +144,9 @@ class GaleraIT {
         assertEquals(1, cluster.writer());
 
         cluster.execute(1, "SET GLOBAL wsrep_desync = ON");
-        Await.until(GaleraIT::writerIfReachable, seen -> seen != null && seen == 2, Duration.ofSeconds(10), "the proxy sending to n2 while n1 is desynced");
+        awaitWriter(2, Duration.ofSeconds(10), "the proxy sending to n2 while n1 is desynced");
         cluster.execute(1, "SET GLOBAL wsrep_desync = OFF");
-        Await.until(GaleraIT::writerIfReachable, seen -> seen != null && seen == 1, Duration.ofSeconds(10), "the proxy sending to n1 again once it is synced");
+        awaitWriter(1, Duration.ofSeconds(10), "the proxy sending to n1 again once it is synced");
     }
 
     /**
@@ -216,13 +240,14 @@ class GaleraIT {
     @Test
     @Order(3)
     void aNodeThatRefusesQueriesIsRetriedOrAnswered503NeverA500() throws Exception {
-        PaysThroughFaults run = PaysThroughFaults.start(clients, 4, viaProxy.port(), user, db);
+        PaysThroughFaults run = paysThroughTheProxy();
         Thread.sleep(1000);
         cluster.execute(1, "SET GLOBAL wsrep_reject_queries = ALL");
         Thread.sleep(4000);
         assertEquals(2, cluster.writer(), "the proxy took the rejecting node out");
         cluster.execute(1, "SET GLOBAL wsrep_reject_queries = NONE");
-        Await.until(cluster::writer, writer -> writer == 1, Duration.ofSeconds(10), "n1 taking the writes back");
+        // The proxy closes the sessions it had sent to n2 as n1 comes back, perhaps the look's own.
+        awaitWriter(1, Duration.ofSeconds(10), "n1 taking the writes back");
         Thread.sleep(1000);
         run.stop();
 
@@ -240,7 +265,7 @@ class GaleraIT {
     @Test
     @Order(4)
     void theWriterKilledUnderLoadLosesNoAcknowledgedPay() throws Exception {
-        PaysThroughFaults run = PaysThroughFaults.start(clients, 4, viaProxy.port(), user, db);
+        PaysThroughFaults run = paysThroughTheProxy();
         Thread.sleep(1000);
         cluster.kill(1);
         Thread.sleep(FAILOVER_BOUND.plusSeconds(2).toMillis());
@@ -263,7 +288,7 @@ class GaleraIT {
     @Test
     @Order(5)
     void aNodeThatTakesNoWritesKilledUnderLoadCostsNoPay() throws Exception {
-        PaysThroughFaults run = PaysThroughFaults.start(clients, 4, viaProxy.port(), user, db);
+        PaysThroughFaults run = paysThroughTheProxy();
         Thread.sleep(1000);
         cluster.kill(3);
         Thread.sleep(8_000);
@@ -272,8 +297,210 @@ class GaleraIT {
         run.refusalWindow("GaleraIT, a node that takes no writes killed");
         run.assertEveryKeyPaidOnce();
         assertRejoinsIncrementally(3);
-        assertEquals(db.count("SELECT COUNT(*) FROM pay_record"), Database.at(cluster.port(3), DATABASE).count("SELECT COUNT(*) FROM pay_record"),
-                "n3 holds every payment made while it was down");
+        assertEquals(paymentsOn(1), paymentsOn(3), "n3 holds every payment made while it was down");
+    }
+
+    /**
+     * The writer cut off from the other two, as a network partition would (gmcast.isolate closes its
+     * group connections and refuses new ones), rather than killed: it stays up and answers logins, but
+     * once the group has evicted it, it is a component of one, not primary, and refuses with 1047. The
+     * proxy's check sees that and sends to the next node, whose side of the cut is primary. A pay
+     * caught on the cut-off node is retried or answered 503, never 500, and pays once; the node
+     * reconnected catches up and takes the writes back.
+     */
+    @Test
+    @Order(6)
+    void theWriterCutOffFromTheOthersLosesNoAcknowledgedPay() throws Exception {
+        long refusalsBefore = logged(viaProxy, "errorCode=1047");
+        PaysThroughFaults run = paysThroughTheProxy();
+        Thread.sleep(1000);
+        cluster.execute(1, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
+        try {
+            awaitWriter(2, FAILOVER_BOUND, "the proxy sending to n2 once n1 is out of the primary component");
+            Thread.sleep(3000);
+        } finally {
+            cluster.execute(1, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
+        }
+        awaitWriter(1, Duration.ofSeconds(60), "n1, reconnected, taking the writes back");
+        Thread.sleep(1000);
+        run.stop();
+
+        Duration refused = run.refusalWindow("GaleraIT, the writer cut off from the others");
+        run.assertEveryKeyPaidOnce();
+        assertTrue(refused.compareTo(FAILOVER_BOUND) < 0, "pays refused for " + refused.toMillis() + " ms");
+        assertEquals(paymentsOn(2), paymentsOn(1), "n1 holds every payment made through n2 while it was cut off");
+        assertTrue(logged(viaProxy, "errorCode=1047") > refusalsBefore, "payonce never met the cut-off node: the test proved nothing");
+    }
+
+    /**
+     * A node that has received a commit and not yet applied it, as the next writer may be right after
+     * a failover: here n2, whose applying a held FLUSH TABLES WITH READ LOCK pauses. An instance
+     * reading through n2 waits until n2 has applied the pay made through n1 (wsrep_sync_wait, on by
+     * default) rather than answer from before it: the order reads PAID, and the pay's retry replays
+     * the first answer. With PAYONCE_DB_SYNC_WAIT=0 the order read UNPAID.
+     */
+    @Test
+    @Order(7)
+    void aReadOnANodeThatHasNotAppliedTheLastCommitWaitsForIt() throws Exception {
+        PackagedInstance onSecondNode = start("galera-lagging-reader", cluster.port(2), Map.of());
+        long order = InstanceApi.newOrder(viaProxy.port(), bearer, PRICE);
+        assertEquals("UNPAID", InstanceApi.order(onSecondNode.port(), bearer, order).jsonPath().getString("status"));
+        String key = newKey();
+        Response paid;
+        CompletableFuture<Response> read;
+        CompletableFuture<Response> retried;
+        try (Connection n2 = PrivateGaleraCluster.connect(cluster.port(2)); Statement statement = n2.createStatement()) {
+            statement.execute("FLUSH TABLES WITH READ LOCK");
+            paid = pay(viaProxy.port(), order, key);
+            assertEquals(201, paid.statusCode(), paid.asString());
+            try (ResultSet onN2 = statement.executeQuery("SELECT COUNT(*) FROM " + DATABASE + ".pay_record WHERE order_id = " + order)) {
+                assertTrue(onN2.next());
+                assertEquals(0, onN2.getLong(1), "n2 applied the pay despite the lock: the test proves nothing");
+            }
+            read = CompletableFuture.supplyAsync(() -> InstanceApi.order(onSecondNode.port(), bearer, order), clients);
+            retried = CompletableFuture.supplyAsync(() -> pay(onSecondNode.port(), order, key), clients);
+            Thread.sleep(2000);
+            assertFalse(read.isDone(), "n2 answered before applying the pay: " + (read.isDone() ? read.get().asString() : ""));
+            statement.execute("UNLOCK TABLES");
+        }
+        Response afterApplying = read.get(30, TimeUnit.SECONDS);
+        assertEquals(200, afterApplying.statusCode(), afterApplying.asString());
+        assertEquals("PAID", afterApplying.jsonPath().getString("status"));
+        Replays.assertReplayOf(paid, retried.get(30, TimeUnit.SECONDS));
+        assertEquals(1, db.payments(order));
+        onSecondNode.close();
+        instances.remove(onSecondNode);
+    }
+
+    /**
+     * Two outbox relays on two nodes, as two instances behind two proxies that disagree about the
+     * writer would run them: the row locks that keep one relay at a time on one node hold nothing
+     * across nodes, so both may publish the same events, and certification fails the later one's
+     * marking of them sent. Each order is paid through one instance and refunded through the other:
+     * every event is delivered, duplicates carry the event id a consumer drops them by, and each
+     * order's payment event comes before its refund event: the refund's transaction read the paid
+     * order only once its node had applied the payment (wsrep_sync_wait, or certification failing it
+     * otherwise), and an applied row raises the node's auto-increment counter, so the refund's event
+     * got the higher id; and a relay marks an event sent only once the broker has confirmed it.
+     */
+    @Test
+    @Order(8)
+    void relaysOnTwoNodesDeliverEveryEventAndEachOrdersEventsInOrder() throws Exception {
+        String relayUser = "galera-relays-" + UUID.randomUUID();
+        String relayBearer = Tokens.user(relayUser);
+        InstanceApi.fund(viaProxy.port(), relayUser, FUNDS);
+        try (Broker broker = Broker.connect()) {
+            String events = broker.temporaryQueueOn(Broker.EVENTS, "#");
+            PackagedInstance onSecondNode = start("galera-second-relay", cluster.port(2), Map.of());
+            int[] ports = {viaProxy.port(), onSecondNode.port()};
+            long publishedByFirstBefore = published(viaProxy);
+            // Long enough for several runs of each relay, once a second on each instance.
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            List<CompletableFuture<List<Long>>> buyers = new ArrayList<>();
+            for (int buyer = 0; buyer < 4; buyer++) {
+                int first = buyer;
+                buyers.add(CompletableFuture.supplyAsync(() -> {
+                    List<Long> paidAndRefunded = new ArrayList<>();
+                    for (int i = first; System.nanoTime() < until; i++) {
+                        paidAndRefunded.add(payThenRefund(relayBearer, ports[i % 2], ports[(i + 1) % 2]));
+                    }
+                    return paidAndRefunded;
+                }, clients));
+            }
+            List<Long> orderIds = new ArrayList<>();
+            for (CompletableFuture<List<Long>> buyer : buyers) {
+                orderIds.addAll(buyer.get(120, TimeUnit.SECONDS));
+            }
+            int orders = orderIds.size();
+
+            List<Map<String, Object>> delivered = new ArrayList<>();
+            Await.until(() -> {
+                delivered.addAll(orderEvents(broker, events, relayUser));
+                return delivered.stream().map(event -> event.get("eventId")).distinct().count();
+            }, distinct -> distinct == 2L * orders, Duration.ofSeconds(60), "a payment and a refund event for each order");
+            // Any duplicate still on its way.
+            Thread.sleep(2000);
+            delivered.addAll(orderEvents(broker, events, relayUser));
+
+            Map<String, Long> eventIds = delivered.stream().collect(Collectors.groupingBy(event -> (String) event.get("eventId"), Collectors.counting()));
+            assertEquals(Set.copyOf(db.strings("SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type <> 'deposit.credited'", relayUser)),
+                    eventIds.keySet(), "every event written delivered, and nothing else");
+            for (long order : orderIds) {
+                List<String> types = delivered.stream().filter(event -> ((Number) event.get("orderId")).longValue() == order)
+                        .map(event -> (String) event.get("type")).distinct().toList();
+                assertEquals(List.of("payment.succeeded", "refund.created"), types, "order " + order + ": the first delivery of each, in order");
+            }
+            long publishedBySecond = published(onSecondNode);
+            long publishedByFirst = published(viaProxy) - publishedByFirstBefore;
+            System.out.printf("GaleraIT: %d events through two relays on two nodes, %d deliveries; relay on n1 confirmed %d, on n2 %d;"
+                    + " %d relay runs stopped by a conflict%n", eventIds.size(), delivered.size(), publishedByFirst, publishedBySecond,
+                    relayConflicts(viaProxy) + relayConflicts(onSecondNode));
+            assertTrue(delivered.size() > eventIds.size(), "no event published by both relays: the test proved nothing");
+            onSecondNode.close();
+            instances.remove(onSecondNode);
+        }
+    }
+
+    /** A new order of the bearer's paid on one instance, then refunded in full on another; its id. */
+    private long payThenRefund(String bearer, int payOn, int refundOn) {
+        long order = InstanceApi.newOrder(payOn, bearer, PRICE);
+        String key = newKey();
+        Response paid = Api.untilSettled(() -> InstanceApi.pay(payOn, bearer, order, key));
+        assertEquals(201, paid.statusCode(), paid.asString());
+        String refundKey = newKey();
+        Response refunded = Api.untilSettled(() -> InstanceApi.refund(refundOn, Tokens.ops(), order, refundKey, PRICE));
+        assertEquals(201, refunded.statusCode(), refunded.asString());
+        return order;
+    }
+
+    /** The events of {@code userId}'s orders waiting on {@code queue}, taken off it in the order they arrived. */
+    private static List<Map<String, Object>> orderEvents(Broker broker, String queue, String userId) throws IOException {
+        return broker.takeWaiting(queue).stream().map(GetResponse::getBody).map(GaleraIT::event)
+                .filter(event -> userId.equals(event.get("userId")) && event.get("orderId") != null).toList();
+    }
+
+    private static Map<String, Object> event(byte[] body) {
+        try {
+            return JSON.readValue(body, new TypeReference<>() { });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The payments node {@code node} holds once it has applied every commit it has received. */
+    private static long paymentsOn(int node) throws SQLException {
+        try (Connection connection = PrivateGaleraCluster.connect(cluster.port(node)); Statement statement = connection.createStatement()) {
+            statement.execute("SET SESSION wsrep_sync_wait = 1");
+            try (ResultSet count = statement.executeQuery("SELECT COUNT(*) FROM " + DATABASE + ".pay_record")) {
+                assertTrue(count.next());
+                return count.getLong(1);
+            }
+        }
+    }
+
+    /** How many lines of {@code instance}'s log so far contain {@code text}. */
+    private static long logged(PackagedInstance instance, String text) throws IOException {
+        return Files.readAllLines(instance.log()).stream().filter(line -> line.contains(text)).count();
+    }
+
+    /** Events the broker confirmed to the relay of {@code instance}. */
+    private static long published(PackagedInstance instance) {
+        String metrics = RestAssured.given().port(instance.managementPort()).get("/q/metrics").asString();
+        return metrics.lines().filter(line -> line.startsWith("payonce_outbox_published_total"))
+                .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+    }
+
+    /** The relay runs of {@code instance} that a conflict with the other relay ended, as it logged them. */
+    private static long relayConflicts(PackagedInstance instance) throws IOException {
+        return Files.readAllLines(instance.log()).stream()
+                .filter(line -> line.contains("Outbox relay stopped early") && line.contains("1213")).count();
+    }
+
+    /** Four clients paying new orders through the proxy until the test stops them, or the test ends. */
+    private PaysThroughFaults paysThroughTheProxy() {
+        PaysThroughFaults run = PaysThroughFaults.start(clients, 4, viaProxy.port(), user, db);
+        runs.add(run);
+        return run;
     }
 
     private static void assertRejoinsIncrementally(int node) throws Exception {
@@ -282,6 +509,11 @@ class GaleraIT {
         // way); only a full transfer has the script prepare a donor's backup.
         assertTrue(rejoinLog.contains("mariabackup IST completed on joiner"), "n" + node + " caught up by IST; it logged:\n" + rejoinLog);
         assertFalse(rejoinLog.contains("Preparing the backup"), "n" + node + " received no full state transfer; it logged:\n" + rejoinLog);
+    }
+
+    /** Waits until the proxy sends to {@code node}; a connection the proxy closes on the way is looked past. */
+    private static void awaitWriter(int node, Duration within, String awaited) {
+        Await.until(GaleraIT::writerIfReachable, writer -> writer != null && writer == node, within, awaited);
     }
 
     private static Integer writerIfReachable() {

@@ -160,6 +160,15 @@ public final class Broker implements AutoCloseable {
         return messages;
     }
 
+    /** Every message on {@code queue} now, taken off it in the order the broker holds them. */
+    public List<GetResponse> takeWaiting(String queue) throws IOException {
+        List<GetResponse> messages = new ArrayList<>();
+        for (GetResponse message = channel.basicGet(queue, true); message != null; message = channel.basicGet(queue, true)) {
+            messages.add(message);
+        }
+        return messages;
+    }
+
     /** The next message on {@code queue} that {@code wanted} accepts, the others before it consumed; null if none is there now. */
     private GetResponse nextWanted(String queue, Predicate<GetResponse> wanted) throws IOException {
         for (GetResponse message = channel.basicGet(queue, true); message != null; message = channel.basicGet(queue, true)) {

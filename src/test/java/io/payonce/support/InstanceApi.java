@@ -44,6 +44,17 @@ public final class InstanceApi {
                 .body(Map.of("orderSn", "sn-" + UUID.randomUUID(), "amount", amount, "currency", "EUR")).post("/orders");
     }
 
+    /** Refunds {@code amount} of the paid {@code order} under {@code key}, which is its refund number too; the bearer must be ops. */
+    public static Response refund(int port, String bearer, long order, String key, long amount) {
+        return on(port, bearer).header("Idempotency-Key", key)
+                .body(Map.of("refundNo", key, "amount", amount)).post("/orders/" + order + "/refunds");
+    }
+
+    /** The bearer's order as the instance reads it. */
+    public static Response order(int port, String bearer, long order) {
+        return on(port, bearer).get("/orders/" + order);
+    }
+
     /** Pays {@code order} from the bearer's balance under {@code key}: no body, as a balance pay has none. */
     public static Response pay(int port, String bearer, long order, String key) {
         return RestAssured.given().port(port).auth().oauth2(bearer).header("Idempotency-Key", key).post("/orders/" + order + "/pay");
