@@ -43,6 +43,9 @@ BENCH_WEBHOOK_SECRET=whsec_payonce_bench_simulator
 
 management_url() { echo "http://127.0.0.1:$(($1 + 1000))"; }
 
+# A loopback port free now, for a server of the run's own.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+
 # The test classpath that Maven wrote (target/bench.classpath), on which the programs under bench/ run.
 bench_classpath() {
     local root=$1

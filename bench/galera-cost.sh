@@ -28,7 +28,6 @@ sides=(single cluster)
 declare -A db_port=([single]=${PAYONCE_DB_PORT:-3306}) http_port=([single]=18190 [cluster]=18290) password instance_pid
 
 log() { printf '%s galera-cost: %s\n' "$(date +%T)" "$*" >&2; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 ticks_of() { local total=0 pid; for pid in "$@"; do total=$((total + $(ticks "$pid"))); done; echo $total; }
 # The server listening on a port, by pid: the machine's MariaDB is one mariadbd among the cluster's.

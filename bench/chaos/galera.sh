@@ -1,7 +1,7 @@
 # The chaos harness's MariaDB Galera cluster (run.sh --galera), sourced by run.sh: three nodes of the
 # run's own on loopback, behind HAProxy, from the templates the Java tests use
-# (src/test/resources/galera), and the cluster's own faults. Needs $root, $stores, log and
-# free_port from run.sh; sets PAYONCE_DB_PORT to the proxy's port.
+# (src/test/resources/galera), and the cluster's own faults. Needs $root, $stores and log from
+# run.sh, and free_port from bench/app-env.sh; sets PAYONCE_DB_PORT to the proxy's port.
 #
 # Each node is a child of this script, ended by its pid. A node killed is started again from the
 # position its InnoDB recovered (--wsrep-recover), so that it asks the others only for what it missed

@@ -62,7 +62,6 @@ source "$root/bench/app-env.sh"
 log() { printf '%s chaos: %s\n' "$(date +%T)" "$*"; }
 now_ms() { date +%s%3N; }
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 gateway_port=$(free_port)
 port_a=$(free_port)
 port_b=$(free_port)
