@@ -55,7 +55,7 @@ class ConcurrentCommandsTest {
             CompletableFuture<Void> released = RowHolder.holdAccountRowUntil(db, waiting.userId(), release);
 
             broker.sendPay(waitingKey, replies, waitingKey, waiting.userId(), waiting.order());
-            db.awaitRunning("UPDATE account SET balance = balance - ");
+            db.awaitDebitWaitingFor(waiting.userId());
             broker.sendPay(nextKey, replies, nextKey, next.userId(), next.order());
             GetResponse nextAnswer = broker.await(replies, m -> nextKey.equals(m.getProps().getCorrelationId()), BEFORE_THE_FIRST_TIMES_OUT);
             boolean firstStillWaiting = db.payments(waiting.order()) == 0;

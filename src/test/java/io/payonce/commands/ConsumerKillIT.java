@@ -73,7 +73,7 @@ class ConsumerKillIT {
             CompletableFuture<Void> release = new CompletableFuture<>();
             CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, payer.userId(), release);
             broker.sendPay(key, replies, key, payer.userId(), payer.order());
-            db.awaitRunning("UPDATE account SET balance = balance - ");
+            db.awaitDebitWaitingFor(payer.userId());
             rabbitMq.blockPublishers();
             release.complete(null);
             rowReleased.get(10, TimeUnit.SECONDS);

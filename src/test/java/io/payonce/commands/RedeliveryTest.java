@@ -47,7 +47,7 @@ class RedeliveryTest {
 
             broker.sendPay(key, replies, key, payer.userId(), payer.order());
             // The consumer takes the command; its debit then waits on the held row.
-            db.awaitRunning("UPDATE account SET balance = balance - ");
+            db.awaitDebitWaitingFor(payer.userId());
             try (Outage brokerAway = GatedStores.away(Store.RABBITMQ)) {
                 rowReleased.get(10, TimeUnit.SECONDS);
                 db.awaitPayment(payer.order());

@@ -89,10 +89,21 @@ public final class Database {
         }
     }
 
-    /** Returns once a session on this database runs a statement that begins with {@code prefix}, such as a debit waiting for a held row. */
-    public void awaitRunning(String prefix) {
-        Await.until(() -> count("SELECT COUNT(*) FROM information_schema.processlist WHERE db = ? AND info LIKE CONCAT(?, '%')", name, prefix) > 0,
-                Duration.ofSeconds(6), "a session on " + name + " running " + prefix + "…");
+    /**
+     * The connection id of a debit that waits for {@code userId}'s account row, once there is one. Asked
+     * of InnoDB's lock waits on that very row, so that another pay's debit in flight at the same moment
+     * is never taken for the one a test holds back.
+     */
+    public long awaitDebitWaitingFor(String userId) {
+        String waiting = Await.until(() -> string("""
+                SELECT COALESCE(MAX(waiting.trx_mysql_thread_id), 0)
+                FROM information_schema.INNODB_LOCK_WAITS wait
+                JOIN information_schema.INNODB_LOCKS requested ON requested.lock_id = wait.requested_lock_id
+                JOIN information_schema.INNODB_TRX waiting ON waiting.trx_id = wait.requesting_trx_id
+                WHERE requested.lock_table = CONCAT('`', ?, '`.`account`') AND requested.lock_data = QUOTE(?)
+                  AND waiting.trx_query LIKE 'UPDATE account SET balance = balance - %'""", name, userId),
+                id -> !"0".equals(id), Duration.ofSeconds(6), "a debit waiting for " + userId + "'s account row");
+        return Long.parseLong(waiting);
     }
 
     /** Logs in as PAYONCE_DB_USER with PAYONCE_DB_PASSWORD, the variables the service reads; root without a password here by default. */

@@ -1,6 +1,5 @@
 package io.payonce.payment.balance;
 
-import io.payonce.support.Await;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
@@ -15,7 +14,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -57,7 +55,7 @@ class DeadlockAndLostConnectionTest {
             writeRows(other, HEAVIER_BY_ROWS);
             lockAccountRow(other, payer.userId());
             CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> payer.pay(), client);
-            awaitPaysDebit();
+            db.awaitDebitWaitingFor(payer.userId());
             touchOrderRow(other, payer.order());
             other.rollback();
 
@@ -83,7 +81,7 @@ class DeadlockAndLostConnectionTest {
             other.setAutoCommit(false);
             lockAccountRow(other, payer.userId());
             CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> payer.pay(), client);
-            long payConnection = awaitPaysDebit();
+            long payConnection = db.awaitDebitWaitingFor(payer.userId());
             db.update("KILL CONNECTION " + payConnection);
             other.rollback();
 
@@ -96,14 +94,6 @@ class DeadlockAndLostConnectionTest {
         assertTrue(meters.count(RETRIES, "method", TRANSACTIONS) > retriesBefore, "the pay transaction was retried");
         assertEquals(1, db.payments(payer.order()));
         assertEquals(3500, db.balance(payer.userId()));
-    }
-
-    /** The id of the connection whose debit waits for the account row; the pay has claimed its key and moved the order. */
-    private long awaitPaysDebit() {
-        return Long.parseLong(Await.until(() -> db.string("""
-                SELECT COALESCE(MAX(id), 0) FROM information_schema.processlist
-                WHERE info LIKE 'UPDATE account SET balance = balance - %'"""), id -> !"0".equals(id), Duration.ofSeconds(3),
-                "the pay's debit waiting for the account row"));
     }
 
     private static void writeRows(Connection connection, int rows) throws SQLException {

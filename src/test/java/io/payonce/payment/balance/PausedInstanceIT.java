@@ -67,7 +67,7 @@ class PausedInstanceIT {
         CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(db, user, 700);
         long start = System.nanoTime();
         CompletableFuture<Response> onB = CompletableFuture.supplyAsync(() -> pay(portB, bearer, order, key), clients);
-        db.awaitRunning("UPDATE account SET balance = balance - ");
+        db.awaitDebitWaitingFor(user);
         b.signal("STOP");
         rowReleased.get(10, TimeUnit.SECONDS);
         CompletableFuture<Response> sameKey = CompletableFuture.supplyAsync(() -> Api.untilSettled(() -> pay(portA, bearer, order, key)), clients);
