@@ -11,7 +11,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,6 +22,27 @@ import java.util.concurrent.TimeUnit;
  * ({@code *IT}): to set up states the API cannot reach and to check what was written.
  */
 public final class Database {
+
+    /**
+     * Where each table money touches keeps one order's rows and its payer's (%1$d the order, %2$s the
+     * payer), phases before the rows they name, so that a restore deletes them before their parents.
+     */
+    private static final Map<String, String> ORDER_ROWS = new LinkedHashMap<>();
+
+    static {
+        ORDER_ROWS.put("payment_phase", "payment_id IN (SELECT id FROM pay_record WHERE order_id = %1$d)");
+        ORDER_ROWS.put("operator_settlement", "payment_id IN (SELECT id FROM pay_record WHERE order_id = %1$d)");
+        ORDER_ROWS.put("processor_event", "payment_id IN (SELECT id FROM pay_record WHERE order_id = %1$d)");
+        ORDER_ROWS.put("refund_phase", "refund_id IN (SELECT id FROM refund_record WHERE order_id = %1$d)");
+        ORDER_ROWS.put("refund_settlement", "refund_id IN (SELECT id FROM refund_record WHERE order_id = %1$d)");
+        ORDER_ROWS.put("pay_record", "order_id = %1$d");
+        ORDER_ROWS.put("refund_record", "order_id = %1$d");
+        ORDER_ROWS.put("orders", "id = %1$d");
+        ORDER_ROWS.put("account", "user_id = '%2$s'");
+        ORDER_ROWS.put("account_entry", "user_id = '%2$s'");
+        ORDER_ROWS.put("idempotency_record", "target = 'order:%1$d'");
+        ORDER_ROWS.put("outbox_event", "user_id = '%2$s'");
+    }
 
     private final String name;
     private final String host;
@@ -51,18 +74,31 @@ public final class Database {
     }
 
     /**
-     * {@code tables} as a backup holds them, by mariadb-dump: their definitions, rows and
-     * AUTO_INCREMENT counters, read in one consistent snapshot.
+     * A backup of one order and its payer, by mariadb-dump: the script that puts back their rows in
+     * every table money touches as they are now, deleting whatever was written to them since. The
+     * rest of the database is left alone: the jobs and the work of tests before go on writing it,
+     * and a backup of whole tables would take back their writes too, leaving their rows half
+     * restored (an order put back to PAYING whose payment the card recovery job has just settled).
      */
-    public String dump(String... tables) {
-        List<String> command = new ArrayList<>(List.of("mariadb-dump", "--single-transaction", "--skip-dump-date", name));
-        command.addAll(List.of(tables));
-        return client(command, "");
+    public String backUpOrder(long orderId) {
+        String payer = string("SELECT user_id FROM orders WHERE id = ?", orderId);
+        if (!payer.matches("[A-Za-z0-9_-]+")) {
+            throw new IllegalArgumentException("a payer id this backup cannot quote: " + payer);
+        }
+        StringBuilder deletes = new StringBuilder();
+        StringBuilder inserts = new StringBuilder();
+        ORDER_ROWS.forEach((table, rows) -> {
+            String where = rows.formatted(orderId, payer);
+            deletes.append("DELETE FROM ").append(table).append(" WHERE ").append(where).append(";\n");
+            inserts.append(client(List.of("mariadb-dump", "--compact", "--no-create-info", "--single-transaction", "--where=" + where, name, table), ""));
+        });
+        // The session mariadb-dump's own header sets: a generated column's dumped value is ignored, not refused.
+        return "SET FOREIGN_KEY_CHECKS = 0, SQL_MODE = 'NO_AUTO_VALUE_ON_ZERO';\nSTART TRANSACTION;\n" + deletes + inserts + "COMMIT;\n";
     }
 
-    /** The tables of {@code dump} restored as they were, by the mariadb client: whatever was written to them since is gone. */
-    public void restore(String dump) {
-        client(List.of("mariadb", name), dump);
+    /** Runs a {@link #backUpOrder backup}'s script: its order and payer are as they were when it was taken. */
+    public void restore(String backup) {
+        client(List.of("mariadb", name), backup);
     }
 
     private String client(List<String> command, String input) {

@@ -214,8 +214,9 @@ class PipelinedPayTest {
     }
 
     /**
-     * Statements MariaDB executed per first pay, by its Questions counter (server-wide, so the run's
-     * jobs add a little; a body rolled back and sent again one statement at a time would make it 20):
+     * Statements MariaDB executed per first pay, by its Questions counter (a body rolled back and sent
+     * again one statement at a time would make it 20). The counter is server-wide: the run's jobs and
+     * work an earlier test left can only add to it, so the fewest of three windows is the pays' own:
      * the joined read, then the body, with ROLLBACK where BEGIN was. As many as before; what changed
      * is how often the instance waits for the database: 4 times (the read; claim, compare-and-set,
      * payment and debit sent together; ledger line, event and answer together; COMMIT) where the
@@ -225,16 +226,23 @@ class PipelinedPayTest {
     @Test
     void aFirstPayTakesTheStatementsItTookBefore() {
         Buyer buyer = Buyer.withBalance(100_000);
-        List<Checkout> checkouts = java.util.stream.IntStream.range(0, 20).mapToObj(i -> buyer.checkout(100)).toList();
-
         double committedBefore = meters.count(PIPELINED, "outcome", "committed");
+
+        double perPay = Double.MAX_VALUE;
+        for (int window = 0; window < 3; window++) {
+            perPay = Math.min(perPay, statementsPerFirstPay(buyer, 20));
+        }
+
+        System.out.printf("statements per first pay, fewest of three windows: %.1f%n", perPay);
+        assertTrue(perPay >= 10 && perPay < 12, "statements per first pay: " + perPay);
+        assertEquals(committedBefore + 60, meters.count(PIPELINED, "outcome", "committed"), "every one committed pipelined");
+    }
+
+    private double statementsPerFirstPay(Buyer buyer, int pays) {
+        List<Checkout> checkouts = java.util.stream.IntStream.range(0, pays).mapToObj(i -> buyer.checkout(100)).toList();
         long before = status("Questions");
         checkouts.forEach(checkout -> assertEquals(201, checkout.pay().statusCode()));
-        double perPay = (status("Questions") - before - 1) / (double) checkouts.size();
-
-        System.out.printf("statements per first pay: %.1f%n", perPay);
-        assertTrue(perPay >= 10 && perPay < 12, "statements per first pay: " + perPay);
-        assertEquals(committedBefore + checkouts.size(), meters.count(PIPELINED, "outcome", "committed"), "every one committed pipelined");
+        return (status("Questions") - before - 1) / (double) pays;
     }
 
     private void assertPaidOnce(Checkout payer, long balance) {

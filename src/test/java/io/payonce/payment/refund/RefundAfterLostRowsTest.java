@@ -31,9 +31,6 @@ class RefundAfterLostRowsTest {
 
     private static final String OPS = Tokens.ops();
 
-    /** Every table a refund to the card writes: the backup's tables, restored as they were before the refund. */
-    private static final String[] REFUND_TABLES = {"orders", "refund_record", "refund_phase", "idempotency_record", "outbox_event"};
-
     private final Database db = Database.forTests();
 
     @Inject
@@ -55,7 +52,7 @@ class RefundAfterLostRowsTest {
         long order = Buyer.withBalance(0).paidByCard(1800, "tok_visa");
         String charge = db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'", order);
         String key = Api.newKey();
-        String backup = db.dump(REFUND_TABLES);
+        String backup = db.backUpOrder(order);
         processor().failNextRefundOf(order, Fault.ERROR_AFTER_CHARGE);
 
         Response lost = Api.refund(OPS, order, key, "r-1", 900);
