@@ -4,17 +4,19 @@
 # password made for the run. Health and metrics answer on the management port, the HTTP port + 1000.
 
 # Creates (or resets) the run's MariaDB user on the server at 127.0.0.1:${PAYONCE_DB_PORT:-3306}, where
-# root logs in without a password, and exports the PAYONCE_DB_* variables that the service, the tests'
-# Database and the programs under bench/ read. The run's database begins empty, its order ids from 1:
+# root logs in without a password, creates the run's database if missing, as an operator does (on a
+# Galera cluster an instance must not: PAYONCE_DB_CREATE_DATABASE in README), and exports the
+# PAYONCE_DB_* variables that the service, the tests' Database and the programs under bench/ read. The run's database begins empty, its order ids from 1:
 # its processor keys get a namespace of their own, never met by an earlier run's at a simulator that
 # outlived it.
 bench_database_user() {
     local database=$1
     export PAYONCE_DB_HOST=127.0.0.1 PAYONCE_DB_PORT=${PAYONCE_DB_PORT:-3306} PAYONCE_DB_NAME=$database \
-        PAYONCE_DB_USER=payonce_bench PAYONCE_DB_PASSWORD PAYONCE_PROCESSOR_KEY_NAMESPACE
+        PAYONCE_DB_USER=payonce_bench PAYONCE_DB_PASSWORD PAYONCE_PROCESSOR_KEY_NAMESPACE PAYONCE_DB_CREATE_DATABASE=false
     PAYONCE_DB_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
     PAYONCE_PROCESSOR_KEY_NAMESPACE=$database-$(date +%s%N)
     mariadb -h127.0.0.1 -P"$PAYONCE_DB_PORT" -uroot -e "
+        CREATE DATABASE IF NOT EXISTS \`$database\`;
         CREATE OR REPLACE USER '$PAYONCE_DB_USER'@'127.0.0.1' IDENTIFIED BY '$PAYONCE_DB_PASSWORD';
         CREATE OR REPLACE USER '$PAYONCE_DB_USER'@'localhost' IDENTIFIED BY '$PAYONCE_DB_PASSWORD';
         GRANT ALL ON \`$database\`.* TO '$PAYONCE_DB_USER'@'127.0.0.1';

@@ -71,6 +71,9 @@ class GaleraIT {
     // the group to evict the dead node: suspected after 5 s, inactive after 10 s at most (node.cnf).
     // Well past that, payonce would be waiting on something else, such as a pool's idle timeout.
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(15);
+    // The proxy moves the writes after two failed checks and gives them back after five good ones,
+    // half a second apart (about 3 s); a check that times out on a loaded machine starts a count again.
+    private static final Duration PROXY_CHECKS = Duration.ofSeconds(30);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static PrivateGaleraCluster cluster;
@@ -84,15 +87,30 @@ class GaleraIT {
     private final ExecutorService clients = Executors.newFixedThreadPool(8);
     private final List<PaysThroughFaults> runs = new ArrayList<>();
 
-    /** A test that failed while its pays ran leaves none paying into the next test's proof. */
+    /**
+     * A test that failed while its pays ran leaves none paying into the next test's proof, nor an
+     * instance of its own writing through another node.
+     */
     @AfterEach
-    void stopClients() {
+    void stopClientsAndTheTestsOwnInstances() throws InterruptedException {
         try {
             for (PaysThroughFaults run : runs) {
                 stopQuietly(run);
             }
         } finally {
             clients.shutdownNow();
+            closeAllBut(viaProxy);
+        }
+    }
+
+    private static void closeAllBut(PackagedInstance kept) throws InterruptedException {
+        synchronized (instances) {
+            for (PackagedInstance instance : instances) {
+                if (instance != kept) {
+                    instance.close();
+                }
+            }
+            instances.removeIf(instance -> instance != kept);
         }
     }
 
@@ -109,6 +127,8 @@ class GaleraIT {
     static void startCluster() throws Exception {
         long started = System.nanoTime();
         cluster = PrivateGaleraCluster.start();
+        // Created once here, as an operator does on a cluster: the instances do not (PAYONCE_DB_CREATE_DATABASE).
+        cluster.execute(1, "CREATE DATABASE " + DATABASE);
         db = Database.at(cluster.proxyPort(), DATABASE);
         System.out.printf("GaleraIT: cluster of 3 and its proxy started in %d ms%n", Duration.ofNanos(System.nanoTime() - started).toMillis());
     }
@@ -138,9 +158,12 @@ class GaleraIT {
         assertEquals(1, cluster.writer());
 
         cluster.execute(1, "SET GLOBAL wsrep_desync = ON");
-        awaitWriter(2, Duration.ofSeconds(10), "the proxy sending to n2 while n1 is desynced");
-        cluster.execute(1, "SET GLOBAL wsrep_desync = OFF");
-        awaitWriter(1, Duration.ofSeconds(10), "the proxy sending to n1 again once it is synced");
+        try {
+            awaitWriter(2, PROXY_CHECKS, "the proxy sending to n2 while n1 is desynced");
+        } finally {
+            cluster.execute(1, "SET GLOBAL wsrep_desync = OFF");
+        }
+        awaitWriter(1, PROXY_CHECKS, "the proxy sending to n1 again once it is synced");
     }
 
     /**
@@ -178,8 +201,6 @@ class GaleraIT {
         InstanceApi.fund(viaProxy.port(), user, FUNDS);
         Response paid = pay(other.port(), InstanceApi.newOrder(other.port(), bearer, PRICE), newKey());
         assertEquals(201, paid.statusCode(), paid.asString());
-        other.close();
-        instances.remove(other);
     }
 
     /**
@@ -218,8 +239,6 @@ class GaleraIT {
             System.out.printf("GaleraIT: %d keys sent to two nodes at once, %d pay transactions failed by a conflict and ran again%n", orders, conflicts);
             assertEquals(balanceBefore - orders * PRICE, db.balance(user));
             assertTrue(conflicts > 0, "the two writers never met in certification: the test proved nothing");
-            onSecondNode.close();
-            instances.remove(onSecondNode);
         } finally {
             ownLock.stop();
         }
@@ -237,11 +256,14 @@ class GaleraIT {
         PaysThroughFaults run = paysThroughTheProxy();
         Thread.sleep(1000);
         cluster.execute(1, "SET GLOBAL wsrep_reject_queries = ALL");
-        Thread.sleep(4000);
-        assertEquals(2, cluster.writer(), "the proxy took the rejecting node out");
-        cluster.execute(1, "SET GLOBAL wsrep_reject_queries = NONE");
+        try {
+            Thread.sleep(4000);
+            awaitWriter(2, PROXY_CHECKS, "the proxy taking the rejecting node out");
+        } finally {
+            cluster.execute(1, "SET GLOBAL wsrep_reject_queries = NONE");
+        }
         // The proxy closes the sessions it had sent to n2 as n1 comes back, perhaps the look's own.
-        awaitWriter(1, Duration.ofSeconds(10), "n1 taking the writes back");
+        awaitWriter(1, PROXY_CHECKS, "n1 taking the writes back");
         Thread.sleep(1000);
         run.stop();
 
@@ -365,8 +387,6 @@ class GaleraIT {
         assertEquals("PAID", afterApplying.jsonPath().getString("status"));
         Replays.assertReplayOf(paid, retried.get(30, TimeUnit.SECONDS));
         assertEquals(1, db.payments(order));
-        onSecondNode.close();
-        instances.remove(onSecondNode);
     }
 
     /**
@@ -430,8 +450,6 @@ class GaleraIT {
             System.out.printf("GaleraIT: %d events through two relays on two nodes, %d deliveries; %d relay runs stopped by a conflict%n",
                     eventIds.size(), delivered.size(), logged(viaProxy, relayConflict, "1213") + logged(onSecondNode, relayConflict, "1213"));
             assertTrue(delivered.size() > eventIds.size(), "no event published by both relays: the test proved nothing");
-            onSecondNode.close();
-            instances.remove(onSecondNode);
         }
     }
 
@@ -570,6 +588,7 @@ class GaleraIT {
     private static PackagedInstance start(String name, int databasePort, Map<String, String> environment) {
         Map<String, String> env = new HashMap<>(environment);
         env.put("PAYONCE_DB_PORT", Integer.toString(databasePort));
+        env.put("PAYONCE_DB_CREATE_DATABASE", "false");
         try {
             PackagedInstance instance = PackagedInstance.start(name, DATABASE, false, env);
             instances.add(instance);
