@@ -28,13 +28,16 @@ public final class Database {
      * payer), phases before the rows they name, so that a restore deletes them before their parents.
      */
     private static final Map<String, String> ORDER_ROWS = new LinkedHashMap<>();
+    private static final String PAYMENTS_OF_ORDER = "payment_id IN (SELECT id FROM pay_record WHERE order_id = %1$d)";
+    private static final String REFUNDS_OF_ORDER = "refund_id IN (SELECT id FROM refund_record WHERE order_id = %1$d)";
 
     static {
-        ORDER_ROWS.put("payment_phase", "payment_id IN (SELECT id FROM pay_record WHERE order_id = %1$d)");
-        ORDER_ROWS.put("operator_settlement", "payment_id IN (SELECT id FROM pay_record WHERE order_id = %1$d)");
-        ORDER_ROWS.put("processor_event", "payment_id IN (SELECT id FROM pay_record WHERE order_id = %1$d)");
-        ORDER_ROWS.put("refund_phase", "refund_id IN (SELECT id FROM refund_record WHERE order_id = %1$d)");
-        ORDER_ROWS.put("refund_settlement", "refund_id IN (SELECT id FROM refund_record WHERE order_id = %1$d)");
+        for (String table : List.of("payment_phase", "operator_settlement", "processor_event")) {
+            ORDER_ROWS.put(table, PAYMENTS_OF_ORDER);
+        }
+        for (String table : List.of("refund_phase", "refund_settlement")) {
+            ORDER_ROWS.put(table, REFUNDS_OF_ORDER);
+        }
         ORDER_ROWS.put("pay_record", "order_id = %1$d");
         ORDER_ROWS.put("refund_record", "order_id = %1$d");
         ORDER_ROWS.put("orders", "id = %1$d");
