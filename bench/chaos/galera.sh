@@ -48,12 +48,12 @@ galera_launch() {
 
 # Which view of the group node $1 is in (wsrep_cluster_conf_id), or nothing while it does not answer.
 galera_view() {
-    galera_mysql "$1" -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_CLUSTER_CONF_ID'" 2>/dev/null
+    timeout 5 mariadb --connect-timeout=2 -h127.0.0.1 -P"${galera_sql[$1]}" -uroot -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_CLUSTER_CONF_ID'" 2>/dev/null
 }
 
 # "<state> <cluster size> <component>" as node $1 says, or nothing while it does not answer.
 galera_status() {
-    galera_mysql "$1" -N -e "SELECT MAX(IF(VARIABLE_NAME='WSREP_LOCAL_STATE_COMMENT', VARIABLE_VALUE, NULL)),
+    timeout 5 mariadb --connect-timeout=2 -h127.0.0.1 -P"${galera_sql[$1]}" -uroot -N -e "SELECT MAX(IF(VARIABLE_NAME='WSREP_LOCAL_STATE_COMMENT', VARIABLE_VALUE, NULL)),
         MAX(IF(VARIABLE_NAME='WSREP_CLUSTER_SIZE', VARIABLE_VALUE, NULL)),
         MAX(IF(VARIABLE_NAME='WSREP_CLUSTER_STATUS', VARIABLE_VALUE, NULL))
         FROM information_schema.GLOBAL_STATUS" 2>/dev/null | tr '\t' ' '
@@ -67,7 +67,20 @@ galera_await_synced() {
         sleep 0.5
     done
     log "galera: n$n not synced in a primary component of $size within $seconds s (it says: $(galera_status "$n"))"
+    galera_log_components
     return 1
+}
+
+# What each node last logged of the group's components and its suspicions, for a run that ends on a
+# cluster that did not form the one awaited: its logs go with the run's directory.
+galera_log_components() {
+    local n line
+    for n in 1 2 3; do
+        log "galera: n$n's last components and suspicions:"
+        while IFS= read -r line; do log "    $line"; done < <(grep -E \
+            "New COMPONENT|suspecting node|declaring .* suspected|view\(view_id|Received NON-PRIMARY|inactive" \
+            "$(galera_node_dir "$n")/error.log" 2>/dev/null | tail -12)
+    done
 }
 
 # SIGKILL, as a crash, to the node's process group: with whatever state transfer it had running.
@@ -180,32 +193,55 @@ galera_heal_kill() {
         [ "$other" = "$n" ] || galera_await_synced "$other" 2 30
     done
     galera_rejoin "$n" 2
+    galera_await_whole
     galera_await_writer_n1
+}
+
+# Whether all three nodes are synced in one primary component of three: the same view on each.
+galera_whole() {
+    local view n
+    view=$(galera_view 1) || return 1
+    [ -n "$view" ] || return 1
+    for n in 1 2 3; do
+        [ "$(galera_status "$n")" = "Synced 3 Primary" ] && [ "$(galera_view "$n")" = "$view" ] || return 1
+    done
+}
+
+# Until the cluster is whole again, 60 s at most: how every fault's heal ends, so that the next fault
+# meets the cluster as the first did, and not a node the others are still taking back.
+galera_await_whole() {
+    local deadline=$((SECONDS + 60))
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        galera_whole && return
+        sleep 0.5
+    done
+    log "galera: the three nodes not synced in one primary component within 60 s"
+    galera_log_components
+    return 1
 }
 
 # The writer paused past the group's suspect timeout (5 s in node.cnf): evicted, then, resumed, back
 # in the group by itself with what it missed.
 galera_fault_pause() {
     kill -STOP "$(cat "$(galera_node_dir 1)/pid")"
-    # Evicted: the others form a primary component of two without it.
-    galera_await_synced 2 2 30
+    # Evicted: the others form a primary component of two without it. Once, in CI on two busy cores,
+    # they did not within 30 s (n2 said "Initialized 2 non-Primary"), 4 s after the fault before had
+    # ended, which now also awaits every node in one view. Every pay is then refused until n1 is back.
+    # That is the cluster's choice, not payonce's: the run goes on to check payonce through it, with
+    # what the nodes logged, and the fault is reported under a name of its own (fault_note).
+    if ! galera_await_synced 2 2 30; then
+        log "galera: as n2 sees it, no primary component without n1: the pause goes on with none"
+        fault_note=no-primary
+    fi
     sleep 3
 }
 
 # Resumed, n1 first reports the view it had when it stopped: it is back only once it shares the
 # others' newer view, of three.
 galera_heal_pause() {
-    local view
     kill -CONT "$(cat "$(galera_node_dir 1)/pid")"
-    for _ in $(seq 1 120); do
-        view=$(galera_view 2)
-        if [ "$(galera_status 1)" = "Synced 3 Primary" ] && [ -n "$view" ] && [ "$(galera_view 1)" = "$view" ]; then
-            galera_await_writer_n1
-            return
-        fi
-        sleep 0.5
-    done
-    log "galera: n1 not back in the others' view after its pause"; return 1
+    galera_await_whole
+    galera_await_writer_n1
 }
 
 # Every node killed at once; the most advanced one (highest recovered seqno) bootstraps the cluster
@@ -239,5 +275,6 @@ galera_heal_cluster_kill() {
         members=$((members + 1))
         galera_start_at "$n" "${positions[$n]}" "$members"
     done
+    galera_await_whole
     galera_await_writer_n1
 }

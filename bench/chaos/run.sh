@@ -274,14 +274,16 @@ CONF
 }
 
 # One fault: name, then the commands that inject and heal it. Its window is written to faults.tsv.
+# A fault that did not go as named says so in fault_note, which the report then shows in its name.
 fault() {
     local name=$1 inject=$2 heal=$3 start end
+    fault_note=
     start=$(now_ms)
     log "fault $name"
     eval "$inject"
     eval "$heal"
     end=$(now_ms)
-    printf '%s\t%s\t%s\n' "$name" "$start" "$end" >>"$out/faults.tsv"
+    printf '%s\t%s\t%s\n' "$name${fault_note:+-$fault_note}" "$start" "$end" >>"$out/faults.tsv"
 }
 
 nemesis_cycle() {
