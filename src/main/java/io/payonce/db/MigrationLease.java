@@ -1,18 +1,21 @@
 package io.payonce.db;
 
+import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.callback.Callback;
 import org.flywaydb.core.api.callback.Context;
 import org.flywaydb.core.api.callback.Event;
+import org.flywaydb.core.api.configuration.Configuration;
 import org.jboss.logging.Logger;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
+import java.sql.Driver;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Properties;
 import java.util.UUID;
 
 /**
@@ -25,20 +28,32 @@ import java.util.UUID;
  * duplicate history row after running the migration a second time).
  *
  * <p>So on a cluster, and only there, an instance first refuses a node configured against Galera's
- * needs ({@link GaleraSettingsCheck}), before any migration runs, then takes a lease: one row in a
+ * needs ({@link GaleraSettingsCheck}), before Flyway reads anything, then takes a lease: one row in a
  * table of its own, inserted with autocommit on a connection it keeps until it is done. Two instances
  * inserting it at once on one node meet on its primary key (1062); on two nodes, in certification
  * (1213, the later COMMIT fails). The holder renews the lease before and after each migration and
  * stops, failing its start, if it finds the lease no longer its own; it deletes the lease when done.
  * A lease left to expire by an instance that died while migrating is taken over by the next one, which
  * then finds whatever the crash left, as Flyway would on one server. Expiry is judged by the writer's
- * clock, the only one that matters while every instance reaches one writer.
+ * clock, the only one that matters while every instance reaches one writer. A start that fails while
+ * it holds the lease gives it back as the application shuts down ({@link MigrationLeaseRegistration}).
+ *
+ * <p>The lease is taken before Flyway validates, and Flyway's history table is created under it. Flyway
+ * creates that table when it finds none, after validating and before any callback of its migrate, and
+ * a DDL statement on a cluster aborts every transaction that holds the table it names: two instances
+ * starting together on an empty schema both created it, and the later CREATE aborted the other's
+ * transaction on it with 1213, failing that start before any migration ran (one start of 24 through
+ * the proxy); landing later, it could abort a migration's history row after its DDL. Under the lease the holder
+ * has Flyway create the table as a baseline at version 0, below every migration, so that each of
+ * them still runs; Flyway would otherwise refuse the schema, which the lease's own table has made
+ * non-empty. Every later instance finds the table there and never names it in DDL.
  *
  * <p>On a server that is not in a cluster it does nothing and touches no connection but Flyway's.
  */
 final class MigrationLease implements Callback {
 
     private static final Logger LOG = Logger.getLogger(MigrationLease.class);
+    private static final Driver DRIVER = new org.mariadb.jdbc.Driver();
 
     /**
      * Longer than any one of payonce's migrations takes: the lease is renewed only between them. An
@@ -49,9 +64,15 @@ final class MigrationLease implements Callback {
     /** Past this, an instance stops waiting and fails to start, saying who holds the lease. */
     private static final Duration WAIT_AT_MOST = Duration.ofMinutes(10);
 
+    /**
+     * Marks, in Flyway's history, the baseline this callback created that history with. Flyway writes
+     * it into its SQL as it is: no quote in it.
+     */
+    private static final String HISTORY_BASELINE = "<< history created under the payonce migration lease >>";
+
     private static final String TABLE_EXISTS = """
-            SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'payonce_migration_lease'""";
-    private static final String CREATE_TABLE = """
+            SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?""";
+    static final String CREATE_TABLE = """
             CREATE TABLE IF NOT EXISTS payonce_migration_lease (
                 id TINYINT UNSIGNED NOT NULL PRIMARY KEY,
                 holder CHAR(36) NOT NULL,
@@ -64,27 +85,58 @@ final class MigrationLease implements Callback {
     private static final String RELEASE = "DELETE FROM payonce_migration_lease WHERE id = 1 AND holder = ?";
 
     private final String holder = UUID.randomUUID().toString();
-    private DataSource dataSource;
-    /** The lease's own connection, open from taking it to giving it back; none off a cluster. */
+    private final String jdbcUrl;
+    private final Properties connectionProperties;
+    /**
+     * The lease's own connection, open from taking it to giving it back; none off a cluster. Opened by
+     * the driver as Flyway's pool opens its own, but outside that pool, which Quarkus may close before
+     * {@link #releaseAtShutdown()} when a start fails.
+     */
     private Connection lease;
 
-    @Override
-    public boolean supports(Event event, Context context) {
-        return event == Event.BEFORE_MIGRATE || event == Event.BEFORE_EACH_MIGRATE || event == Event.AFTER_EACH_MIGRATE
-                || event == Event.AFTER_MIGRATE || event == Event.AFTER_MIGRATE_ERROR;
+    /**
+     * {@code connectionProperties}: the driver's, as Flyway's pool connects with them; bounded here
+     * unless they say otherwise, so that no lease statement waits on a node that stopped answering.
+     */
+    MigrationLease(String jdbcUrl, Properties connectionProperties) {
+        this.jdbcUrl = jdbcUrl;
+        this.connectionProperties = new Properties();
+        this.connectionProperties.putAll(connectionProperties);
+        this.connectionProperties.putIfAbsent("connectTimeout", "5000");
+        this.connectionProperties.putIfAbsent("socketTimeout", "30000");
     }
 
-    /** Yes: it only reads on Flyway's connection, and writes on the lease's own, whatever Flyway's holds open. */
+    /**
+     * Taken as Flyway starts validating, checked for before it migrates, renewed around each migration,
+     * and given back when the migration ends either way, when validation fails before it, or after a
+     * validation run on its own. A start that fails anywhere else gives it back as it shuts down.
+     */
+    @Override
+    public boolean supports(Event event, Context context) {
+        return switch (event) {
+            case BEFORE_VALIDATE, BEFORE_MIGRATE, BEFORE_EACH_MIGRATE, AFTER_EACH_MIGRATE,
+                 AFTER_MIGRATE, AFTER_MIGRATE_ERROR, AFTER_VALIDATE_ERROR, AFTER_VALIDATE_OPERATION_FINISH -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Only around each migration, whose transaction Flyway's connection may hold. Elsewhere Flyway would
+     * wrap the callback in a transaction of its own and commit it afterwards: after a wait for the
+     * lease, a commit that fails once the proxy has closed that connection meanwhile (a failover), with
+     * the lease taken. The callback only reads on Flyway's connection and writes on the lease's own.
+     */
     @Override
     public boolean canHandleInTransaction(Event event, Context context) {
-        return true;
+        return event == Event.BEFORE_EACH_MIGRATE || event == Event.AFTER_EACH_MIGRATE;
     }
 
     @Override
     public void handle(Event event, Context context) {
         try {
             switch (event) {
-                case BEFORE_MIGRATE -> takeIfInCluster(context);
+                case BEFORE_VALIDATE -> takeIfInCluster(context);
+                case BEFORE_MIGRATE -> refuseToMigrateAClusterWithoutTheLease(context);
                 case BEFORE_EACH_MIGRATE, AFTER_EACH_MIGRATE -> renew();
                 default -> release();
             }
@@ -101,31 +153,81 @@ final class MigrationLease implements Callback {
         return "payonce-migration-lease";
     }
 
+    /** On a cluster: the lease, then, under it, Flyway's history table if the schema has none yet. */
     private void takeIfInCluster(Context context) throws SQLException, InterruptedException {
+        if (lease != null || !inCluster(context)) {
+            return;
+        }
+        reconnect();
+        try {
+            waitForTheLease();
+            LOG.infof("Took the migration lease as %s", holder);
+            // Still this instance's, had it stalled past the term since taking it.
+            renew();
+            createFlywayHistoryIfMissing(context.getConfiguration());
+        } catch (SQLException | InterruptedException | RuntimeException failed) {
+            // Flyway calls no error callback for a failure here, before it validates.
+            release();
+            throw failed;
+        }
+    }
+
+    /** Whether the server is a Galera node; a node configured against Galera's needs fails the start. */
+    private static boolean inCluster(Context context) throws SQLException {
         Map<String, String> settings = GaleraSettingsCheck.settings(context.getConnection());
         if (!GaleraSettingsCheck.inCluster(settings)) {
-            return;
+            return false;
         }
         GaleraSettingsCheck.problem(settings).ifPresent(problem -> {
             throw new IllegalStateException(problem);
         });
-        dataSource = context.getConfiguration().getDataSource();
-        reconnect();
-        try {
-            waitForTheLease();
-        } catch (SQLException | InterruptedException | RuntimeException notTaken) {
-            // Flyway calls no AFTER_MIGRATE_ERROR for a failure here, before its migrations begin.
-            release();
-            throw notTaken;
+        return true;
+    }
+
+    /**
+     * Flyway validated nothing before migrating (validate-on-migrate is off), so the lease was not
+     * taken, and Flyway has created its history table outside it. On a cluster that is refused.
+     */
+    private void refuseToMigrateAClusterWithoutTheLease(Context context) throws SQLException {
+        if (lease == null && inCluster(context)) {
+            throw new IllegalStateException("On a Galera cluster payonce takes its migration lease as Flyway starts validating:"
+                    + " set quarkus.flyway.validate-on-migrate back to true");
         }
-        LOG.infof("Took the migration lease as %s", holder);
+    }
+
+    /**
+     * Has Flyway create its history table, as a baseline at version 0, if the schema has none yet: by a
+     * Flyway of its own on the same configuration, without callbacks, so that the table is Flyway's
+     * own. Baseline is the one command of Flyway's that creates the table in a non-empty schema.
+     */
+    private void createFlywayHistoryIfMissing(Configuration configuration) throws SQLException {
+        if (tableExists(configuration.getTable())) {
+            return;
+        }
+        Flyway.configure(configuration.getClassLoader())
+                .configuration(configuration)
+                .callbacks(new Callback[0])
+                .baselineVersion("0")
+                .baselineDescription(HISTORY_BASELINE)
+                .load()
+                .baseline();
+        LOG.infof("Created Flyway's history table %s under the migration lease", configuration.getTable());
+    }
+
+    private boolean tableExists(String table) throws SQLException {
+        try (PreparedStatement exists = lease.prepareStatement(TABLE_EXISTS)) {
+            exists.setString(1, table);
+            try (ResultSet count = exists.executeQuery()) {
+                count.next();
+                return count.getLong(1) > 0;
+            }
+        }
     }
 
     private void waitForTheLease() throws SQLException, InterruptedException {
-        try (Statement statement = lease.createStatement(); ResultSet exists = statement.executeQuery(TABLE_EXISTS)) {
-            exists.next();
-            if (exists.getLong(1) == 0) {
-                // DDL pauses every node's commits while it runs: only on the first start.
+        if (!tableExists("payonce_migration_lease")) {
+            // DDL pauses every node's commits while it runs: only on the first start.
+            try (Statement statement = lease.createStatement()) {
                 statement.execute(CREATE_TABLE);
             }
         }
@@ -157,7 +259,7 @@ final class MigrationLease implements Callback {
                 LOG.debugf("Closing a lost lease connection: %s", alreadyGone.getMessage());
             }
         }
-        lease = dataSource.getConnection();
+        lease = DRIVER.connect(jdbcUrl, connectionProperties);
         lease.setAutoCommit(true);
     }
 
@@ -216,10 +318,14 @@ final class MigrationLease implements Callback {
         try {
             renewed = extend();
         } catch (SQLException failure) {
-            if (!lost(failure)) {
+            // The renewal names its holder, so sending it again is safe: on a new connection in place of
+            // a lost one, or after another instance's first start aborted it by creating the lease's
+            // table (1213), which it does only once, having found no table.
+            if (lost(failure)) {
+                reconnect();
+            } else if (!SqlErrors.isDeadlock(failure)) {
                 throw failure;
             }
-            reconnect();
             renewed = extend();
         }
         if (renewed == 0) {
@@ -236,21 +342,53 @@ final class MigrationLease implements Callback {
         }
     }
 
-    /** Gives the lease back. Best effort: a lease that could not be deleted expires by itself. */
-    private void release() {
+    /**
+     * Gives the lease back, if this instance still holds it, as its application shuts down: after a
+     * start that failed where Flyway calls no error callback, on the thread that ran Flyway, once Flyway
+     * has thrown (a shutdown asked for during the start waits for its end). As Flyway's named lock ends
+     * with its session on one server.
+     */
+    void releaseAtShutdown() {
+        release();
+    }
+
+    /**
+     * Gives the lease back. Best effort: a lease that could not be deleted expires by itself. On a new
+     * connection in place of a lost one, and once more after a conflicting DDL aborted the delete.
+     */
+    private synchronized void release() {
         if (lease == null) {
             return;
         }
-        try (Connection connection = lease.isValid(2) ? lease : dataSource.getConnection();
-             PreparedStatement release = connection.prepareStatement(RELEASE)) {
-            connection.setAutoCommit(true);
-            release.setString(1, holder);
-            release.executeUpdate();
+        try {
+            if (!lease.isValid(2)) {
+                reconnect();
+            }
+            try {
+                delete();
+            } catch (SQLException failure) {
+                if (!SqlErrors.isDeadlock(failure)) {
+                    throw failure;
+                }
+                delete();
+            }
             LOG.infof("Released the migration lease of %s", holder);
         } catch (SQLException e) {
             LOG.warnf("Could not release the migration lease of %s; it expires within %s: %s", holder, TERM, e.getMessage());
         } finally {
+            try {
+                lease.close();
+            } catch (SQLException alreadyGone) {
+                LOG.debugf("Closing the lease's connection: %s", alreadyGone.getMessage());
+            }
             lease = null;
+        }
+    }
+
+    private void delete() throws SQLException {
+        try (PreparedStatement release = lease.prepareStatement(RELEASE)) {
+            release.setString(1, holder);
+            release.executeUpdate();
         }
     }
 }

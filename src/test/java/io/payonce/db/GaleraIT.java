@@ -28,11 +28,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,6 +49,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -186,7 +189,9 @@ class GaleraIT {
         LocalTime[] leaseOfB = leaseHeld(other);
         assertTrue(leaseOfA[1].isBefore(leaseOfB[0]) || leaseOfB[1].isBefore(leaseOfA[0]),
                 "each instance held the migration lease alone: " + List.of(leaseOfA) + " and " + List.of(leaseOfB));
-        List<String> applied = db.strings("SELECT version FROM flyway_schema_history WHERE version IS NOT NULL AND success = 1 ORDER BY installed_rank");
+        assertEquals(List.of("0"), db.strings("SELECT version FROM flyway_schema_history WHERE type = 'BASELINE'"),
+                "Flyway's history created once, under the lease, as a baseline below every migration");
+        List<String> applied = db.strings("SELECT version FROM flyway_schema_history WHERE type <> 'BASELINE' AND success = 1 ORDER BY installed_rank");
         assertEquals(applied.stream().distinct().toList(), applied, "each version applied once");
         assertEquals(migrationsInTheBuild(), applied.size(), "every migration applied: " + applied);
         assertEquals(List.of(), db.strings("""
@@ -495,6 +500,82 @@ class GaleraIT {
         }
     }
 
+    /**
+     * What keeps two first starts on a new database apart: an instance creates no table in it until it
+     * holds the migration lease, Flyway's history table included. Flyway creates that table before any
+     * migrate callback; on a cluster a second CREATE of it aborts whatever transaction of the first
+     * instance holds it (1213), such as its first migration's. Here the lease is held by an instance
+     * that is still migrating, as far as the new one can tell, and is then given back.
+     */
+    @Test
+    @Order(9)
+    void anInstanceCreatesNoTableInANewDatabaseUntilItHoldsTheMigrationLease() throws Exception {
+        String database = "payonce_galera_held_lease";
+        cluster.execute(1, "CREATE DATABASE " + database);
+        Database schema = Database.at(cluster.proxyPort(), database);
+        schema.update(MigrationLease.CREATE_TABLE);
+        schema.update("INSERT INTO payonce_migration_lease VALUES (1, 'an-instance-still-migrating', UTC_TIMESTAMP(6) + INTERVAL 5 MINUTE)");
+
+        FileTime began = FileTime.from(Instant.now().minusSeconds(1));
+        CompletableFuture<PackagedInstance> starting = CompletableFuture.supplyAsync(
+                () -> start("galera-held-lease", database, cluster.proxyPort(), Map.of()), clients);
+        Await.until(() -> logOfInstanceStarted("galera-held-lease", began).contains("Waiting for the migration lease, held by an-instance-still-migrating"),
+                Duration.ofSeconds(30), "the new instance waiting for the lease");
+        assertEquals(List.of("payonce_migration_lease"), schema.strings("SELECT table_name FROM information_schema.tables WHERE table_schema = ?", database),
+                "the schema's tables while another instance holds the lease");
+
+        schema.update("DELETE FROM payonce_migration_lease WHERE holder = 'an-instance-still-migrating'");
+        PackagedInstance started = starting.get(60, TimeUnit.SECONDS);
+        assertEquals(List.of("0"), schema.strings("SELECT version FROM flyway_schema_history WHERE type = 'BASELINE'"));
+        assertEquals(migrationsInTheBuild(), schema.count("SELECT COUNT(*) FROM flyway_schema_history WHERE type <> 'BASELINE' AND success = 1"),
+                "every migration applied after the baseline");
+        assertEquals(200, RestAssured.given().port(started.managementPort()).get("/q/health/ready").statusCode());
+    }
+
+    /**
+     * A start that fails where Flyway calls no error callback gives the lease back as the process exits,
+     * instead of holding every other instance back for the lease's term: here Flyway fails reading,
+     * while it validates, a history table that is not its own.
+     */
+    @Test
+    @Order(10)
+    void aStartThatFailsWhileValidatingGivesTheMigrationLeaseBackAsItExits() throws Exception {
+        String database = "payonce_galera_failed_start";
+        cluster.execute(1, "CREATE DATABASE " + database);
+        Database schema = Database.at(cluster.proxyPort(), database);
+        schema.update("CREATE TABLE flyway_schema_history (id INT PRIMARY KEY)");
+
+        FileTime began = FileTime.from(Instant.now().minusSeconds(1));
+        CompletableFuture.runAsync(() -> start("galera-failed-start", database, cluster.proxyPort(), Map.of()), clients);
+        Await.until(() -> logOfInstanceStarted("galera-failed-start", began).contains("Failed to start"),
+                Duration.ofSeconds(30), "the instance failing to start");
+        String log = logOfInstanceStarted("galera-failed-start", began);
+        assertTrue(log.contains("Took the migration lease"), log);
+        Await.until(() -> schema.count("SELECT COUNT(*) FROM payonce_migration_lease") == 0, Duration.ofSeconds(10),
+                "the lease given back by the exiting instance");
+        assertTrue(logOfInstanceStarted("galera-failed-start", began).contains("Released the migration lease"));
+    }
+
+    /**
+     * The console output so far of the instance started as {@code name} since {@code began}, before it
+     * is ready: an earlier run's log of the same name is looked past.
+     */
+    private static String logOfInstanceStarted(String name, FileTime began) throws IOException {
+        try (var logs = Files.list(Path.of("target"))) {
+            List<Path> started = logs.filter(file -> file.getFileName().toString().matches(Pattern.quote(name) + "-\\d+\\.log"))
+                    .filter(file -> modifiedSince(file, began)).toList();
+            return started.isEmpty() ? "" : Files.readString(started.get(0));
+        }
+    }
+
+    private static boolean modifiedSince(Path file, FileTime time) {
+        try {
+            return Files.getLastModifiedTime(file).compareTo(time) >= 0;
+        } catch (IOException goneSinceListed) {
+            return false;
+        }
+    }
+
     /** How many lines of {@code instance}'s log so far contain every one of {@code texts}. */
     private static long logged(PackagedInstance instance, String... texts) throws IOException {
         return Files.readAllLines(instance.log()).stream().filter(line -> Arrays.stream(texts).allMatch(line::contains)).count();
@@ -586,11 +667,15 @@ class GaleraIT {
     }
 
     private static PackagedInstance start(String name, int databasePort, Map<String, String> environment) {
+        return start(name, DATABASE, databasePort, environment);
+    }
+
+    private static PackagedInstance start(String name, String database, int databasePort, Map<String, String> environment) {
         Map<String, String> env = new HashMap<>(environment);
         env.put("PAYONCE_DB_PORT", Integer.toString(databasePort));
         env.put("PAYONCE_DB_CREATE_DATABASE", "false");
         try {
-            PackagedInstance instance = PackagedInstance.start(name, DATABASE, false, env);
+            PackagedInstance instance = PackagedInstance.start(name, database, false, env);
             instances.add(instance);
             return instance;
         } catch (IOException e) {
