@@ -8,14 +8,12 @@ import org.flywaydb.core.api.configuration.Configuration;
 import org.jboss.logging.Logger;
 
 import java.sql.Connection;
-import java.sql.Driver;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 
 /**
@@ -28,7 +26,7 @@ import java.util.UUID;
  * duplicate history row after running the migration a second time).
  *
  * <p>So on a cluster, and only there, an instance first refuses a node configured against Galera's
- * needs ({@link GaleraSettingsCheck}), before Flyway reads anything, then takes a lease: one row in a
+ * needs ({@link GaleraSettingsCheck}), before Flyway validates, then takes a lease: one row in a
  * table of its own, inserted with autocommit on a connection it keeps until it is done. Two instances
  * inserting it at once on one node meet on its primary key (1062); on two nodes, in certification
  * (1213, the later COMMIT fails). The holder renews the lease before and after each migration and
@@ -53,7 +51,6 @@ import java.util.UUID;
 final class MigrationLease implements Callback {
 
     private static final Logger LOG = Logger.getLogger(MigrationLease.class);
-    private static final Driver DRIVER = new org.mariadb.jdbc.Driver();
 
     /**
      * Longer than any one of payonce's migrations takes: the lease is renewed only between them. An
@@ -84,26 +81,23 @@ final class MigrationLease implements Callback {
     private static final String RENEW = "UPDATE payonce_migration_lease SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? SECOND WHERE id = 1 AND holder = ?";
     private static final String RELEASE = "DELETE FROM payonce_migration_lease WHERE id = 1 AND holder = ?";
 
+    /** Opens a connection to the database Flyway migrates, as Flyway's own data source reaches it. */
+    @FunctionalInterface
+    interface Connections {
+        Connection open() throws SQLException;
+    }
+
     private final String holder = UUID.randomUUID().toString();
-    private final String jdbcUrl;
-    private final Properties connectionProperties;
+    private final Connections connections;
     /**
-     * The lease's own connection, open from taking it to giving it back; none off a cluster. Opened by
-     * the driver as Flyway's pool opens its own, but outside that pool, which Quarkus may close before
-     * {@link #releaseAtShutdown()} when a start fails.
+     * The lease's own connection, open from taking it to giving it back; none off a cluster. Not one of
+     * Flyway's pool, which Quarkus may close before {@link #releaseAtShutdown()} when a start fails
+     * ({@link MigrationLeaseRegistration}).
      */
     private Connection lease;
 
-    /**
-     * {@code connectionProperties}: the driver's, as Flyway's pool connects with them; bounded here
-     * unless they say otherwise, so that no lease statement waits on a node that stopped answering.
-     */
-    MigrationLease(String jdbcUrl, Properties connectionProperties) {
-        this.jdbcUrl = jdbcUrl;
-        this.connectionProperties = new Properties();
-        this.connectionProperties.putAll(connectionProperties);
-        this.connectionProperties.putIfAbsent("connectTimeout", "5000");
-        this.connectionProperties.putIfAbsent("socketTimeout", "30000");
+    MigrationLease(Connections connections) {
+        this.connections = connections;
     }
 
     /**
@@ -259,7 +253,7 @@ final class MigrationLease implements Callback {
                 LOG.debugf("Closing a lost lease connection: %s", alreadyGone.getMessage());
             }
         }
-        lease = DRIVER.connect(jdbcUrl, connectionProperties);
+        lease = connections.open();
         lease.setAutoCommit(true);
     }
 
@@ -276,6 +270,10 @@ final class MigrationLease implements Callback {
             return true;
         } catch (SQLException heldElsewhere) {
             pollAgainOn(heldElsewhere);
+        }
+        if (holder.equals(currentHolder())) {
+            // This instance's own INSERT committed, and its answer was lost with the connection.
+            return true;
         }
         try (Statement statement = lease.createStatement()) {
             if (statement.executeUpdate(TAKE_OVER_EXPIRED) > 0) {
@@ -356,7 +354,7 @@ final class MigrationLease implements Callback {
      * Gives the lease back. Best effort: a lease that could not be deleted expires by itself. On a new
      * connection in place of a lost one, and once more after a conflicting DDL aborted the delete.
      */
-    private synchronized void release() {
+    private void release() {
         if (lease == null) {
             return;
         }
@@ -364,15 +362,20 @@ final class MigrationLease implements Callback {
             if (!lease.isValid(2)) {
                 reconnect();
             }
+            int deleted;
             try {
-                delete();
+                deleted = delete();
             } catch (SQLException failure) {
                 if (!SqlErrors.isDeadlock(failure)) {
                     throw failure;
                 }
-                delete();
+                deleted = delete();
             }
-            LOG.infof("Released the migration lease of %s", holder);
+            if (deleted > 0) {
+                LOG.infof("Released the migration lease of %s", holder);
+            } else {
+                LOG.warnf("The migration lease of %s was no longer its own to release", holder);
+            }
         } catch (SQLException e) {
             LOG.warnf("Could not release the migration lease of %s; it expires within %s: %s", holder, TERM, e.getMessage());
         } finally {
@@ -385,10 +388,10 @@ final class MigrationLease implements Callback {
         }
     }
 
-    private void delete() throws SQLException {
+    private int delete() throws SQLException {
         try (PreparedStatement release = lease.prepareStatement(RELEASE)) {
             release.setString(1, holder);
-            release.executeUpdate();
+            return release.executeUpdate();
         }
     }
 }

@@ -9,31 +9,31 @@ import jakarta.inject.Singleton;
 import org.flywaydb.core.api.callback.Callback;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 
 /**
- * Adds {@link MigrationLease} to the callbacks of the Flyway that migrates at start, with what its
- * connection of its own needs to reach the database as Flyway's pool does, and gives the lease back
- * as the application shuts down, should a failed start have left it held.
+ * Adds {@link MigrationLease} to the callbacks of the Flyway that migrates at start, with connections
+ * of its own to the database Flyway migrates, and gives the lease back as the application shuts
+ * down, should a failed start have left it held. Quarkus calls this on its start thread, and shuts
+ * the application down on that thread once Flyway has returned, even when asked to stop meanwhile.
  */
 @Singleton
 public class MigrationLeaseRegistration implements FlywayConfigurationCustomizer {
 
-    private final AgroalConnectionFactoryConfiguration pool;
-    private final List<MigrationLease> leases = new ArrayList<>();
+    private static final Driver DRIVER = new org.mariadb.jdbc.Driver();
 
-    MigrationLeaseRegistration(AgroalDataSource dataSource) {
-        this.pool = dataSource.getConfiguration().connectionPoolConfiguration().connectionFactoryConfiguration();
-    }
+    private final List<MigrationLease> leases = new ArrayList<>();
 
     @Override
     public void customize(FluentConfiguration configuration) {
-        MigrationLease lease = new MigrationLease(pool.jdbcUrl(), connectionProperties());
-        synchronized (leases) {
-            leases.add(lease);
-        }
+        MigrationLease lease = new MigrationLease(connectionsTo(configuration.getDataSource()));
+        leases.add(lease);
         List<Callback> callbacks = new ArrayList<>(List.of(configuration.getCallbacks()));
         callbacks.add(lease);
         configuration.callbacks(callbacks.toArray(Callback[]::new));
@@ -41,30 +41,51 @@ public class MigrationLeaseRegistration implements FlywayConfigurationCustomizer
 
     @PreDestroy
     void releaseLeases() {
-        synchronized (leases) {
-            leases.forEach(MigrationLease::releaseAtShutdown);
+        leases.forEach(MigrationLease::releaseAtShutdown);
+    }
+
+    /**
+     * Flyway's data source is the datasource's pool, which Quarkus closes before this bean when a start
+     * fails: the lease's connections are then opened by the driver as that pool opens its own. A data
+     * source of Flyway's own (quarkus.flyway.jdbc-url or username) opens one per call, and stays open.
+     */
+    private static MigrationLease.Connections connectionsTo(DataSource flyways) {
+        if (!(flyways instanceof AgroalDataSource pool)) {
+            return flyways::getConnection;
         }
+        AgroalConnectionFactoryConfiguration factory = pool.getConfiguration().connectionPoolConfiguration().connectionFactoryConfiguration();
+        Properties properties = connectionProperties(factory);
+        return () -> {
+            Connection connection = DRIVER.connect(factory.jdbcUrl(), properties);
+            if (connection == null) {
+                throw new SQLException("The MariaDB driver does not take the datasource's URL " + factory.jdbcUrl());
+            }
+            return connection;
+        };
     }
 
     /**
      * What Agroal hands the driver for each of the pool's connections: the datasource's JDBC properties
-     * (TLS among them), then the user and password as its security providers turn them into properties.
+     * (TLS among them), then the user and password as its security providers turn them into properties;
+     * bounded unless they say otherwise, so that no lease statement waits on a node that stopped answering.
      */
-    private Properties connectionProperties() {
+    private static Properties connectionProperties(AgroalConnectionFactoryConfiguration factory) {
         Properties properties = new Properties();
-        properties.putAll(pool.jdbcProperties());
-        addSecurityProperties(properties, pool.principal());
-        for (Object credential : pool.credentials()) {
-            addSecurityProperties(properties, credential);
+        properties.putAll(factory.jdbcProperties());
+        addSecurityProperties(properties, factory, factory.principal());
+        for (Object credential : factory.credentials()) {
+            addSecurityProperties(properties, factory, credential);
         }
+        properties.putIfAbsent("connectTimeout", "5000");
+        properties.putIfAbsent("socketTimeout", "30000");
         return properties;
     }
 
-    private void addSecurityProperties(Properties properties, Object securityObject) {
+    private static void addSecurityProperties(Properties properties, AgroalConnectionFactoryConfiguration factory, Object securityObject) {
         if (securityObject == null) {
             return;
         }
-        for (AgroalSecurityProvider provider : pool.securityProviders()) {
+        for (AgroalSecurityProvider provider : factory.securityProviders()) {
             Properties provided = provider.getSecurityProperties(securityObject);
             if (provided != null) {
                 properties.putAll(provided);

@@ -90,7 +90,7 @@ public final class SqlErrors {
         if (failure instanceof MySQLException mysql) {
             return mysql.getErrorCode();
         }
-        // The JDBC driver's, for what runs on Flyway's pool at start (MigrationLease).
+        // The JDBC driver's, for what runs on JDBC connections at start (MigrationLease).
         return failure instanceof SQLException jdbc ? jdbc.getErrorCode() : 0;
     }
 }
