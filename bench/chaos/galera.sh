@@ -19,7 +19,8 @@ galera_proxy_port=$(free_port)
 export PAYONCE_DB_PORT=$galera_proxy_port
 
 galera_node_dir() { echo "$galera_dir/n$1"; }
-galera_mysql() { local n=$1; shift; mariadb --connect-timeout=2 -h127.0.0.1 -P"${galera_sql[$n]}" -uroot "$@"; }
+# Bounded as a whole, not only its connect: a paused node accepts the connection and never answers.
+galera_mysql() { local n=$1; shift; timeout 10 mariadb --connect-timeout=2 -h127.0.0.1 -P"${galera_sql[$n]}" -uroot "$@"; }
 
 galera_configure() {
     local address="gcomm://127.0.0.1:${galera_gcomm[1]},127.0.0.1:${galera_gcomm[2]},127.0.0.1:${galera_gcomm[3]}" n dir
@@ -48,12 +49,12 @@ galera_launch() {
 
 # Which view of the group node $1 is in (wsrep_cluster_conf_id), or nothing while it does not answer.
 galera_view() {
-    timeout 5 mariadb --connect-timeout=2 -h127.0.0.1 -P"${galera_sql[$1]}" -uroot -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_CLUSTER_CONF_ID'" 2>/dev/null
+    galera_mysql "$1" -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_CLUSTER_CONF_ID'" 2>/dev/null
 }
 
 # "<state> <cluster size> <component>" as node $1 says, or nothing while it does not answer.
 galera_status() {
-    timeout 5 mariadb --connect-timeout=2 -h127.0.0.1 -P"${galera_sql[$1]}" -uroot -N -e "SELECT MAX(IF(VARIABLE_NAME='WSREP_LOCAL_STATE_COMMENT', VARIABLE_VALUE, NULL)),
+    galera_mysql "$1" -N -e "SELECT MAX(IF(VARIABLE_NAME='WSREP_LOCAL_STATE_COMMENT', VARIABLE_VALUE, NULL)),
         MAX(IF(VARIABLE_NAME='WSREP_CLUSTER_SIZE', VARIABLE_VALUE, NULL)),
         MAX(IF(VARIABLE_NAME='WSREP_CLUSTER_STATUS', VARIABLE_VALUE, NULL))
         FROM information_schema.GLOBAL_STATUS" 2>/dev/null | tr '\t' ' '

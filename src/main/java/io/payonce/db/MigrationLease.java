@@ -91,7 +91,7 @@ final class MigrationLease implements Callback {
     private final Connections connections;
     /**
      * The lease's own connection, open from taking it to giving it back; none off a cluster. Not one of
-     * Flyway's pool, which Quarkus may close before {@link #releaseAtShutdown()} when a start fails
+     * Flyway's pool, which Quarkus may close before {@link #release()} when a start fails
      * ({@link MigrationLeaseRegistration}).
      */
     private Connection lease;
@@ -341,20 +341,13 @@ final class MigrationLease implements Callback {
     }
 
     /**
-     * Gives the lease back, if this instance still holds it, as its application shuts down: after a
-     * start that failed where Flyway calls no error callback, on the thread that ran Flyway, once Flyway
-     * has thrown (a shutdown asked for during the start waits for its end). As Flyway's named lock ends
-     * with its session on one server.
+     * Gives the lease back, if this instance still holds it: when Flyway is done, and as the application
+     * shuts down after a start that failed where Flyway calls no error callback (on the thread that ran
+     * Flyway, once Flyway has thrown), as Flyway's named lock ends with its session on one server. Best
+     * effort: a lease that could not be deleted expires by itself. On a new connection in place of a
+     * lost one, and once more after a conflicting DDL aborted the delete.
      */
-    void releaseAtShutdown() {
-        release();
-    }
-
-    /**
-     * Gives the lease back. Best effort: a lease that could not be deleted expires by itself. On a new
-     * connection in place of a lost one, and once more after a conflicting DDL aborted the delete.
-     */
-    private void release() {
+    void release() {
         if (lease == null) {
             return;
         }

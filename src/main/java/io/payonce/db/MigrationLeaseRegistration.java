@@ -41,7 +41,7 @@ public class MigrationLeaseRegistration implements FlywayConfigurationCustomizer
 
     @PreDestroy
     void releaseLeases() {
-        leases.forEach(MigrationLease::releaseAtShutdown);
+        leases.forEach(MigrationLease::release);
     }
 
     /**
