@@ -8,6 +8,7 @@ import io.payonce.support.Await;
 import io.payonce.support.Broker;
 import io.payonce.support.Database;
 import io.payonce.support.InstanceApi;
+import io.payonce.support.NodeGate;
 import io.payonce.support.PackagedInstance;
 import io.payonce.support.PaysThroughFaults;
 import io.payonce.support.PrivateGaleraCluster;
@@ -223,10 +224,17 @@ class GaleraIT {
         PrivateRedis ownLock = new PrivateRedis();
         ownLock.start();
         try {
-            // Its own Redis: a shared pay lock would turn the twin away before it reached the database.
-            PackagedInstance onSecondNode = start("galera-second-writer", cluster.port(2), Map.of("PAYONCE_REDIS_PORT", Integer.toString(PrivateRedis.port())));
+            // Its own Redis: a shared pay lock would turn the twin away before it reached the database. Its
+            // pay held at the gate below waits for n1's commit to reach n2: beyond the test profile's 1 and 2 s.
+            PackagedInstance onSecondNode = start("galera-second-writer", cluster.port(2), Map.of(
+                    "PAYONCE_REDIS_PORT", Integer.toString(PrivateRedis.port()),
+                    "_TEST_PAYONCE_DATABASE_LOCK_WAIT_TIMEOUT_SECONDS", "30",
+                    "_TEST_PAYONCE_DATABASE_STATEMENT_TIMEOUT_SECONDS", "40"));
             long conflictsBefore = payConflicts(viaProxy) + payConflicts(onSecondNode);
             long balanceBefore = db.balance(user);
+            aPayHeldOnTheSecondNodeWhileTheFirstCommitsTheSameKey(onSecondNode);
+            assertTrue(payConflicts(viaProxy) + payConflicts(onSecondNode) > conflictsBefore,
+                    "set-up: the pay held on n2 failed by the conflict with n1's commit and ran again");
             int orders = 30;
             CyclicBarrier together = new CyclicBarrier(2);
             for (int i = 0; i < orders; i++) {
@@ -243,12 +251,34 @@ class GaleraIT {
             }
             long conflicts = payConflicts(viaProxy) + payConflicts(onSecondNode) - conflictsBefore;
 
-            System.out.printf("GaleraIT: %d keys sent to two nodes at once, %d pay transactions failed by a conflict and ran again%n", orders, conflicts);
-            assertEquals(balanceBefore - orders * PRICE, db.balance(user));
-            assertTrue(conflicts > 0, "the two writers never met in certification: the test proved nothing");
+            System.out.printf("GaleraIT: %d keys sent to two nodes at once, and one held; %d pay transactions failed by a conflict and ran again%n",
+                    orders, conflicts);
+            assertEquals(balanceBefore - (orders + 1) * PRICE, db.balance(user));
         } finally {
             ownLock.stop();
         }
+    }
+
+    /**
+     * The meeting the pairs above hope for, made to happen: a key's pay through n2 held after its
+     * writes, before its COMMIT (a gate on its event, written last), while the same key pays through
+     * n1. Applying n1's commit on n2 aborts the held transaction, which runs again and meets the
+     * committed claim: it replays n1's answer, and the order is paid once.
+     */
+    private void aPayHeldOnTheSecondNodeWhileTheFirstCommitsTheSameKey(PackagedInstance onSecondNode) throws Exception {
+        long order = InstanceApi.newOrder(viaProxy.port(), bearer, PRICE);
+        String key = newKey();
+        try (NodeGate gate = NodeGate.before(cluster, DATABASE, "INSERT", "outbox_event", "NEW.idem_key = '" + key + "'")) {
+            gate.hold(2);
+            CompletableFuture<Response> held = CompletableFuture.supplyAsync(() -> pay(onSecondNode.port(), order, key), clients);
+            String heldTransaction = gate.awaitWaiting(2, Duration.ofSeconds(20));
+            Response first = pay(viaProxy.port(), order, key);
+            assertEquals(201, first.statusCode(), first.asString());
+            gate.awaitEnded(2, heldTransaction, Duration.ofSeconds(20));
+            gate.release(2);
+            Replays.assertReplayOf(first, held.get(60, TimeUnit.SECONDS));
+        }
+        assertEquals(1, db.payments(order), "order " + order);
     }
 
     /**
@@ -260,13 +290,18 @@ class GaleraIT {
     @Test
     @Order(3)
     void aNodeThatRefusesQueriesIsRetriedOrAnswered503NeverA500() throws Exception {
+        long refusalsBefore = logged(viaProxy, "errorCode=1047");
         PaysThroughFaults run = paysThroughTheProxy();
         Thread.sleep(1000);
+        // The proxy's checks held until payonce has met the refusals, which they would end within a second.
+        cluster.holdProxyChecks(1);
         cluster.execute(1, "SET GLOBAL wsrep_reject_queries = ALL");
         try {
-            Thread.sleep(4000);
+            awaitRefusalLogged(refusalsBefore, "payonce meeting the node that rejects queries");
+            cluster.resumeProxyChecks(1);
             awaitWriter(2, PROXY_CHECKS, "the proxy taking the rejecting node out");
         } finally {
+            cluster.resumeProxyChecks(1);
             cluster.execute(1, "SET GLOBAL wsrep_reject_queries = NONE");
         }
         // The proxy closes the sessions it had sent to n2 as n1 comes back, perhaps the look's own.
@@ -276,7 +311,6 @@ class GaleraIT {
 
         run.refusalWindow("GaleraIT, the writer rejecting queries");
         run.assertEveryKeyPaidOnce();
-        assertTrue(logged(viaProxy, "errorCode=1047") > 0, "payonce never met the fault: the test proved nothing");
     }
 
     /**
@@ -337,11 +371,17 @@ class GaleraIT {
         long refusalsBefore = logged(viaProxy, "errorCode=1047");
         PaysThroughFaults run = paysThroughTheProxy();
         Thread.sleep(1000);
+        // The proxy's checks held until payonce has met the cut-off node's refusals, as a proxy slower
+        // to notice would let it: they would otherwise take the node out as it leaves the primary component.
+        cluster.holdProxyChecks(1);
         cluster.execute(1, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
         try {
+            awaitRefusalLogged(refusalsBefore, "payonce meeting the cut-off node, out of the primary component");
+            cluster.resumeProxyChecks(1);
             awaitWriter(2, FAILOVER_BOUND, "the proxy sending to n2 once n1 is out of the primary component");
             Thread.sleep(3000);
         } finally {
+            cluster.resumeProxyChecks(1);
             cluster.execute(1, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
         }
         awaitWriter(1, Duration.ofSeconds(60), "n1, reconnected, taking the writes back");
@@ -352,7 +392,11 @@ class GaleraIT {
         run.assertEveryKeyPaidOnce();
         assertTrue(refused.compareTo(FAILOVER_BOUND) < 0, "pays refused for " + refused.toMillis() + " ms");
         assertEquals(paymentsOn(2), paymentsOn(1), "n1 holds every payment made through n2 while it was cut off");
-        assertTrue(logged(viaProxy, "errorCode=1047") > refusalsBefore, "payonce never met the cut-off node: the test proved nothing");
+    }
+
+    /** Until the instance behind the proxy has logged a 1047 beyond the {@code before} it had logged. */
+    private static void awaitRefusalLogged(long before, String awaited) {
+        Await.until(() -> logged(viaProxy, "errorCode=1047") > before, FAILOVER_BOUND.multipliedBy(2), "set-up: " + awaited);
     }
 
     /**
@@ -381,7 +425,7 @@ class GaleraIT {
             assertEquals(201, paid.statusCode(), paid.asString());
             try (ResultSet onN2 = statement.executeQuery("SELECT COUNT(*) FROM " + DATABASE + ".pay_record WHERE order_id = " + order)) {
                 assertTrue(onN2.next());
-                assertEquals(0, onN2.getLong(1), "n2 applied the pay despite the lock: the test proves nothing");
+                assertEquals(0, onN2.getLong(1), "set-up: n2 has not applied the pay while its applying is held");
             }
             read = CompletableFuture.supplyAsync(() -> InstanceApi.order(onSecondNode.port(), bearer, order), clients);
             retried = CompletableFuture.supplyAsync(() -> pay(onSecondNode.port(), order, key), clients);
@@ -406,6 +450,11 @@ class GaleraIT {
      * order only once its node had applied the payment (wsrep_sync_wait, or certification failing it
      * otherwise), and an applied row raises the node's auto-increment counter, so the refund's event
      * got the higher id; and a relay marks an event sent only once the broker has confirmed it.
+     *
+     * <p>That both relays publish one event is made to happen, not hoped for: the
+     * relays on both nodes are held before marking anything sent ({@link NodeGate}), an order is paid,
+     * the relay on n2 publishes its event and waits; the relay on n1, let go, publishes it too and
+     * marks it sent, and applying that marking on n2 aborts the held relay's transaction there.
      */
     @Test
     @Order(8)
@@ -415,7 +464,11 @@ class GaleraIT {
         InstanceApi.fund(viaProxy.port(), relayUser, FUNDS);
         try (Broker broker = Broker.connect()) {
             String events = broker.temporaryQueueOn(Broker.EVENTS, "#");
-            PackagedInstance onSecondNode = start("galera-second-relay", cluster.port(2), Map.of());
+            // Its relay waits at the gate until n1's marking reaches n2: well beyond the test profile's bounds of 1 and 2 s.
+            PackagedInstance onSecondNode = start("galera-second-relay", cluster.port(2), Map.of(
+                    "_TEST_PAYONCE_DATABASE_LOCK_WAIT_TIMEOUT_SECONDS", "30",
+                    "_TEST_PAYONCE_DATABASE_STATEMENT_TIMEOUT_SECONDS", "40"));
+            long publishedByBoth = payPublishedByBothRelays(relayBearer, onSecondNode);
             int[] ports = {viaProxy.port(), onSecondNode.port()};
             // Long enough for several runs of each relay, once a second on each instance.
             long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -440,7 +493,7 @@ class GaleraIT {
             Await.until(() -> {
                 delivered.addAll(orderEvents(broker, events, relayUser));
                 return delivered.stream().map(event -> event.get("eventId")).distinct().count();
-            }, distinct -> distinct == 2L * orders, Duration.ofSeconds(60), "a payment and a refund event for each order");
+            }, distinct -> distinct == 2L * orders + 1, Duration.ofSeconds(60), "a payment and a refund event for each order, and the payment event both relays published");
             // Any duplicate still on its way.
             Thread.sleep(2000);
             delivered.addAll(orderEvents(broker, events, relayUser));
@@ -448,6 +501,8 @@ class GaleraIT {
             Map<String, Long> eventIds = delivered.stream().collect(Collectors.groupingBy(event -> (String) event.get("eventId"), Collectors.counting()));
             assertEquals(Set.copyOf(db.strings("SELECT event_id FROM outbox_event WHERE user_id = ? AND event_type <> 'deposit.credited'", relayUser)),
                     eventIds.keySet(), "every event written delivered, and nothing else");
+            assertTrue(delivered.stream().filter(event -> ((Number) event.get("orderId")).longValue() == publishedByBoth).count() >= 2,
+                    "set-up: the event of order " + publishedByBoth + ", published by both relays, delivered twice at least");
             for (long order : orderIds) {
                 List<String> types = delivered.stream().filter(event -> ((Number) event.get("orderId")).longValue() == order)
                         .map(event -> (String) event.get("type")).distinct().toList();
@@ -456,7 +511,32 @@ class GaleraIT {
             String relayConflict = "Outbox relay stopped early";
             System.out.printf("GaleraIT: %d events through two relays on two nodes, %d deliveries; %d relay runs stopped by a conflict%n",
                     eventIds.size(), delivered.size(), logged(viaProxy, relayConflict, "1213") + logged(onSecondNode, relayConflict, "1213"));
-            assertTrue(delivered.size() > eventIds.size(), "no event published by both relays: the test proved nothing");
+        }
+    }
+
+    /**
+     * Pays a new order of the bearer's through {@code onSecondNode} while both nodes' relays are held
+     * before marking (NodeGate), once every earlier event is sent: the first batch either relay
+     * publishes holds that order's event. n2's relay publishes it and waits; n1's, let go, publishes it
+     * and marks it sent, and n2, applying that, aborts its held relay: an end no relay's own time bound
+     * gives within the wait here (30 s at n2, and n1's relay runs every second). Returns the order.
+     */
+    private long payPublishedByBothRelays(String bearer, PackagedInstance onSecondNode) throws Exception {
+        Await.until(() -> db.count("SELECT COUNT(*) FROM outbox_event WHERE sent_at IS NULL AND parked_at IS NULL") == 0,
+                Duration.ofSeconds(30), "every earlier event sent");
+        try (NodeGate gate = NodeGate.before(cluster, DATABASE, "UPDATE", "outbox_event", "OLD.sent_at IS NULL AND NEW.sent_at IS NOT NULL")) {
+            gate.hold(1);
+            gate.hold(2);
+            long order = InstanceApi.newOrder(viaProxy.port(), bearer, PRICE);
+            String key = newKey();
+            Response paid = Api.untilSettled(() -> InstanceApi.pay(onSecondNode.port(), bearer, order, key));
+            assertEquals(201, paid.statusCode(), paid.asString());
+            String heldOnN2 = gate.awaitWaiting(2, Duration.ofSeconds(20));
+            gate.release(1);
+            gate.awaitEnded(2, heldOnN2, Duration.ofSeconds(20));
+            assertEquals("1", causalRead(2, "SELECT COUNT(*) FROM " + DATABASE + ".outbox_event WHERE idem_key = '" + key
+                    + "' AND sent_at IS NOT NULL"), "set-up: n1's relay marked the event of order " + order + " sent while n2's was held");
+            return order;
         }
     }
 

@@ -195,16 +195,25 @@ public final class PrivateGaleraCluster implements AutoCloseable {
                 "the proxy's health check passing on " + node.name() + "; see " + base.resolve("haproxy.log"));
     }
 
+    /**
+     * Stops the proxy's health checks of node {@code number}: it keeps sending to the node as if it
+     * were healthy, whatever the node now answers, until {@link #resumeProxyChecks}. A test that must
+     * see payonce meet a failing writer holds the checks that would take it out a second later.
+     */
+    public void holdProxyChecks(int number) throws IOException {
+        proxyCommand("disable health payonce-db/n" + number);
+    }
+
+    /** The proxy checks node {@code number} again, and takes it out after two failed checks. */
+    public void resumeProxyChecks(int number) throws IOException {
+        proxyCommand("enable health payonce-db/n" + number);
+    }
+
     /** Each server's state and last check result as the proxy sees them, e.g. n1 → "UP L7OK". */
     private Map<String, String> proxyView() throws IOException {
-        if (!proxy.isAlive()) {
-            throw new IllegalStateException("haproxy ended; see " + base.resolve("haproxy.log"));
-        }
         String csv;
-        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            channel.connect(UnixDomainSocketAddress.of(statsSocket()));
-            channel.write(ByteBuffer.wrap("show stat\n".getBytes(StandardCharsets.US_ASCII)));
-            csv = new String(Channels.newInputStream(channel).readAllBytes(), StandardCharsets.US_ASCII);
+        try {
+            csv = proxyCommand("show stat");
         } catch (IOException notListeningYet) {
             return Map.of();
         }
@@ -217,6 +226,23 @@ public final class PrivateGaleraCluster implements AutoCloseable {
                     fields[header.indexOf("status")] + " " + fields[header.indexOf("check_status")]);
         }
         return view;
+    }
+
+    /** What the proxy answers {@code command} on its runtime socket; an error it answers is thrown. */
+    private String proxyCommand(String command) throws IOException {
+        if (!proxy.isAlive()) {
+            throw new IllegalStateException("haproxy ended; see " + base.resolve("haproxy.log"));
+        }
+        String answer;
+        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            channel.connect(UnixDomainSocketAddress.of(statsSocket()));
+            channel.write(ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.US_ASCII)));
+            answer = new String(Channels.newInputStream(channel).readAllBytes(), StandardCharsets.US_ASCII);
+        }
+        if (!command.startsWith("show") && !answer.isBlank()) {
+            throw new IllegalStateException("haproxy refused '" + command + "': " + answer.strip());
+        }
+        return answer;
     }
 
     private Path statsSocket() {
