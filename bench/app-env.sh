@@ -45,8 +45,34 @@ BENCH_WEBHOOK_SECRET=whsec_payonce_bench_simulator
 
 management_url() { echo "http://127.0.0.1:$(($1 + 1000))"; }
 
-# A loopback port free now, for a server of the run's own.
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+# A loopback port free now, for a server of the run's own (its management port, 1000 above, too). It
+# is chosen below the kernel's ephemeral range, which outgoing connections take their ports from: a
+# port from there, free now, may be a client socket's by the time the server binds it, minutes later
+# for a cluster's last node. No port is handed out twice in one run (free_ports_taken).
+free_ports_taken=${free_ports_taken:-$(mktemp /tmp/payonce-ports-XXXXXX)}
+free_port() {
+    python3 - "$free_ports_taken" <<'PY'
+import random, socket, sys
+taken_file = sys.argv[1]
+ephemeral_start = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+taken = set(open(taken_file).read().split())
+for _ in range(1000):
+    port = random.randrange(15000, ephemeral_start - 1000)
+    if str(port) in taken or str(port + 1000) in taken:
+        continue
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+    with open(taken_file, "a") as out:
+        out.write(f"{port}\n")
+    print(port)
+    break
+else:
+    sys.exit("no free port below the ephemeral range")
+PY
+}
 
 # The test classpath that Maven wrote (target/bench.classpath), on which the programs under bench/ run.
 bench_classpath() {

@@ -39,10 +39,12 @@ for arg in "$@"; do
     esac
 done
 case "$mode" in
-    # Long enough that the whole nemesis cycle falls inside the load: a fault with nothing in flight
-    # fails the run. On the JVM jar the cycle takes up to 100 s (a killed instance takes up to 40 s to
-    # be ready again on two busy cores); on the native executable about 60 s (choose_instance_command).
-    # The cluster's cycle takes about 80 s, most of it the whole cluster's restart.
+    # The load's least length. It goes on until the last fault has healed, and a few seconds more
+    # (stop_load): a fault with nothing in flight fails the run, and a heal slowed by busy cores must
+    # not leave the next fault without load. On the JVM jar the cycle takes up to 100 s (a killed
+    # instance takes up to 40 s to be ready again on two busy cores); on the native executable about
+    # 60 s (choose_instance_command). The cluster's cycle takes about 80 s, most of it the whole
+    # cluster's restart, and more when a pause leaves no primary component.
     short) load_seconds=90 ;;
     full) load_seconds=$((galera ? 420 : 300)) ;;
 esac
@@ -208,6 +210,7 @@ pid_of() { cat "$out/instance-$1.pid"; }
 
 cleanup() {
     set +e
+    rm -f "$free_ports_taken"
     [ -n "${workload_pid:-}" ] && kill "$workload_pid" 2>/dev/null
     for name in a b; do
         if [ -f "$out/instance-$name.pid" ]; then
@@ -359,10 +362,12 @@ main() {
     wait_ready $port_a
     wait_ready $port_b
     start_gateway
-    log "load for $load_seconds s ($mode), instances: ${instance_command[*]}"
-    timeout $((load_seconds + 120)) java -cp "$classpath" io.payonce.bench.chaos.Workload "http://127.0.0.1:$gateway_port" \
+    log "load for $load_seconds s at least ($mode), until the last heal; instances: ${instance_command[*]}"
+    local load_started=$SECONDS
+    # Bounded, should the harness never create the stop file: far beyond any cycle's heals.
+    timeout $((load_seconds + 900)) java -cp "$classpath" io.payonce.bench.chaos.Workload "http://127.0.0.1:$gateway_port" \
         "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$load_seconds" "$out/history.tsv" "$PAYONCE_RABBITMQ_PORT" \
-        >"$out/workload.log" 2>&1 &
+        "$out/stop-load" >"$out/workload.log" 2>&1 &
     workload_pid=$!
     processor_nemesis &
     local processor_lane=$!
@@ -380,6 +385,11 @@ main() {
         nemesis_cycle
     fi
     wait "$processor_lane"
+    # Every fault has healed: the load goes on a little longer, so that the last heal meets requests too.
+    sleep 5
+    touch "$out/stop-load"
+    local loaded=$((SECONDS - load_started))
+    [ "$loaded" -ge "$load_seconds" ] || loaded=$load_seconds
     # A workload that failed (an exception, a worker that never ended, killed by the timeout: 124)
     # fails the run: the checker reports its exit status as a violation.
     local workload_status=0
@@ -391,7 +401,7 @@ main() {
     log "checking"
     local verdict=0
     java -cp "$classpath" io.payonce.bench.chaos.Checker $database "$out/history.tsv" \
-        "$out/faults.tsv" "$out/metrics" "$out" "$load_seconds" "$workload_status" \
+        "$out/faults.tsv" "$out/metrics" "$out" "$loaded" "$workload_status" \
         "payonce chaos run ($variant, $(date -u +%Y-%m-%dT%H:%MZ))" "$PAYONCE_RABBITMQ_PORT" "$PAYONCE_PROCESSOR_URL" || verdict=$?
     (cd "$out" && gnuplot timeline.gp)
     if [ "$mode" = full ]; then

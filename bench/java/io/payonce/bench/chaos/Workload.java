@@ -25,6 +25,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -45,7 +47,9 @@ import java.util.regex.Pattern;
  * writes the outcome line (as unknown) and makes the workload exit with status 1.
  *
  * Run by run.sh, on the test classpath (it signs its tokens with the test key, as the tests do):
- *     Workload <gateway-url> <instance-a-url> <instance-b-url> <seconds> <history.tsv> <broker-port>
+ *     Workload <gateway-url> <instance-a-url> <instance-b-url> <seconds> <history.tsv> <broker-port> [stop-file]
+ * The load lasts <seconds> at least and, given a stop file, until the harness creates it: once its
+ * last fault has healed, so that every fault meets a load however long its heal took.
  * The commands queue and the events exchange are PAYONCE_COMMANDS_QUEUE and PAYONCE_EVENTS_EXCHANGE.
  * Loopback only.
  */
@@ -106,7 +110,7 @@ public final class Workload {
                      System.getenv().getOrDefault("PAYONCE_EVENTS_EXCHANGE", "payonce.events"))) {
             Workload workload = new Workload(targets, history, commands);
             workload.openAccounts();
-            failures = workload.run(seconds);
+            failures = workload.run(seconds, args.length > 6 ? Path.of(args[6]) : null);
             // Replies that come while the consumers drain the last copies are late replies too.
             Thread.sleep(LATE_REPLY_GRACE_MILLIS);
             commands.lateReplies().forEach(history::lateReply);
@@ -127,22 +131,33 @@ public final class Workload {
             users.add(user);
             Operation open = new Operation(this, "open", user, "open-" + user.id, "/accounts", opsToken,
                     "{\"userId\":\"" + user.id + "\",\"currency\":\"EUR\"}", 0, user.id);
-            open.send(Long.MAX_VALUE, false);
-            deposit(user, INITIAL_BALANCE).send(Long.MAX_VALUE, false);
+            open.send(() -> Long.MAX_VALUE, false);
+            deposit(user, INITIAL_BALANCE).send(() -> Long.MAX_VALUE, false);
         }
     }
 
-    /** Runs the load and answers how many times the workload itself failed (an exception, a worker that did not end). */
-    long run(long seconds) throws InterruptedException {
-        long stopAt = System.currentTimeMillis() + seconds * 1000;
-        long giveUpAt = stopAt + SETTLE_MILLIS;
+    /**
+     * Runs the load for {@code seconds} at least and, with a {@code stopFile}, until it exists; answers
+     * how many times the workload itself failed (an exception, a worker that did not end).
+     */
+    long run(long seconds, Path stopFile) throws InterruptedException {
+        long earliestStop = System.currentTimeMillis() + seconds * 1000;
+        // Operations in flight when the load stops keep retrying until the settle time after it.
+        AtomicLong giveUpAt = new AtomicLong(Long.MAX_VALUE);
+        BooleanSupplier loadGoesOn = () -> {
+            if (System.currentTimeMillis() < earliestStop || (stopFile != null && !Files.exists(stopFile))) {
+                return true;
+            }
+            giveUpAt.compareAndSet(Long.MAX_VALUE, System.currentTimeMillis() + SETTLE_MILLIS);
+            return false;
+        };
         AtomicLong failures = new AtomicLong();
         ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
         for (int i = 0; i < WORKERS; i++) {
             workers.submit(() -> {
-                while (System.currentTimeMillis() < stopAt) {
+                while (loadGoesOn.getAsBoolean()) {
                     try {
-                        nextOperation().send(giveUpAt, true);
+                        nextOperation().send(giveUpAt::get, true);
                     } catch (Throwable e) {
                         // A bug in the workload, not a fault of the service: keep the load going, but fail the run.
                         failures.incrementAndGet();
@@ -152,7 +167,7 @@ public final class Workload {
             });
         }
         workers.shutdown();
-        if (!workers.awaitTermination(seconds + SETTLE_MILLIS / 1000 + 60, TimeUnit.SECONDS)) {
+        if (!endedWithinAMinuteOfGivingUp(workers, loadGoesOn, giveUpAt)) {
             System.err.println("workload: workers still busy long after the settle time; interrupting them");
             failures.incrementAndGet();
             workers.shutdownNow();
@@ -160,6 +175,23 @@ public final class Workload {
             workers.awaitTermination(10, TimeUnit.SECONDS);
         }
         return failures.get();
+    }
+
+    /**
+     * Waits for the workers, for as long as the load goes on and then until a minute after the settle
+     * time. It looks whether the load goes on itself, so that the settle time starts with the stop even
+     * while every worker is still retrying an operation.
+     */
+    private static boolean endedWithinAMinuteOfGivingUp(ExecutorService workers, BooleanSupplier loadGoesOn, AtomicLong giveUpAt)
+            throws InterruptedException {
+        while (!workers.awaitTermination(1, TimeUnit.SECONDS)) {
+            loadGoesOn.getAsBoolean();
+            long givenUp = giveUpAt.get();
+            if (givenUp != Long.MAX_VALUE && System.currentTimeMillis() > givenUp + 60_000) {
+                return false;
+            }
+        }
+        return true;
     }
 
     Operation nextOperation() {
@@ -302,7 +334,7 @@ public final class Workload {
          * happens: an exception in the workload records the operation as unknown, naming the exception,
          * so that the checker still resolves it from the database, and goes on to fail the run.
          */
-        void send(long giveUpAt, boolean mayAbandon) throws InterruptedException {
+        void send(LongSupplier giveUpAt, boolean mayAbandon) throws InterruptedException {
             Outcome outcome = Outcome.UNKNOWN;
             try {
                 outcome = untilDefinite(giveUpAt, mayAbandon);
@@ -317,10 +349,10 @@ public final class Workload {
             }
         }
 
-        private Outcome untilDefinite(long giveUpAt, boolean mayAbandon) throws InterruptedException {
+        private Outcome untilDefinite(LongSupplier giveUpAt, boolean mayAbandon) throws InterruptedException {
             Random random = ThreadLocalRandom.current();
             int target = command != null ? BROKER : random.nextInt(10) < 6 ? 0 : 1 + random.nextInt(2);
-            while (System.currentTimeMillis() < giveUpAt) {
+            while (System.currentTimeMillis() < giveUpAt.getAsLong()) {
                 // A command is sent again only when its reply is late: a copy sent while the first is in
                 // flight is put back on the queue for a second, which would only slow the consumers down.
                 // An operator's settlement is refused without being stored (its key stays free for when the
