@@ -54,11 +54,14 @@ free_port() {
     python3 - "$free_ports_taken" <<'PY'
 import random, socket, sys
 taken_file = sys.argv[1]
-ephemeral_start = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-taken = set(open(taken_file).read().split())
+first, last = (int(port) for port in open("/proc/sys/net/ipv4/ip_local_port_range").read().split())
+# Below the range, or above it where a machine's range starts too low to leave room below.
+low, high = (15000, first - 1000) if first - 15000 >= 5000 else (last + 1, 64535)
+taken = {int(port) for port in open(taken_file).read().split()}
 for _ in range(1000):
-    port = random.randrange(15000, ephemeral_start - 1000)
-    if str(port) in taken or str(port + 1000) in taken:
+    port = random.randrange(low, high)
+    # Neither this port nor its management port, 1000 above, may meet one handed out before or its.
+    if taken & {port, port + 1000, port - 1000}:
         continue
     with socket.socket() as probe:
         try:

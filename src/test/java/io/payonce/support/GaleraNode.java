@@ -2,6 +2,7 @@ package io.payonce.support;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -189,9 +190,19 @@ final class GaleraNode {
             return status();
         } catch (SQLException notYet) {
             if (!running()) {
-                throw new IllegalStateException(name() + " ended; see " + errorLog());
+                throw new IllegalStateException(name() + " ended; the last lines of its error log (kept in target/galera-logs):\n"
+                        + lastLinesOfErrorLog(15));
             }
             return null;
+        }
+    }
+
+    private String lastLinesOfErrorLog(int count) {
+        try {
+            List<String> lines = Files.readAllLines(errorLog());
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+        } catch (IOException | UncheckedIOException unreadable) {
+            return "(unreadable: " + unreadable.getMessage() + ")";
         }
     }
 

@@ -9,6 +9,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -253,6 +254,22 @@ public final class PrivateGaleraCluster implements AutoCloseable {
         return nodes.get(number - 1);
     }
 
+    /**
+     * Copies the nodes' and the proxy's logs, and the state transfers' (mariabackup's and the SST
+     * script's), to target/galera-logs before the cluster's directory goes: a node that ended during a
+     * test, or at its start, says why there long after the test has failed.
+     */
+    private void keepLogs() throws IOException {
+        Path kept = Path.of("target", "galera-logs", base.getFileName().toString());
+        try (Stream<Path> paths = Files.walk(base)) {
+            for (Path log : paths.filter(path -> Files.isRegularFile(path) && path.getFileName().toString().endsWith(".log")).toList()) {
+                Path copy = kept.resolve(base.relativize(log));
+                Files.createDirectories(copy.getParent());
+                Files.copy(log, copy, StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
     /** {@code template} with each ${NAME} replaced by its value; a name without a value is an error. */
     static String fill(String template, Map<String, String> values) {
         Matcher placeholder = PLACEHOLDER.matcher(template);
@@ -274,9 +291,13 @@ public final class PrivateGaleraCluster implements AutoCloseable {
         for (GaleraNode node : nodes) {
             node.kill();
         }
-        try (Stream<Path> paths = Files.walk(base)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
+        try {
+            keepLogs();
+        } finally {
+            try (Stream<Path> paths = Files.walk(base)) {
+                for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(path);
+                }
             }
         }
     }
