@@ -1,12 +1,17 @@
 package io.payonce.account;
 
 import io.payonce.support.Api;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer;
-import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.LockWaits;
+import io.payonce.support.RequestsInFlight;
+import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
+import io.payonce.support.UserLock;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -15,12 +20,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** The races below hold a claim or an account row until the racers wait on it, and none of them gives up first. */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
 class DepositTest {
 
@@ -28,13 +37,36 @@ class DepositTest {
 
     private final String ops = Tokens.ops();
 
+    /**
+     * The deposit that claims the key first stops at its ledger line, at a trigger of the test's, its claim
+     * still open, until a twin's claim waits on it: the twins meet the first in its transaction every time.
+     * The gate stays shut until the test lets go, and a twin's claim waits for the first's commit.
+     */
     @Test
     void aDepositRetriedWithItsKeyCreditsOnce() throws Exception {
         String user = Buyer.withBalance(0).userId();
         String key = Api.newKey();
 
-        List<Response> answers = Concurrently.run(10, () -> Api.deposit(ops, user, key, 2500));
+        List<Response> answers;
+        long twinsWaiting;
+        int answeredMeanwhile;
+        try (UserLock gate = UserLock.hold(db)) {
+            db.update("CREATE TRIGGER test_ledger_line_waits AFTER INSERT ON account_entry FOR EACH ROW IF NEW.user_id = '" + user
+                    + "' THEN " + gate.waitStatement() + "; END IF");
+            try (RequestsInFlight<Response> sent = RequestsInFlight.start(10, () -> Api.deposit(ops, user, key, 2500))) {
+                gate.awaitWaiter(db);
+                twinsWaiting = LockWaits.awaitWaiting(db, "idempotency_record", null, "INSERT INTO idempotency_record", 1);
+                answeredMeanwhile = sent.answered();
+                gate.release();
+                answers = sent.answers();
+            }
+        } finally {
+            // Once the gate's session has ended: a statement still at the gate would hold up the DROP.
+            db.update("DROP TRIGGER IF EXISTS test_ledger_line_waits");
+        }
 
+        assertTrue(twinsWaiting >= 1 && answeredMeanwhile == 0, "set-up: twins' claims waited on the first deposit's open claim, "
+                + "and none was answered before it committed: " + twinsWaiting + " waiting, " + answeredMeanwhile + " answered");
         long executed = answers.stream().filter(a -> a.statusCode() == 201 && a.header("Idempotent-Replayed") == null).count();
         assertEquals(1, executed);
         answers.forEach(a -> assertTrue(a.statusCode() == 201 || a.statusCode() == 409, a.asString()));
@@ -134,6 +166,12 @@ class DepositTest {
         assertEquals(1, db.count("SELECT COUNT(*) FROM account_entry WHERE user_id = ? AND ref_type = 'DEPOSIT'", user));
     }
 
+    /**
+     * Another session holds the account row until all ten deposits, each under its own key, wait on it
+     * to credit: they are in their transactions at once every time, and once let go, the ledger line's
+     * unique reference keeps all but the first to credit from crediting. Each waits in its one credit
+     * statement until the test lets go.
+     */
     @Test
     void tenOpsIdentitiesRacingOneSettlementCreditItOnce() throws Exception {
         String user = Buyer.withBalance(0).userId();
@@ -145,8 +183,20 @@ class DepositTest {
             senders.add(() -> Api.deposit(sender, user, key, 1200, reference));
         }
 
-        List<Response> answers = Concurrently.run(senders);
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, user, release);
+        List<Response> answers;
+        long waiting;
+        try (RequestsInFlight<Response> sent = RequestsInFlight.start(senders)) {
+            waiting = LockWaits.awaitWaiting(db, "account", null, "UPDATE account SET balance = balance + ", 10);
+            release.complete(null);
+            answers = sent.answers();
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
+        assertEquals(10, waiting, "set-up: the ten deposits waited on the account row at once");
         assertEquals(1, answers.stream().filter(a -> a.statusCode() == 201).count(),
                 "statuses: " + answers.stream().map(Response::statusCode).toList());
         answers.stream().filter(a -> a.statusCode() != 201).forEach(refused -> {

@@ -3,14 +3,19 @@ package io.payonce.commands;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Broker;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
-import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Management;
+import io.payonce.support.RequestsInFlight;
+import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
@@ -23,6 +28,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -31,9 +39,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Pay and refund commands through RabbitMQ: the message id is the key, a redelivery or a copy gets
  * the first answer and moves no money again, refusals are answers, and what can never succeed goes
- * to the dead-letter queue with its reason. Real RabbitMQ, real MariaDB.
+ * to the dead-letter queue with its reason. Real RabbitMQ, real MariaDB. On {@link BoundsOutlastHolds},
+ * so that the pay held back under a row of the test's waits in one attempt until the test lets go,
+ * instead of being run again every second of the test profile's lock wait and given up after about
+ * 4 s, its pay lock given back, while the set-up is still watching; nothing here depends on that lock
+ * wait, the retries or the processor's timeout.
  */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
 class CommandTest {
 
@@ -62,6 +75,11 @@ class CommandTest {
         }
     }
 
+    /**
+     * Another session holds the payer's account row: whichever of the fifty takes the pay lock first
+     * waits in its debit, its claim of the key open, until a pay by HTTP has been told to retry and a
+     * pay command sent back to the queue: both edges meet it in flight every time.
+     */
     @Test
     void oneKeyByHttpAndByMessageAtOnceIsOneOperation() throws Exception {
         try (Broker broker = Broker.connect()) {
@@ -69,17 +87,38 @@ class CommandTest {
             Checkout payer = Buyer.withBalance(5000).checkout(1200);
             String key = "msg-" + UUID.randomUUID();
             String correlation = UUID.randomUUID().toString();
-
-            for (int i = 0; i < 25; i++) {
-                broker.publish(COMMANDS, "pay", Broker.commandProperties(key, replies, correlation), Broker.payCommand(payer.userId(), payer.order()));
-            }
+            double requeuedBefore = messages("requeued");
+            AtomicInteger toldToRetry = new AtomicInteger();
             List<Callable<Response>> overHttp = new ArrayList<>();
             for (int i = 0; i < 25; i++) {
-                overHttp.add(() -> Api.payUntilSettled(payer.bearer(), payer.order(), key));
+                overHttp.add(() -> Api.untilSettled(() -> countingRetries(Api.pay(payer.bearer(), payer.order(), key), toldToRetry)));
             }
-            List<Response> httpAnswers = Concurrently.run(overHttp);
+            List<Response> httpAnswers;
+            double sentBack;
+            int retriesTold;
+            CompletableFuture<Void> release = new CompletableFuture<>();
+            CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, payer.userId(), release);
+            try {
+                for (int i = 0; i < 25; i++) {
+                    broker.publish(COMMANDS, "pay", Broker.commandProperties(key, replies, correlation), Broker.payCommand(payer.userId(), payer.order()));
+                }
+                try (RequestsInFlight<Response> http = RequestsInFlight.start(overHttp)) {
+                    db.awaitDebitWaitingFor(payer.userId());
+                    Await.until(() -> messages("requeued") > requeuedBefore && toldToRetry.get() > 0, WITHIN,
+                            "a pay command sent back to the queue and a pay by HTTP told to retry, while the first waited in its debit");
+                    sentBack = messages("requeued") - requeuedBefore;
+                    retriesTold = toldToRetry.get();
+                    release.complete(null);
+                    httpAnswers = http.answers();
+                }
+            } finally {
+                release.complete(null); // when the set-up failed too, not after the holder's 30 s
+            }
+            rowReleased.get(10, TimeUnit.SECONDS);
             List<GetResponse> messageAnswers = broker.awaitAll(replies, 25, m -> correlation.equals(m.getProps().getCorrelationId()), WITHIN);
 
+            assertTrue(sentBack > 0 && retriesTold > 0, "set-up: while the first pay waited in its debit, pay commands were sent back "
+                    + "to the queue (" + sentBack + ") and pays by HTTP told to retry (" + retriesTold + ")");
             List<String> bodies = new ArrayList<>();
             httpAnswers.forEach(answer -> bodies.add(answer.statusCode() + " " + answer.asString()));
             messageAnswers.forEach(answer -> bodies.add(Replies.status(answer) + " " + Broker.text(answer)));
@@ -98,6 +137,8 @@ class CommandTest {
             String replies = broker.replyQueue();
             Checkout payer = Buyer.withBalance(100).checkout(1200);
             String key = "msg-" + UUID.randomUUID();
+            double executedBefore = messages("executed");
+            double requeuedBefore = messages("requeued");
 
             GetResponse refused = send(broker, key, replies, Broker.payCommand(payer.userId(), payer.order()));
             GetResponse stranger = send(broker, "msg-" + UUID.randomUUID(), replies, Broker.payCommand(Tokens.newUserId(), payer.order()));
@@ -106,8 +147,9 @@ class CommandTest {
             assertEquals("INSUFFICIENT_FUNDS", JsonPath.from(Broker.text(refused)).getString("code"));
             assertEquals(404, Replies.status(stranger), "only the owner's order can be paid: " + Broker.text(stranger));
             assertEquals(0, db.payments(payer.order()));
-            // Past the one-second requeue on purpose: a command left unacked would have run and replied again.
-            Thread.sleep(2500);
+            // Each command is counted as it is acked, after its reply: once both are, neither can come back for a second try.
+            Await.until(() -> messages("executed") - executedBefore >= 2, WITHIN, "both commands acked");
+            assertEquals(requeuedBefore, messages("requeued"), "acked, not sent back to the queue");
             assertEquals(0, broker.messageCount(replies), "acked: no second try, no second reply");
         }
     }
@@ -192,6 +234,22 @@ class CommandTest {
             assertEquals(true, Replies.repeat(again));
             assertEquals(4300, db.balance(payer.userId()));
         }
+    }
+
+    /**
+     * Command messages by what became of them ({@code payonce.messages}): executed, replayed, requeued,
+     * ... Read from the management endpoint, as an {@code *IT} against the packaged application can.
+     */
+    private static double messages(String outcome) {
+        return Management.sample(Management.metrics(), "payonce_messages_total{outcome=\"" + outcome + "\"}");
+    }
+
+    /** {@code answer}, counted on {@code toldToRetry} when it says to come back (Retry-After): a twin was in flight. */
+    private static Response countingRetries(Response answer, AtomicInteger toldToRetry) {
+        if (answer.header("Retry-After") != null) {
+            toldToRetry.incrementAndGet();
+        }
+        return answer;
     }
 
     private static GetResponse send(Broker broker, String key, String replies, String body) throws Exception {

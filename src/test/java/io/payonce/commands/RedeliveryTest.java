@@ -43,16 +43,25 @@ class RedeliveryTest {
         String key = "msg-" + UUID.randomUUID();
         try (Broker broker = Broker.connect()) {
             String replies = broker.replyQueue();
-            CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(payer.userId(), 1500);
-
-            broker.sendPay(key, replies, key, payer.userId(), payer.order());
-            // The consumer takes the command; its debit then waits on the held row.
-            db.awaitDebitWaitingFor(payer.userId());
-            try (Outage brokerAway = GatedStores.away(Store.RABBITMQ)) {
-                rowReleased.get(10, TimeUnit.SECONDS);
-                db.awaitPayment(payer.order());
-                // The broker stays away on purpose past the consumer's reconnect attempts, so that the first run's reply and ack are lost.
-                Thread.sleep(2500);
+            // On GatedStores, with the test profile's 1 s lock wait: the debit seen waiting is run again each second, the
+            // command still in hand, and the row is let go as soon as the gate is shut, well inside the four attempts
+            // (about 4 s) after which the pay would answer 503 and the command go back to the queue.
+            CompletableFuture<Void> release = new CompletableFuture<>();
+            CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, payer.userId(), release);
+            try {
+                broker.sendPay(key, replies, key, payer.userId(), payer.order());
+                // The consumer takes the command; its debit then waits on the held row.
+                db.awaitDebitWaitingFor(payer.userId());
+                try (Outage brokerAway = GatedStores.away(Store.RABBITMQ)) {
+                    // The gate is shut, the consumer's connection cut: only now may the debit take the row and commit.
+                    release.complete(null);
+                    rowReleased.get(10, TimeUnit.SECONDS);
+                    db.awaitPayment(payer.order());
+                    // The broker stays away on purpose past the consumer's reconnect attempts, so that the first run's reply and ack are lost.
+                    Thread.sleep(2500);
+                }
+            } finally {
+                release.complete(null); // when the set-up failed too, not after the holder's 30 s
             }
             // The first run's reply failed with the connection and is never sent later; the redelivery's is marked.
             List<GetResponse> answers = broker.awaitRepliesUntilRepeat(replies, key, Duration.ofSeconds(40));

@@ -3,6 +3,7 @@ package io.payonce.commands;
 import com.rabbitmq.client.GetResponse;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Broker;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
@@ -10,7 +11,9 @@ import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Meters;
 import io.payonce.support.Tokens;
+import io.payonce.support.UserLock;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -22,15 +25,18 @@ import java.util.List;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A command whose effect committed but whose reply the broker refused, while the consumer's own
  * channel stays open (the reply queue is full and rejects publishes): the command is not acked. It
  * goes back to the queue, and its redelivery replies with the stored answer, under the same key, and
  * moves no money again. Each test gives the redelivery an answer that only the stored one can be:
- * a repeat of a pay, and a 402 that a fresh run, after a deposit, would turn into a payment.
+ * a repeat of a pay, and a 402 that a fresh run, after a deposit, would turn into a payment. The
+ * refusal is held at a trigger until the deposit has committed, however long the deposit takes.
  */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
 class UnconfirmedReplyTest {
 
@@ -64,6 +70,12 @@ class UnconfirmedReplyTest {
         }
     }
 
+    /**
+     * The deposit lands between the run that refused and any redelivery, every time, not only when it
+     * beats the consumer's one-second pause: the refusal stops just before it is stored, at a trigger of
+     * the test's, until the deposit has committed. Only then is it stored, its reply refused, and the
+     * command sent back to the queue.
+     */
     @Test
     void aRedeliveryRepliesTheStoredRefusalEvenWhenARunNowWouldPay() throws Exception {
         Buyer buyer = Buyer.withBalance(100);
@@ -73,18 +85,31 @@ class UnconfirmedReplyTest {
             String replies = broker.fullReplyQueue();
             double requeued = requeued();
 
-            broker.sendPay(key, replies, key, buyer.userId(), order);
+            boolean refusalUnstoredWhenDeposited;
+            try (UserLock gate = UserLock.hold(db)) {
+                // The refusal is stored by a claim of its own, answered (DONE); the run's claims before it are PROCESSING.
+                db.update("CREATE TRIGGER test_refusal_waits AFTER INSERT ON idempotency_record FOR EACH ROW IF NEW.idem_key = '" + key
+                        + "' AND NEW.status = 'DONE' THEN " + gate.waitStatement() + "; END IF");
+                broker.sendPay(key, replies, key, buyer.userId(), order);
+                gate.awaitWaiter(db);
+                Response deposited = Api.deposit(Tokens.ops(), buyer.userId(), "fund-" + UUID.randomUUID(), 5000);
+                assertEquals(201, deposited.statusCode(), deposited.asString());
+                refusalUnstoredWhenDeposited = db.count("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = ?", key) == 0;
+                gate.release();
+            }
             awaitRequeuedBeyond(requeued);
-            Response deposited = Api.deposit(Tokens.ops(), buyer.userId(), "fund-" + UUID.randomUUID(), 5000);
-            assertEquals(201, deposited.statusCode(), deposited.asString());
             broker.poll(replies);
             List<GetResponse> answers = broker.awaitRepliesUntilRepeat(replies, key, WITHIN);
 
+            assertTrue(refusalUnstoredWhenDeposited, "set-up: the deposit committed after the run that refused and before its refusal was stored");
             assertEquals(1, answers.size(), "the redelivery's reply, marked as a repeat");
             assertEquals(402, Replies.status(answers.get(0)), "the stored answer, not a fresh run: " + Broker.text(answers.get(0)));
             assertEquals("INSUFFICIENT_FUNDS", JsonPath.from(Broker.text(answers.get(0))).getString("code"));
             assertEquals(0, db.payments(order));
             assertEquals(5100, db.balance(buyer.userId()));
+        } finally {
+            // At the end, not between the gate and the poll, which must come within the consumer's pause.
+            db.update("DROP TRIGGER IF EXISTS test_refusal_waits");
         }
     }
 

@@ -20,10 +20,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -69,12 +73,18 @@ class OutboxParkingTest {
                 message -> batchesUnconfirmed.get() && ours.test(message)), ConfirmedPublisher.class);
         try (Broker broker = Broker.connect()) {
             String payments = broker.temporaryQueueOn(Broker.EVENTS, "payment.succeeded");
-            // Another user's deposit, written a moment before, most likely still unsent: ahead of this test's events in one batch,
-            // as the last events of the test before often are.
-            Buyer ahead = Buyer.withBalance(1_000);
-            Buyer buyer = Buyer.named(userId, 10_000);
-            for (int i = 0; i < PAYMENTS; i++) {
-                assertEquals(201, Api.pay(buyer.bearer(), buyer.newOrder(1000), Api.newKey()).statusCode());
+            // Another user's deposit, written a moment before and still unsent: ahead of this test's events in one batch, as the
+            // last events of the test before often are. The relay is held off meanwhile, so that it never sends that one alone.
+            Buyer ahead;
+            Buyer buyer;
+            try (Connection relayHeldOff = uncommittedEventAheadOfAll()) {
+                ahead = Buyer.withBalance(1_000);
+                buyer = Buyer.named(userId, 10_000);
+                for (int i = 0; i < PAYMENTS; i++) {
+                    assertEquals(201, Api.pay(buyer.bearer(), buyer.newOrder(1000), Api.newKey()).statusCode());
+                }
+                assertEquals(1, unsent(ahead, "deposit.credited"), "set-up: the event ahead was unsent when this test's were written behind it");
+                relayHeldOff.rollback();
             }
             String deposit = eventIds(buyer, "deposit.credited").get(0);
             List<String> written = eventIds(buyer, "payment.succeeded");
@@ -130,6 +140,30 @@ class OutboxParkingTest {
             Await.until(() -> unsent(buyer, "payment.succeeded") + unsent(buyer, "deposit.credited") == 0, WITHIN, "all sent");
             Thread.sleep(1000); // a relay run: time for the last confirmed event to arrive
             assertEquals(written, deliveredOf(broker, payments, buyer).stream().distinct().toList(), "first deliveries in commit order");
+        }
+    }
+
+    /**
+     * An event of the test's own, inserted and left uncommitted in a session of its own, before any event
+     * the test writes: the relay's locking read of the oldest unsent events waits on it, gives up at its
+     * lock wait, and sends nothing that run. Rolled back, the events written meanwhile go in the relay's
+     * next batch, together.
+     */
+    private Connection uncommittedEventAheadOfAll() throws SQLException {
+        Connection session = db.connect();
+        try {
+            session.setAutoCommit(false);
+            try (PreparedStatement event = session.prepareStatement("""
+                    INSERT INTO outbox_event (event_id, event_type, user_id, ref_id, idem_key, payload)
+                    VALUES (?, 'test.holds.the.relay', ?, 'none', 'none', '{}')""")) {
+                event.setString(1, UUID.randomUUID().toString());
+                event.setString(2, Tokens.newUserId());
+                event.executeUpdate();
+            }
+            return session;
+        } catch (SQLException e) {
+            session.close();
+            throw e;
         }
     }
 

@@ -29,6 +29,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -41,16 +42,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The packaged application stopped by SIGTERM, as Kubernetes stops a pod, while 20 pays are in flight
- * against a database slowed by a proxy, and while new pays keep arriving, each on a connection of its
- * own, every 150 ms for 1.5 s from the signal (through the delay and into the drain), and once more
- * after the HTTP listener has closed. Readiness answers DOWN while the HTTP listener is still open,
- * and every pay is answered 201, or refused cleanly (503 with Retry-After, or a connection refused
- * before the request was sent); none is reset mid-request or answered 500. The database then holds
- * exactly the payments of the 201s, each with its order PAID and its one ledger line, and nothing of
- * the others. A pay command the consumer holds when the signal comes is finished too: paid, replied
- * and acked before the broker connection closes. The instance runs with the shipped shutdown timeout
- * and a one-second delay.
+ * The packaged application stopped by SIGTERM, as Kubernetes stops a pod, once 20 pays have begun on it
+ * (their claims written) against a database slowed by a proxy, some of them still in flight, and while
+ * new pays keep arriving, each on a connection of its own, every 150 ms for 1.5 s from the signal
+ * (through the delay and into the drain), and once more after the HTTP listener has closed. Readiness
+ * answers DOWN while the HTTP listener is still open, and every pay is answered 201, or refused cleanly
+ * (503 with Retry-After, or a connection refused before the request was sent); none is reset
+ * mid-request or answered 500. The database then holds exactly the payments of the 201s, each with
+ * its order PAID and its one ledger line, and nothing of the others. A pay command the consumer holds
+ * when the signal comes is finished too: paid, replied and acked before the broker connection closes.
+ * The instance runs with the shipped shutdown timeout and a one-second delay.
  */
 class GracefulShutdownIT {
 
@@ -112,9 +113,12 @@ class GracefulShutdownIT {
 
         proxy.slow(HTTP_PAYS_LATENCY);
         List<CompletableFuture<Outcome>> pays = new ArrayList<>(payers.subList(0, PAYS).stream().map(payer -> pay(http, port, payer)).toList());
-        // Every pay has reached the instance and begun; at this latency none has answered yet.
-        Thread.sleep(500);
+        // Every pay has begun on the instance, whatever the load of the machine: its claim is written. At this latency the
+        // last to claim is still a few round trips from its answer, and the signal comes in between.
+        awaitClaims(payers.subList(0, PAYS).stream().map(Payer::key).toList());
         long sigterm = sigterm();
+        // Counted once kill has returned, the signal delivered: a pay unanswered now was unanswered when it came.
+        long unansweredAtSigterm = pays.stream().filter(pay -> !pay.isDone()).count();
         Watch watch = watch(port, managementPort, sigterm);
         List<Long> sentAfterSigterm = sendLatePays(port, payers.subList(PAYS, PAYS + LATE_PAYS), sigterm, watch, pays);
 
@@ -125,9 +129,10 @@ class GracefulShutdownIT {
         assertTrue(instance.waitFor(45, TimeUnit.SECONDS), "the instance exits once drained");
         watch.done().get(10, TimeUnit.SECONDS);
 
-        System.out.printf("SIGTERM with %d pays in flight: readiness DOWN after %d ms, HTTP listener closed after %d ms, exit %d; "
-                + "answers %s; late pays sent after %s ms, answered %s%n", PAYS, watch.readinessDownMillis(), watch.listenerClosedMillis(),
-                instance.exitValue(), outcomes.subList(0, PAYS), sentAfterSigterm, outcomes.subList(PAYS, outcomes.size()));
+        System.out.printf("SIGTERM with %d of %d pays in flight: readiness DOWN after %d ms, HTTP listener closed after %d ms, exit %d; "
+                + "answers %s; late pays sent after %s ms, answered %s%n", unansweredAtSigterm, PAYS, watch.readinessDownMillis(),
+                watch.listenerClosedMillis(), instance.exitValue(), outcomes.subList(0, PAYS), sentAfterSigterm, outcomes.subList(PAYS, outcomes.size()));
+        assertTrue(unansweredAtSigterm > 0, "set-up: pays that had begun were still unanswered at SIGTERM: " + unansweredAtSigterm);
         assertTrue(watch.readinessDownMillis() >= 0, "readiness answered DOWN");
         assertTrue(watch.readinessDownMillis() < watch.listenerClosedMillis(), "readiness went DOWN before the HTTP listener closed");
         assertTrue(sentAfterSigterm.get(0) < 1000, "a late pay was sent during the delay");
@@ -166,9 +171,7 @@ class GracefulShutdownIT {
             keys.add(key);
             broker.sendPayTo(COMMANDS, key, replies, key, payer.userId(), payer.order());
         }
-        for (String key : keys) {
-            awaitClaim(key);
-        }
+        awaitClaims(keys);
         sigterm();
         assertTrue(instance.waitFor(45, TimeUnit.SECONDS), "the instance exits once drained");
 
@@ -217,20 +220,24 @@ class GracefulShutdownIT {
     }
 
     /**
-     * Returns once the command's claim is written, in its still open transaction: the command has
-     * begun on the instance, whatever the load of the machine.
+     * Returns once the claim of every key is written, read uncommitted, in its still open transaction or
+     * committed: each pay or command has begun on the instance, whatever the load of the machine. One
+     * look for all of them, so that the last claim is seen within a look of being written.
      */
-    private void awaitClaim(String key) throws SQLException {
+    private void awaitClaims(List<String> keys) throws SQLException {
+        String marks = String.join(", ", Collections.nCopies(keys.size(), "?"));
         try (Connection connection = db.connect();
              var uncommitted = connection.createStatement();
-             var claim = connection.prepareStatement("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = ?")) {
+             var claims = connection.prepareStatement("SELECT COUNT(*) FROM idempotency_record WHERE idem_key IN (" + marks + ")")) {
             uncommitted.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
-            claim.setString(1, key);
+            for (int i = 0; i < keys.size(); i++) {
+                claims.setString(i + 1, keys.get(i));
+            }
             Await.until(() -> {
-                try (var rows = claim.executeQuery()) {
-                    return rows.next() && rows.getLong(1) > 0;
+                try (var rows = claims.executeQuery()) {
+                    return rows.next() && rows.getLong(1) >= keys.size();
                 }
-            }, Duration.ofSeconds(6), "the claim of command " + key);
+            }, Duration.ofSeconds(10), "the claims of " + keys.size() + " keys");
         }
     }
 
@@ -273,7 +280,7 @@ class GracefulShutdownIT {
     private static CompletableFuture<Outcome> pay(HttpClient http, int port, Payer payer) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders/" + payer.order() + "/pay"))
                 .header("Authorization", "Bearer " + payer.bearer())
-                .header("Idempotency-Key", "k-" + UUID.randomUUID())
+                .header("Idempotency-Key", payer.key())
                 .POST(HttpRequest.BodyPublishers.noBody())
                 .timeout(Duration.ofSeconds(60))
                 .build();
@@ -351,14 +358,14 @@ class GracefulShutdownIT {
         }
     }
 
-    /** A user with a funded account, a bearer token and an unpaid order, made through the instance's API. */
-    private record Payer(String userId, String bearer, long order) {
+    /** A user with a funded account, a bearer token and an unpaid order, made through the instance's API, and the key to pay it with. */
+    private record Payer(String userId, String bearer, long order, String key) {
 
         static Payer funded(int port) {
             String userId = Tokens.newUserId();
             InstanceApi.fund(port, userId, BALANCE);
             String bearer = Tokens.user(userId);
-            return new Payer(userId, bearer, InstanceApi.newOrder(port, bearer, AMOUNT));
+            return new Payer(userId, bearer, InstanceApi.newOrder(port, bearer, AMOUNT), "k-" + UUID.randomUUID());
         }
     }
 }

@@ -4,12 +4,14 @@ import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.Meters;
 import io.payonce.support.PrivateRedis;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +19,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,7 +36,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestProfile(RedisUnderStressTest.TinyRedisPool.class)
 class RedisUnderStressTest {
 
+    private static final int FORMS = 60;
+    /** The pool's one connection and its one waiting place (TinyRedisPool): what a paused Redis leaves not turned away. */
+    private static final int POOL_PLACES = 2;
+    /**
+     * Vert.x's count of asks for a Redis connection that failed (as Quarkus Micrometer names it): here
+     * the full pool's refusals, of forms and of the health probe's pings, which only add to it.
+     */
+    private static final String POOL_REJECTED = "redis.pool.rejected";
+
     private final Database db = Database.forTests();
+    private final ExecutorService client = Executors.newSingleThreadExecutor();
+
+    @Inject
+    Meters meters;
 
     public static class TinyRedisPool implements QuarkusTestProfile {
         @Override
@@ -45,21 +64,39 @@ class RedisUnderStressTest {
     }
 
     @AfterEach
-    void unpause() {
-        PrivateRedis.run("CLIENT", "UNPAUSE");
+    void unpauseAndStopTheClient() {
+        try {
+            PrivateRedis.run("CLIENT", "UNPAUSE");
+        } finally {
+            client.shutdownNow();
+        }
     }
 
+    /**
+     * Redis paused for writes answers no SET: the first form's call keeps the pool's one connection
+     * busy and the second takes its one waiting place, so that every form behind them finds the pool
+     * full, on any machine. Redis takes writes again once they have been turned away; the two in the
+     * pool then get a token or, past their call's bound, a 503.
+     */
     @Test
     void sixtyConcurrentFormsAgainstAFullRedisPoolGetATokenOrA503() throws Exception {
         String bearer = Tokens.user(Tokens.newUserId());
+        // Redis answering and the pool's connection open, so that every form of the burst reaches the pool.
+        tokenOnceRedisAnswers(bearer);
+        double turnedAwayBefore = turnedAway();
+        // WRITE, not ALL: a paused Redis holds back CLIENT UNPAUSE too, until the pause runs out.
+        PrivateRedis.run("CLIENT", "PAUSE", "30000", "WRITE");
+        Future<List<Response>> burst = client.submit(() -> Concurrently.run(FORMS, () -> Api.as(bearer).get("/orders/token")));
+        Await.until(() -> turnedAway() - turnedAwayBefore >= FORMS - POOL_PLACES, Duration.ofSeconds(20),
+                "set-up: every form beyond the pool's connection and its waiting place turned away");
+        PrivateRedis.run("CLIENT", "UNPAUSE");
 
-        List<Response> answers = Concurrently.run(60, () -> Api.as(bearer).get("/orders/token"));
-
+        List<Response> answers = burst.get(60, TimeUnit.SECONDS);
         long issued = answers.stream().filter(a -> a.statusCode() == 200).count();
         long unavailable = answers.stream().filter(RedisUnderStressTest::isUnavailable).count();
-        System.out.printf("60 concurrent GET /orders/token on a one-connection Redis pool: 200=%d 503=%d%n", issued, unavailable);
-        assertEquals(60, issued + unavailable, "every answer is a token or a 503: " + statuses(answers));
-        assertTrue(unavailable > 0, "the pool really overflowed");
+        System.out.printf("%d concurrent GET /orders/token on a one-connection Redis pool: 200=%d 503=%d%n", FORMS, issued, unavailable);
+        assertEquals(FORMS, issued + unavailable, "every answer is a token or a 503: " + statuses(answers));
+        assertTrue(unavailable > 0, "set-up: the pool really overflowed");
     }
 
     @Test
@@ -102,6 +139,10 @@ class RedisUnderStressTest {
             assertTrue(response.statusCode() == 200 || isUnavailable(response), response.asString());
             return response.statusCode() == 200;
         }, Duration.ofSeconds(10), "a submit token once Redis answers again").jsonPath().getString("token");
+    }
+
+    private double turnedAway() {
+        return meters.count(POOL_REJECTED, "pool.type", "redis");
     }
 
     private static boolean isUnavailable(Response response) {

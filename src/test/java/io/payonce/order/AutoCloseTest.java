@@ -1,32 +1,54 @@
 package io.payonce.order;
 
 import io.payonce.support.Api;
+import io.payonce.support.Await;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer;
-import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
+import io.payonce.support.UserLock;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/**
+ * The races below hold a pay or the auto-close on a lock of the test's until the test has seen the
+ * other one wait too (at most 6 s and 10 s of looking). The test profile's bounds (a lock wait of 1 s,
+ * then a retry; 2 s a statement) would let go first on a slow machine: the pay would retry behind the
+ * close, or the close fail, and the race the test set up would not be the one it judges.
+ */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
 class AutoCloseTest {
 
     private final Database db = Database.forTests();
+    private final ExecutorService client = Executors.newSingleThreadExecutor();
 
     @Inject
     AutoCloseJob autoClose;
+
+    @AfterEach
+    void stopTheClient() {
+        client.shutdownNow();
+    }
 
     @Test
     void closesOnlyStaleUnpaidOrders() {
@@ -62,63 +84,98 @@ class AutoCloseTest {
     }
 
     /**
-     * Pays racing the auto-close on the same stale orders: each order ends either paid (its pay
-     * answered 201) or closed (its pay lost with ILLEGAL_TRANSITION, currentStatus CLOSED), and the
-     * job closed exactly the orders that were not paid. Rounds repeat until one has both outcomes,
-     * so that the race really happened.
+     * The pay first: its transaction has moved the order to PAID and waits to debit the account row
+     * the test holds, when the auto-close comes for the order's row and waits for it. Let go, the pay
+     * commits, and the close, which reads the row again once it has the lock, leaves it PAID.
      */
     @Test
-    void aPaymentInTheSameInstantAsTheAutoCloseIsNeverClosed() throws Exception {
-        Buyer buyer = Buyer.withBalance(1_000_000);
-        long spent = 0;
-        boolean mixed = false;
-        for (int round = 0; round < 10 && !mixed; round++) {
-            RaceOutcome outcome = race(buyer.bearer(), 30);
-            spent += 100L * outcome.paid();
-            mixed = outcome.paid() > 0 && outcome.closed() > 0;
-            System.out.printf("auto-close race, round %d: %d of 30 orders paid, %d closed%n", round, outcome.paid(), outcome.closed());
+    void anAutoCloseThatMeetsAPayInFlightLeavesTheOrderPaid() throws Exception {
+        Buyer buyer = Buyer.withBalance(5000);
+        long order = staleOrder(buyer);
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> held = RowHolder.holdAccountRowUntil(db, buyer.userId(), release);
+        CompletableFuture<Response> pay;
+        CompletableFuture<Integer> close;
+        boolean bothInFlight;
+        try {
+            pay = CompletableFuture.supplyAsync(() -> Api.pay(buyer.bearer(), order, Api.newKey()), client);
+            long payConnection = db.awaitDebitWaitingFor(buyer.userId());
+            close = autoClose.closeStaleOrders().subscribeAsCompletionStage();
+            awaitWaitForAnOrderRowOf(payConnection, "UPDATE orders SET status = 'CLOSED'%",
+                    "the auto-close waiting for the order row the pay holds");
+            bothInFlight = !pay.isDone() && !close.isDone();
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
         }
-        assertTrue(mixed, "at least one round had both paid and closed orders");
-        assertEquals(1_000_000 - spent, db.balance(buyer.userId()));
+        held.get(10, TimeUnit.SECONDS);
+
+        Response answer = pay.get(30, TimeUnit.SECONDS);
+        int closed = close.get(30, TimeUnit.SECONDS);
+        assertTrue(bothInFlight, "set-up: the pay and the auto-close were both under way when the account row was let go");
+        assertEquals(201, answer.statusCode(), answer.asString());
+        assertEquals(0, closed, "the job closed exactly the orders that were not paid: none");
+        assertEquals("PAID", db.orderStatus(order), "a payment that was acknowledged is never closed");
+        assertEquals(1, db.payments(order));
+        assertEquals(4900, db.balance(buyer.userId()));
     }
 
-    record RaceOutcome(int paid, int closed) {
+    /**
+     * The auto-close first: it holds the order's row, stopped by the test's trigger just before it
+     * writes CLOSED, when the pay's compare-and-set comes for the row and waits for it. Let go, the
+     * close commits, and the pay finds the order CLOSED: refused, nothing recorded, nothing taken.
+     */
+    @Test
+    void aPayThatMeetsAnAutoCloseInFlightIsRefusedAndTakesNothing() throws Exception {
+        Buyer buyer = Buyer.withBalance(5000);
+        long order = staleOrder(buyer);
+        try (UserLock gate = UserLock.hold(db)) {
+            db.update("CREATE TRIGGER test_close_waits BEFORE UPDATE ON orders FOR EACH ROW IF NEW.id = " + order
+                    + " AND NEW.status = 'CLOSED' THEN " + gate.waitStatement() + "; END IF");
+            CompletableFuture<Integer> close = autoClose.closeStaleOrders().subscribeAsCompletionStage();
+            long closeConnection = gate.awaitWaiter(db);
+            CompletableFuture<Response> pay = CompletableFuture.supplyAsync(() -> Api.pay(buyer.bearer(), order, Api.newKey()), client);
+            awaitWaitForAnOrderRowOf(closeConnection, "UPDATE orders SET status = % WHERE id = %",
+                    "the pay's compare-and-set waiting for the order row the auto-close holds");
+            boolean bothInFlight = !pay.isDone() && !close.isDone();
+            gate.release();
+
+            Response answer = pay.get(30, TimeUnit.SECONDS);
+            int closed = close.get(30, TimeUnit.SECONDS);
+            assertTrue(bothInFlight, "set-up: the auto-close and the pay were both under way when the trigger was let go");
+            assertEquals(409, answer.statusCode(), answer.asString());
+            assertEquals("ILLEGAL_TRANSITION", answer.jsonPath().getString("code"), "a payment that lost, lost to the auto-close");
+            assertEquals("CLOSED", answer.jsonPath().getString("currentStatus"));
+            assertEquals(1, closed, "the job closed exactly the orders that were not paid");
+            assertEquals("CLOSED", db.orderStatus(order));
+            assertEquals(0, db.payments(order));
+            assertEquals(5000, db.balance(buyer.userId()));
+        } finally {
+            // After the lock's session has ended: a close still in the trigger would hold up the DROP.
+            db.update("DROP TRIGGER IF EXISTS test_close_waits");
+        }
     }
 
-    private RaceOutcome race(String bearer, int orderCount) throws Exception {
-        List<Long> ids = new ArrayList<>();
-        for (int i = 0; i < orderCount; i++) {
-            long id = Api.newOrder(bearer, 100);
-            makeStale(id);
-            ids.add(id);
-        }
-        List<Callable<Object>> racers = new ArrayList<>();
-        for (long id : ids) {
-            racers.add(() -> Api.pay(bearer, id, Api.newKey()));
-        }
-        racers.add(() -> autoClose.closeStaleOrders().await().indefinitely());
+    /**
+     * Returns once a statement starting as {@code statement} (a LIKE pattern) waits in InnoDB for a
+     * row of orders that the session {@code holder} has locked. By the holder, not by the row's key:
+     * the auto-close waits on its index entry (status, created_at, id), the pay on the primary key.
+     */
+    private void awaitWaitForAnOrderRowOf(long holder, String statement, String awaited) {
+        Await.until(() -> db.count("""
+                SELECT COUNT(*)
+                FROM information_schema.INNODB_LOCK_WAITS wait
+                JOIN information_schema.INNODB_LOCKS requested ON requested.lock_id = wait.requested_lock_id
+                JOIN information_schema.INNODB_TRX waiting ON waiting.trx_id = wait.requesting_trx_id
+                JOIN information_schema.INNODB_TRX holding ON holding.trx_id = wait.blocking_trx_id
+                WHERE requested.lock_table = CONCAT('`', DATABASE(), '`.`orders`')
+                  AND holding.trx_mysql_thread_id = ?
+                  AND waiting.trx_query LIKE ?""", holder, statement) > 0, Duration.ofSeconds(10), awaited);
+    }
 
-        List<Object> answers = Concurrently.run(racers);
-
-        int paid = 0;
-        for (int i = 0; i < ids.size(); i++) {
-            Response answer = (Response) answers.get(i);
-            String status = db.orderStatus(ids.get(i));
-            if (answer.statusCode() == 201) {
-                assertEquals("PAID", status, "a payment that was acknowledged is never closed");
-                assertEquals(1, db.payments(ids.get(i)));
-                paid++;
-            } else {
-                assertEquals(409, answer.statusCode(), answer.asString());
-                assertEquals("ILLEGAL_TRANSITION", answer.jsonPath().getString("code"), "a payment that lost, lost to the auto-close");
-                assertEquals("CLOSED", answer.jsonPath().getString("currentStatus"));
-                assertEquals("CLOSED", status);
-                assertEquals(0, db.payments(ids.get(i)));
-            }
-        }
-        int closedByTheJob = (Integer) answers.get(ids.size());
-        assertEquals(ids.size() - paid, closedByTheJob, "the job closed exactly the orders that were not paid");
-        return new RaceOutcome(paid, closedByTheJob);
+    private long staleOrder(Buyer buyer) {
+        long id = Api.newOrder(buyer.bearer(), 100);
+        makeStale(id);
+        return id;
     }
 
     private void makeStale(long id) {

@@ -1,25 +1,33 @@
 package io.payonce.order;
 
 import io.payonce.support.Api;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer;
-import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.LockWaits;
 import io.payonce.support.Replays;
+import io.payonce.support.RequestsInFlight;
 import io.payonce.support.Tokens;
+import io.payonce.support.UserLock;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.Callable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** Its races hold the first move of an order until another waits on the row, and none of them gives up first. */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
 class OrderTransitionTest {
 
@@ -86,17 +94,16 @@ class OrderTransitionTest {
 
     @Test
     void ofConcurrentShipRequestsExactlyOneMovesTheOrder() throws Exception {
-        for (int round = 0; round < 5; round++) {
-            long id = Api.newOrder(Tokens.user(Tokens.newUserId()), 500);
-            markPaid(id);
+        long id = Api.newOrder(Tokens.user(Tokens.newUserId()), 500);
+        markPaid(id);
 
-            List<Response> answers = Concurrently.run(8, () -> Api.transition(ops, id, "ship"));
+        List<Response> answers = whileTheFirstMoveWaits(id, "SHIPPED",
+                Collections.<Callable<Response>>nCopies(8, () -> Api.transition(ops, id, "ship")));
 
-            answers.forEach(a -> assertEquals(200, a.statusCode(), a.asString()));
-            long moved = answers.stream().filter(a -> !Replays.isRepeat(a)).count();
-            assertEquals(1, moved, "exactly one request moved the order; the others are told they repeat it");
-            answers.forEach(a -> assertEquals("SHIPPED", a.jsonPath().getString("status")));
-        }
+        answers.forEach(a -> assertEquals(200, a.statusCode(), a.asString()));
+        long moved = answers.stream().filter(a -> !Replays.isRepeat(a)).count();
+        assertEquals(1, moved, "exactly one request moved the order; the others are told they repeat it");
+        answers.forEach(a -> assertEquals("SHIPPED", a.jsonPath().getString("status")));
     }
 
     @Test
@@ -104,7 +111,7 @@ class OrderTransitionTest {
         String bearer = Tokens.user(Tokens.newUserId());
         long id = Api.newOrder(bearer, 500);
 
-        List<Response> answers = Concurrently.run(List.of(
+        List<Response> answers = whileTheFirstMoveWaits(id, "CLOSED", List.of(
                 () -> Api.transition(bearer, id, "cancel"),
                 () -> Api.transition(ops, id, "cancel"),
                 () -> Api.transition(bearer, id, "cancel"),
@@ -142,6 +149,34 @@ class OrderTransitionTest {
 
         assertEquals(404, response.statusCode());
         assertEquals("ORDER_NOT_FOUND", response.jsonPath().getString("code"));
+    }
+
+    /**
+     * Sends {@code requests} at once; the one whose compare-and-set moves order {@code id} to {@code status}
+     * stops there, holding the row, at a trigger of the test's, until another has read the order as it was
+     * and waits on the row to move it too: the race is run every time, not only when the requests happen to
+     * overlap. The gate is shut until the test lets go, for less than the waiting statement's lock wait
+     * ({@link UserLock#GATE_SECONDS}), which began later: the others are never answered 503.
+     */
+    private List<Response> whileTheFirstMoveWaits(long id, String status, List<Callable<Response>> requests) throws Exception {
+        try (UserLock gate = UserLock.hold(db)) {
+            db.update("CREATE TRIGGER test_move_waits BEFORE UPDATE ON orders FOR EACH ROW IF NEW.id = " + id
+                    + " AND NEW.status = '" + status + "' THEN " + gate.waitStatement() + "; END IF");
+            try (RequestsInFlight<Response> sent = RequestsInFlight.start(requests)) {
+                gate.awaitWaiter(db);
+                long waiting = LockWaits.awaitWaiting(db, "orders", id, "UPDATE orders SET status", 1);
+                int answeredMeanwhile = sent.answered();
+                gate.release();
+                List<Response> answers = sent.answers();
+                assertTrue(waiting >= 1 && answeredMeanwhile == 0,
+                        "set-up: another request waited to move the order while the first held its row, and none was answered before: "
+                                + waiting + " waiting, " + answeredMeanwhile + " answered");
+                return answers;
+            }
+        } finally {
+            // Once the gate's session has ended: a statement still at the gate would hold up the DROP.
+            db.update("DROP TRIGGER IF EXISTS test_move_waits");
+        }
     }
 
     private void markPaid(long id) {

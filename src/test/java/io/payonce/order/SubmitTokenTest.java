@@ -1,26 +1,45 @@
 package io.payonce.order;
 
 import io.payonce.support.Api;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer;
-import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.LockWaits;
 import io.payonce.support.RedisCli;
 import io.payonce.support.Replays;
+import io.payonce.support.RequestsInFlight;
 import io.payonce.support.Tokens;
+import io.payonce.support.UserLock;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** Its races hold a submission until every repeat's claim waits on it, and none of them gives up first. */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 class SubmitTokenTest {
 
     private final Database db = Database.forTests();
+    private final ExecutorService client = Executors.newSingleThreadExecutor();
+
+    @AfterEach
+    void stopTheClient() {
+        client.shutdownNow();
+    }
 
     @Test
     void issuesATokenThatIsNeverCached() {
@@ -32,24 +51,23 @@ class SubmitTokenTest {
         assertEquals(600, response.jsonPath().getLong("expiresInSeconds"));
     }
 
+    /** The second submit comes while the first is in its transaction: it waits for the first's claim, and replays it. */
     @Test
     void twoConcurrentSubmitsWithOneTokenCreateOneOrderAndReplayIt() throws Exception {
-        for (int round = 0; round < 10; round++) {
-            String user = Tokens.newUserId();
-            String bearer = Tokens.user(user);
-            String token = Api.submitToken(bearer);
-            String sn = "sn-" + UUID.randomUUID();
+        String user = Tokens.newUserId();
+        String bearer = Tokens.user(user);
+        String token = Api.submitToken(bearer);
+        String sn = "sn-" + UUID.randomUUID();
 
-            List<Response> answers = Concurrently.run(2, () -> Api.createOrder(bearer, token, sn, 1500));
+        List<Response> answers = submitWhileTheFirstIsHeld(bearer, token, sn, 1500, 1);
 
-            assertEquals(201, answers.get(0).statusCode(), answers.get(0).asString());
-            assertEquals(201, answers.get(1).statusCode(), answers.get(1).asString());
-            assertEquals(answers.get(0).jsonPath().getLong("id"), answers.get(1).jsonPath().getLong("id"));
-            Replays.assertSameAnswer(answers.get(0), answers.get(1));
-            long replays = answers.stream().filter(a -> "true".equals(a.header("Idempotent-Replayed"))).count();
-            assertEquals(1, replays, "exactly one answer is the replay");
-            assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", user));
-        }
+        assertEquals(201, answers.get(0).statusCode(), answers.get(0).asString());
+        assertEquals(201, answers.get(1).statusCode(), answers.get(1).asString());
+        assertEquals(answers.get(0).jsonPath().getLong("id"), answers.get(1).jsonPath().getLong("id"));
+        Replays.assertSameAnswer(answers.get(0), answers.get(1));
+        long replays = answers.stream().filter(a -> "true".equals(a.header("Idempotent-Replayed"))).count();
+        assertEquals(1, replays, "exactly one answer is the replay");
+        assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", user));
     }
 
     @Test
@@ -176,6 +194,7 @@ class SubmitTokenTest {
         assertEquals("UNPAID", repeat.jsonPath().getString("status"));
     }
 
+    /** Nine clicks come together while the first is in its transaction: each waits for its claim, and replays it. */
     @Test
     void tenClicksOnOneFormMakeOneOrderAndAllGetItsAnswer() throws Exception {
         String user = Tokens.newUserId();
@@ -183,7 +202,7 @@ class SubmitTokenTest {
         String token = Api.submitToken(bearer);
         String sn = "sn-" + UUID.randomUUID();
 
-        List<Response> answers = Concurrently.run(10, () -> Api.createOrder(bearer, token, sn, 1500));
+        List<Response> answers = submitWhileTheFirstIsHeld(bearer, token, sn, 1500, 9);
 
         answers.forEach(a -> assertEquals(201, a.statusCode(), a.asString()));
         answers.forEach(a -> Replays.assertSameAnswer(answers.get(0), a));
@@ -203,6 +222,38 @@ class SubmitTokenTest {
         assertEquals(409, edited.statusCode(), edited.asString());
         assertEquals("SUBMIT_TOKEN_INVALID", edited.jsonPath().getString("code"));
         assertEquals(1, db.count("SELECT COUNT(*) FROM orders WHERE user_id = ?", user));
+    }
+
+    /**
+     * Sends the submission once and holds it in its transaction, its token's key claimed, just before
+     * it writes the order: the test's trigger waits there on a lock of the test's until the test lets
+     * go. Then sends {@code repeats} copies together and lets go once every one's claim waits for the
+     * first's. The gate is shut for less than their lock wait ({@link UserLock#GATE_SECONDS}), so that
+     * each repeat finds the first's claim committed and replays it, never times out on it (409
+     * IDEMPOTENCY_KEY_IN_USE). Returns the first's answer, then the repeats'.
+     */
+    private List<Response> submitWhileTheFirstIsHeld(String bearer, String token, String sn, long amount, int repeats)
+            throws Exception {
+        try (UserLock gate = UserLock.hold(db)) {
+            db.update("CREATE TRIGGER test_held_submission BEFORE INSERT ON orders FOR EACH ROW "
+                    + "IF NEW.order_sn = '" + sn + "' THEN " + gate.waitStatement() + "; END IF");
+            CompletableFuture<Response> first = CompletableFuture.supplyAsync(() -> Api.createOrder(bearer, token, sn, amount), client);
+            gate.awaitWaiter(db);
+            try (RequestsInFlight<Response> clicks = RequestsInFlight.start(repeats, () -> Api.createOrder(bearer, token, sn, amount))) {
+                // Their claims of the token's key wait for the first's, which is uncommitted.
+                long waiting = LockWaits.awaitWaiting(db, "idempotency_record", null, "INSERT INTO idempotency_record", repeats);
+                boolean firstInFlight = !first.isDone();
+                gate.release();
+                List<Response> answers = new ArrayList<>();
+                answers.add(first.get(30, TimeUnit.SECONDS));
+                answers.addAll(clicks.answers());
+                assertTrue(waiting >= repeats && firstInFlight, "set-up: every repeat's claim waited for the first's while it was in its transaction");
+                return answers;
+            }
+        } finally {
+            // After the lock's session has ended: a submission still in the trigger would hold up the DROP.
+            db.update("DROP TRIGGER IF EXISTS test_held_submission");
+        }
     }
 
     /** What the consume script leaves behind: the token gone, its consumed marker naming the caller. */

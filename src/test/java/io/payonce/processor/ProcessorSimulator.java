@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  * charge, never a second one; a key whose first request is still being answered gets 409; a key
  * sent again with other parameters gets 422. It can be told to answer slowly, to charge and then
  * lose the answer (a timeout, a 500, a reset connection) or to fail before charging, each for the
- * next requests of one order ({@link #failNextChargeOf}), or at random, or to be down
+ * next requests of one order ({@link #failNextChargeOf}), or at random, or to hold them in flight until
+ * a test releases them ({@link Fault#HELD}), or to be down
  * (its port refuses connections), to forget keys after a retention, as real processors do after
  * 24 hours, to refuse every call with one status before handling it, as a processor does a
  * wrong API key (401, 403) or a wrong address (404, 405), and to plant a charge of another amount,
@@ -53,7 +54,13 @@ public final class ProcessorSimulator implements AutoCloseable {
         /** Charged, then the connection is closed without an answer. */
         RESET_AFTER_CHARGE,
         /** Answered 500 without charging. */
-        ERROR_BEFORE_CHARGE
+        ERROR_BEFORE_CHARGE,
+        /**
+         * Neither charged nor answered until the test releases its order ({@link ProcessorSimulator#release}),
+         * then charged and answered: a call in flight, its key taken (a twin request meets 409), for as
+         * long as the test needs. Never drawn at random.
+         */
+        HELD
     }
 
     /** One charge in the processor's ledger. */
@@ -100,6 +107,7 @@ public final class ProcessorSimulator implements AutoCloseable {
 
     static final long SLOW_ANSWER = 300;
     private static final long HELD_ANSWER = 8_000;
+    private static final List<Fault> DRAWN = Stream.of(Fault.values()).filter(fault -> fault != Fault.HELD).toList();
 
     private final Vertx vertx = Vertx.vertx();
     private volatile int port;
@@ -158,6 +166,22 @@ public final class ProcessorSimulator implements AutoCloseable {
      */
     public void failNextRefundOf(long order, Fault... faults) {
         refunds.failNextOf(order, List.of(faults));
+    }
+
+    /** How many charge requests of order {@code order} are held ({@link Fault#HELD}) now: seen, and neither charged nor answered. */
+    public int heldChargesOf(long order) {
+        return chargeFaults.held(order);
+    }
+
+    /** How many refund requests of order {@code order} are held ({@link Fault#HELD}) now: seen, and neither refunded nor answered. */
+    public int heldRefundsOf(long order) {
+        return refunds.held(order);
+    }
+
+    /** Every charge and refund request of order {@code order} held so far is made and answered now. */
+    public void release(long order) {
+        chargeFaults.release(order);
+        refunds.release(order);
     }
 
     /** Each charge and each refund request, with this probability, meets a fault drawn at random (the chaos harness). */
@@ -253,7 +277,10 @@ public final class ProcessorSimulator implements AutoCloseable {
         return refunds.requestsUnder(key);
     }
 
-    /** No fault queued or drawn any more, and no webhooks: the next test starts with a processor that answers and sends nothing. */
+    /**
+     * No fault queued or drawn any more, and no webhooks: the next test starts with a processor that
+     * answers and sends nothing. Requests still held are released.
+     */
     public void heal() {
         chargeFaults.clear();
         toPlant.clear();
@@ -388,14 +415,14 @@ public final class ProcessorSimulator implements AutoCloseable {
                 return;
             }
         }
-        Fault fault = nextFault(params.getString("reference"));
+        String reference = params.getString("reference");
+        Fault fault = nextFault(reference);
         if (fault == Fault.ERROR_BEFORE_CHARGE) {
             inFlight.remove(key);
             answer(request, 500, new JsonObject().put("error", "api_error"));
             return;
         }
-        long delay = fault == Fault.SLOW ? SLOW_ANSWER : 0;
-        vertx.setTimer(Math.max(1, delay), t -> {
+        Runnable decide = () -> {
             Charge charge;
             synchronized (charges) {
                 charge = record(key, params);
@@ -403,12 +430,17 @@ public final class ProcessorSimulator implements AutoCloseable {
             }
             webhooks.charged(charge);
             answerAfter(vertx, request, fault, charge.httpStatus(), json(charge));
-        });
+        };
+        if (fault == Fault.HELD) {
+            chargeFaults.hold(reference, vertx.getOrCreateContext(), decide);
+        } else {
+            vertx.setTimer(fault == Fault.SLOW ? SLOW_ANSWER : 1, t -> decide.run());
+        }
     }
 
     /** The answer to a request whose charge or refund was made, as {@code fault} (null: none) lets it through. */
     static void answerAfter(Vertx vertx, HttpServerRequest request, Fault fault, int status, JsonObject body) {
-        if (fault == null || fault == Fault.SLOW) {
+        if (fault == null || fault == Fault.SLOW || fault == Fault.HELD) {
             answer(request, status, body);
         } else if (fault == Fault.ERROR_AFTER_CHARGE) {
             answer(request, 500, new JsonObject().put("error", "api_error"));
@@ -517,11 +549,10 @@ public final class ProcessorSimulator implements AutoCloseable {
         return next != null ? next : drawnFault();
     }
 
-    /** With the random share, a fault drawn at random; else none. */
+    /** With the random share, a fault drawn at random, never {@link Fault#HELD}: nothing would release it; else none. */
     private Fault drawnFault() {
         if (randomFaultShare > 0 && random.nextDouble() < randomFaultShare) {
-            Fault[] faults = Fault.values();
-            return faults[random.nextInt(faults.length)];
+            return DRAWN.get(random.nextInt(DRAWN.size()));
         }
         return null;
     }

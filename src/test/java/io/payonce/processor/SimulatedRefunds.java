@@ -97,6 +97,16 @@ final class SimulatedRefunds {
         faults.queue(order, queued);
     }
 
+    /** How many refund requests of order {@code order} are held ({@link Fault#HELD}) now. */
+    int held(long order) {
+        return faults.held(order);
+    }
+
+    /** Every refund request of order {@code order} held so far is made and answered now. */
+    void release(long order) {
+        faults.release(order);
+    }
+
     void heal() {
         faults.clear();
         toPlant.clear();
@@ -162,7 +172,8 @@ final class SimulatedRefunds {
                 return;
             }
         }
-        Fault fault = faults.next(orderOf(params.getString("reference")));
+        String order = orderOf(params.getString("reference"));
+        Fault fault = faults.next(order);
         if (fault == null) {
             fault = drawnFault.get();
         }
@@ -172,7 +183,7 @@ final class SimulatedRefunds {
             return;
         }
         Fault met = fault;
-        vertx.setTimer(met == Fault.SLOW ? ProcessorSimulator.SLOW_ANSWER : 1, t -> {
+        Runnable decide = () -> {
             Refund refund;
             synchronized (refunds) {
                 refund = record(key, params);
@@ -180,7 +191,12 @@ final class SimulatedRefunds {
             }
             recorded.accept(refund);
             ProcessorSimulator.answerAfter(vertx, request, met, refund.httpStatus(), refund.json());
-        });
+        };
+        if (met == Fault.HELD) {
+            faults.hold(order, vertx.getOrCreateContext(), decide);
+        } else {
+            vertx.setTimer(met == Fault.SLOW ? ProcessorSimulator.SLOW_ANSWER : 1, t -> decide.run());
+        }
     }
 
     /** The order a refund's reference names: {@code order-<id>} of {@code order-<id>-refund-<n>}; else null. */

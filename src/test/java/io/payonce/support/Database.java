@@ -134,14 +134,24 @@ public final class Database {
      * is never taken for the one a test holds back.
      */
     public long awaitDebitWaitingFor(String userId) {
+        return awaitWaitingOnRow("account", userId, "UPDATE account SET balance = balance - ");
+    }
+
+    /**
+     * The connection id of a statement beginning with {@code statementStart} that waits for the row of
+     * {@code table} whose primary key is {@code key} (a number or a string), once there is one: a test
+     * that holds that row from a session of its own knows this way that payonce has reached it.
+     */
+    public long awaitWaitingOnRow(String table, Object key, String statementStart) {
+        String lockData = key instanceof Number ? "?" : "QUOTE(?)";
         String waiting = Await.until(() -> string("""
                 SELECT COALESCE(MAX(waiting.trx_mysql_thread_id), 0)
                 FROM information_schema.INNODB_LOCK_WAITS wait
                 JOIN information_schema.INNODB_LOCKS requested ON requested.lock_id = wait.requested_lock_id
                 JOIN information_schema.INNODB_TRX waiting ON waiting.trx_id = wait.requesting_trx_id
-                WHERE requested.lock_table = CONCAT('`', ?, '`.`account`') AND requested.lock_data = QUOTE(?)
-                  AND waiting.trx_query LIKE 'UPDATE account SET balance = balance - %'""", name, userId),
-                id -> !"0".equals(id), Duration.ofSeconds(6), "a debit waiting for " + userId + "'s account row");
+                WHERE requested.lock_table = CONCAT('`', ?, '`.`', ?, '`') AND requested.lock_data = %s
+                  AND waiting.trx_query LIKE CONCAT(?, '%%')""".formatted(lockData), name, table, key.toString(), statementStart),
+                id -> !"0".equals(id), Duration.ofSeconds(6), "a statement " + statementStart + "... waiting for the row " + key + " of " + table);
         return Long.parseLong(waiting);
     }
 

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -93,6 +94,31 @@ public final class PackagedInstance implements AutoCloseable {
     /** Sends the process a signal: STOP pauses it, CONT resumes it, KILL ends it without a word. */
     public void signal(String signal) throws IOException, InterruptedException {
         assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor());
+    }
+
+    /**
+     * Pauses the process with SIGSTOP and returns once none of its threads can run: each stopped
+     * ('T' in its /proc stat) or gone. kill returns once the signal is sent, and a thread still
+     * running could still commit.
+     */
+    public void pause() throws IOException, InterruptedException {
+        signal("STOP");
+        Path threads = Path.of("/proc", Long.toString(process.pid()), "task");
+        Await.until(() -> {
+            try (Stream<Path> each = Files.list(threads)) {
+                return each.map(PackagedInstance::state).allMatch(state -> state == 'T' || state == 'Z' || state == 'X');
+            }
+        }, Duration.ofSeconds(10), "every thread of instance " + process.pid() + " stopped");
+    }
+
+    /** A thread's state, the letter after its name in parentheses (a name may hold spaces); 'X', dead, for one gone meanwhile. */
+    private static char state(Path thread) {
+        try {
+            String stat = Files.readString(thread.resolve("stat"));
+            return stat.charAt(stat.lastIndexOf(')') + 2);
+        } catch (IOException gone) {
+            return 'X';
+        }
     }
 
     private static void awaitReady(int managementPort) {

@@ -6,16 +6,20 @@ import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.processor.WebhookSender;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.RowHolder;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.LockWaits;
 import io.payonce.support.Meters;
 import io.payonce.support.Webhooks;
 import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import io.vertx.core.json.JsonObject;
@@ -27,7 +31,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.URL;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -38,9 +48,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a payment whose outcome payonce lost, at once; each event id has one effect however often and
  * however concurrently it arrives; an event that comes late, contradicts what payonce recorded or
  * names a charge payonce never made changes nothing and is kept for ops. The recovery job is
- * paused, so that whatever settles a payment here is a webhook.
+ * paused, so that whatever settles a payment here is a webhook. Concurrent deliveries are made to
+ * meet by holding the payment's row until they all wait; payonce's bounds outlast that.
  */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
 class ProcessorWebhookTest {
 
@@ -130,17 +142,39 @@ class ProcessorWebhookTest {
         assertOneEffect(payment, first.jsonPath().getString("eventId"));
     }
 
-    /** Eight deliveries of one event at the same moment: one is recorded with its effect, the seven others wait for it and are repeats. */
+    /**
+     * Eight deliveries of one event: one is recorded with its effect, the seven others wait for it and
+     * are repeats. The test holds the payment's row, so that the first delivery stops in its
+     * transaction with the event claimed, until the seven others, all at once, wait on that claim.
+     */
     @Test
     void concurrentDeliveriesOfOneEventHaveOneEffect() throws Exception {
         Checkout buyer = Buyer.withBalance(0).checkout(1100);
         long payment = unknownPayment(buyer, "tok_visa");
         String event = Webhooks.event(Webhooks.newEventId(), "charge.succeeded", chargeOf(buyer, payment));
 
-        List<Response> answers = Concurrently.run(8, () -> Webhooks.deliver(event));
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdUntil(db, "pay_record", payment, release);
+        ExecutorService background = Executors.newFixedThreadPool(2);
+        List<Response> answers = new ArrayList<>();
+        try {
+            Future<Response> first = background.submit(() -> Webhooks.deliver(event));
+            db.awaitWaitingOnRow("pay_record", payment, "SELECT p.id, p.order_id");
+            Future<List<Response>> others = background.submit(() -> Concurrently.run(7, () -> Webhooks.deliver(event)));
+            assertEquals(7, LockWaits.awaitWaiting(db, "processor_event", null, "INSERT INTO processor_event", 7),
+                    "set-up: the seven other deliveries wait on the first one's claim of the event");
+            release.complete(null);
+            answers.add(first.get(10, TimeUnit.SECONDS));
+            answers.addAll(others.get(10, TimeUnit.SECONDS));
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+            background.shutdown();
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
         answers.forEach(answer -> assertEquals(200, answer.statusCode(), answer.asString()));
         answers.forEach(answer -> assertEquals("APPLIED", answer.jsonPath().getString("outcome")));
+        assertNull(answers.get(0).header("Idempotent-Replayed"), "the delivery that claimed the event first is the one recorded");
         assertEquals(7, answers.stream().filter(answer -> "true".equals(answer.header("Idempotent-Replayed"))).count());
         assertOneEffect(payment, answers.get(0).jsonPath().getString("eventId"));
     }

@@ -6,16 +6,20 @@ import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.processor.WebhookSender;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.RowHolder;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.LockWaits;
 import io.payonce.support.Meters;
 import io.payonce.support.Tokens;
 import io.payonce.support.Webhooks;
 import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
@@ -26,10 +30,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.URL;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -39,8 +50,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * effect however often and however concurrently it arrives; an event that comes late, contradicts
  * what payonce recorded, names another refund or one payonce never made changes nothing and is kept
  * for ops. The refund recovery job is paused, so that whatever settles a refund here is a webhook.
+ * Concurrent deliveries are made to meet by holding the refund's order until they all wait;
+ * payonce's bounds outlast that.
  */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
 class RefundWebhookTest {
 
@@ -48,6 +62,9 @@ class RefundWebhookTest {
     private static final String REFUND_RECOVERY_JOB = "card-refund-recovery";
 
     private static final String OPS = Tokens.ops();
+
+    /** How payonce's statement that takes an order's lock begins ({@code OrderRepository}): a refund event takes its order's first. */
+    private static final String ORDER_LOCK = "SELECT o.id, o.order_sn";
 
     private final Database db = Database.forTests();
 
@@ -63,7 +80,7 @@ class RefundWebhookTest {
     @TestHTTPResource(Webhooks.PATH)
     URL webhooks;
 
-    /** A refund to the card first, while the recovery job still runs: a cold client's first call can outlast the tests' 1 s timeout. */
+    /** A refund to the card first, while the recovery job still runs: a cold client's first call can outlast a short processor timeout. */
     @BeforeEach
     void warmTheClientThenPauseTheRecoveryJob() {
         if (!warm) {
@@ -164,16 +181,39 @@ class RefundWebhookTest {
         assertOneEffect(refund, first.jsonPath().getString("eventId"));
     }
 
-    /** Eight deliveries of one event at the same moment: one is recorded with its effect, the seven others wait for it and are repeats. */
+    /**
+     * Eight deliveries of one event: one is recorded with its effect, the seven others wait for it and
+     * are repeats. The test holds the refund's order, so that the first delivery stops in its
+     * transaction with the event claimed, until the seven others, all at once, wait on that claim.
+     */
     @Test
     void concurrentDeliveriesOfOneEventHaveOneEffect() throws Exception {
         long refund = unknownRefund(1100);
+        long order = orderOf(refund);
         String event = Webhooks.event(Webhooks.newEventId(), "refund.succeeded", refundObject(refund));
 
-        List<Response> answers = Concurrently.run(8, () -> Webhooks.deliver(event));
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdUntil(db, "orders", order, release);
+        ExecutorService background = Executors.newFixedThreadPool(2);
+        List<Response> answers = new ArrayList<>();
+        try {
+            Future<Response> first = background.submit(() -> Webhooks.deliver(event));
+            db.awaitWaitingOnRow("orders", order, ORDER_LOCK);
+            Future<List<Response>> others = background.submit(() -> Concurrently.run(7, () -> Webhooks.deliver(event)));
+            assertEquals(7, LockWaits.awaitWaiting(db, "processor_event", null, "INSERT INTO processor_event", 7),
+                    "set-up: the seven other deliveries wait on the first one's claim of the event");
+            release.complete(null);
+            answers.add(first.get(10, TimeUnit.SECONDS));
+            answers.addAll(others.get(10, TimeUnit.SECONDS));
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+            background.shutdown();
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
         answers.forEach(answer -> assertEquals(200, answer.statusCode(), answer.asString()));
         answers.forEach(answer -> assertEquals("APPLIED", answer.jsonPath().getString("outcome")));
+        assertNull(answers.get(0).header("Idempotent-Replayed"), "the delivery that claimed the event first is the one recorded");
         assertEquals(7, answers.stream().filter(answer -> "true".equals(answer.header("Idempotent-Replayed"))).count());
         assertOneEffect(refund, answers.get(0).jsonPath().getString("eventId"));
     }
@@ -181,15 +221,31 @@ class RefundWebhookTest {
     /**
      * Six events of one refund, each under its own id (a processor that sends the same news twice), at
      * the same moment: each is judged under the order's and the refund's locks, so one settles the
-     * refund and the others find it settled alike.
+     * refund and the others find it settled alike. The test holds the order until all six, each having
+     * found the refund unsettled, wait for its lock.
      */
     @Test
     void concurrentEventsAboutOneRefundSettleItOnce() throws Exception {
         long refund = unknownRefund(1200);
+        long order = orderOf(refund);
         JsonObject refunded = refundObject(refund);
 
-        List<Response> answers = Concurrently.run(6,
-                () -> Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.succeeded", refunded)));
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdUntil(db, "orders", order, release);
+        ExecutorService background = Executors.newSingleThreadExecutor();
+        List<Response> answers;
+        try {
+            Future<List<Response>> events = background.submit(() -> Concurrently.run(6,
+                    () -> Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.succeeded", refunded))));
+            assertEquals(6, LockWaits.awaitWaiting(db, "orders", order, ORDER_LOCK, 6),
+                    "set-up: the six events found the refund unsettled and wait for its order together");
+            release.complete(null);
+            answers = events.get(10, TimeUnit.SECONDS);
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+            background.shutdown();
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
         answers.forEach(answer -> assertEquals(200, answer.statusCode(), answer.asString()));
         assertEquals(1, answers.stream().filter(answer -> "APPLIED".equals(answer.jsonPath().getString("outcome"))).count());
@@ -435,6 +491,10 @@ class RefundWebhookTest {
                 .put("charge", db.string("SELECT processor_charge_id FROM refund_record WHERE id = ?", refund))
                 .put("amount", db.count("SELECT amount FROM refund_record WHERE id = ?", refund)).put("currency", "eur")
                 .put("status", "succeeded").put("idempotency_key", key);
+    }
+
+    private long orderOf(long refund) {
+        return db.count("SELECT order_id FROM refund_record WHERE id = ?", refund);
     }
 
     private String keyOf(long refund) {

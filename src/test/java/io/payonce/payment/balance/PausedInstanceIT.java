@@ -64,11 +64,14 @@ class PausedInstanceIT {
         String key = "k-" + UUID.randomUUID();
         long balanceBefore = db.balance(user);
 
-        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(db, user, 700);
+        // Held until B is seen stopped: let go sooner, B's debit could take the row and commit before the pause.
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, user, release);
         long start = System.nanoTime();
         CompletableFuture<Response> onB = CompletableFuture.supplyAsync(() -> pay(portB, bearer, order, key), clients);
         db.awaitDebitWaitingFor(user);
-        b.signal("STOP");
+        b.pause();
+        release.complete(null);
         rowReleased.get(10, TimeUnit.SECONDS);
         CompletableFuture<Response> sameKey = CompletableFuture.supplyAsync(() -> Api.untilSettled(() -> pay(portA, bearer, order, key)), clients);
         CompletableFuture<Response> newKey = CompletableFuture.supplyAsync(() -> Api.untilSettled(() -> pay(portA, bearer, order, "k-" + UUID.randomUUID())), clients);

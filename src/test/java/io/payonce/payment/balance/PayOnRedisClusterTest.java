@@ -1,11 +1,11 @@
 package io.payonce.payment.balance;
 
-import io.payonce.support.RedisClusterProfile;
+import io.payonce.support.BoundsOutlastHoldsOnRedisCluster;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
 /** {@link PayTest} on a three-master Redis Cluster: pays, their replays and their concurrent twins. */
 @QuarkusTest
-@TestProfile(RedisClusterProfile.class)
+@TestProfile(BoundsOutlastHoldsOnRedisCluster.class)
 class PayOnRedisClusterTest extends PayTest {
 }

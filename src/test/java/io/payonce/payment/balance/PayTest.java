@@ -2,16 +2,18 @@ package io.payonce.payment.balance;
 
 import io.payonce.support.Api;
 import io.payonce.support.Await;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Management;
-import io.payonce.support.RedisCli;
 import io.payonce.support.Replays;
+import io.payonce.support.RequestsInFlight;
 import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -20,9 +22,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -34,7 +38,19 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/**
+ * Balance pays. On {@link BoundsOutlastHolds}: the races below hold the payer's account row under the
+ * debit of the pay that took the order's lock, and under the test profile's 1 s lock wait that debit
+ * would be run again every second and given up after four attempts (about 4 s), answering 503 and
+ * giving back its lock, so a set-up slowed past that would judge another race than the one it built.
+ * With a 20 s lock wait it waits in one attempt until the test lets go. The pay lock still lives its
+ * 5 s (payonce.lock.ttl, which that profile leaves alone): each set-up has its twins answered within
+ * a second or so of the lock being taken, and a twin come after the lock's life would meet the pay
+ * still in flight at its claim or its order row instead. No test here depends on the test profile's
+ * lock wait, retries or processor timeout.
+ */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
 class PayTest {
 
@@ -67,20 +83,23 @@ class PayTest {
         Buyer buyer = Buyer.withBalance(10_000);
         long order = buyer.newOrder(2500);
         String key = Api.newKey();
-        // 700 ms: long enough for the repeats to arrive, short enough that the debit's wait stays under the 1 s lock wait.
-        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRow(buyer.userId(), 700);
+        // Let go once the repeats are answered: until then the first click's debit waits on the row, its pay lock and claim held.
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, buyer.userId(), release);
         ExecutorService firstClicker = Executors.newSingleThreadExecutor();
         List<Response> answers = new ArrayList<>();
         try {
             Future<Response> click = firstClicker.submit(() -> Api.pay(buyer.bearer(), order, key));
-            awaitPayLockTaken(order);
+            db.awaitDebitWaitingFor(buyer.userId());
             List<Response> repeats = Concurrently.run(List.of(
                     () -> Api.pay(buyer.bearer(), order, key),   // the second click
                     () -> Api.pay(buyer.bearer(), order, key))); // the gateway's retry after its timeout
-            assertFalse(click.isDone(), "the repeats were answered while the first click was still in flight");
+            assertFalse(click.isDone(), "set-up: the repeats were answered while the first click was still in flight");
+            release.complete(null);
             answers.add(click.get(10, TimeUnit.SECONDS));
             answers.addAll(repeats);
         } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
             firstClicker.shutdown();
         }
         rowReleased.get(10, TimeUnit.SECONDS);
@@ -100,13 +119,30 @@ class PayTest {
         Replays.assertReplayOf(executed, Api.pay(buyer.bearer(), order, key));
     }
 
+    /**
+     * Fifty clicks at once while another session holds the payer's account row: the one that takes the
+     * pay lock waits in its debit, so the other 49 are answered while it is still in its transaction,
+     * never after it has committed (a replay), as they would be if it were quick.
+     */
     @Test
     void fiftyConcurrentIdenticalPaysDebitOnce() throws Exception {
         Buyer buyer = Buyer.withBalance(100_000);
         long order = buyer.newOrder(4000);
         String key = Api.newKey();
-
-        List<Response> answers = Concurrently.run(50, () -> Api.pay(buyer.bearer(), order, key));
+        // Let go once the others are answered: until then the debit of the click with the pay lock waits on the row.
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, buyer.userId(), release);
+        List<Response> answers;
+        try (RequestsInFlight<Response> clicks = RequestsInFlight.start(50, () -> Api.pay(buyer.bearer(), order, key))) {
+            db.awaitDebitWaitingFor(buyer.userId());
+            clicks.awaitAnswered(49, "the 49 clicks without the pay lock answered");
+            assertEquals(49, clicks.answered(), "set-up: 49 clicks were answered while the one with the pay lock was still in its transaction");
+            release.complete(null);
+            answers = clicks.answers();
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
         Map<String, Integer> byKind = new TreeMap<>();
         Response executed = null;
@@ -119,6 +155,8 @@ class PayTest {
             }
         }
         System.out.printf("50 identical pays: %s, debits=%d%n", byKind, db.payments(order));
+        assertEquals(49, answers.stream().filter(answer -> answer.statusCode() == 409).count(),
+                "set-up: the 49 were told their twin was in flight, not replayed its answer: " + byKind);
         assertEquals(1, byKind.getOrDefault("201", 0), "exactly one request executed");
         for (String kind : byKind.keySet()) {
             assertTrue(List.of("201", "201 replayed", "409 IDEMPOTENCY_KEY_IN_USE", "409 PAYMENT_IN_PROGRESS").contains(kind), kind);
@@ -133,21 +171,43 @@ class PayTest {
         assertEquals(1, db.payments(order));
     }
 
+    /**
+     * Twenty keys for one order at once while another session holds the payer's account row: the pay
+     * that takes the order's lock waits in its debit, and every other key is told the pay is in
+     * progress, and sends again, until it has committed; then each finds the order paid.
+     */
     @Test
     void twentyConcurrentPaysWithTwentyKeysDebitOnce() throws Exception {
         Buyer buyer = Buyer.withBalance(100_000);
         long order = buyer.newOrder(3000);
+        // The keys answered PAYMENT_IN_PROGRESS, each once however often it sends again: one key retrying
+        // every 20-50 ms would pile up as many refusals on its own.
+        Set<String> refusedKeys = ConcurrentHashMap.newKeySet();
         List<Callable<Response>> payers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             String key = Api.newKey();
-            payers.add(() -> Api.payUntilSettled(buyer.bearer(), order, key));
+            payers.add(() -> Api.untilSettled(() -> notingLockRefusal(Api.pay(buyer.bearer(), order, key), key, refusedKeys)));
         }
-
-        List<Response> answers = Concurrently.run(payers);
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, buyer.userId(), release);
+        List<Response> answers;
+        int keysRefused;
+        try (RequestsInFlight<Response> pays = RequestsInFlight.start(payers)) {
+            db.awaitDebitWaitingFor(buyer.userId());
+            // Each in-flight answer is given while a twin holds the lock; none settles a key.
+            keysRefused = Await.until(refusedKeys::size, refused -> refused >= 19 || pays.answered() > 0,
+                    Duration.ofSeconds(10), "every other key told the pay is in progress");
+            release.complete(null);
+            answers = pays.answers();
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
         Response charged = answers.stream().filter(a -> !Replays.isRepeat(a)).findFirst().orElseThrow();
         long repeats = answers.stream().filter(Replays::isRepeat).count();
-        System.out.printf("20 keys, one order: repeats=%d debits=%d%n", repeats, db.payments(order));
+        System.out.printf("20 keys, one order: repeats=%d debits=%d keys refused by the lock=%d%n", repeats, db.payments(order), keysRefused);
+        assertTrue(keysRefused >= 19, "set-up: each other key met the pay lock while the pay holding it was in its transaction: " + keysRefused);
         assertEquals(19, repeats, "one charge, and every other key told that it repeats it");
         answers.forEach(a -> Replays.assertSameAnswer(charged, a));
         assertEquals(97_000, db.balance(buyer.userId()));
@@ -334,10 +394,12 @@ class PayTest {
         return Management.sample(after, series) - Management.sample(before, series);
     }
 
-    /** Waits until a request holds the order's pay lock in Redis: that request is then inside the pay pipeline. */
-    private static void awaitPayLockTaken(long order) {
-        Await.until(() -> "1".equals(RedisCli.run("EXISTS", RedisCli.payLockKey(order))), Duration.ofSeconds(5),
-                "a request took the pay lock of order " + order);
+    /** {@code answer}, noting {@code key} in {@code refusedKeys} when the pay lock refused it: a twin held the lock. */
+    private static Response notingLockRefusal(Response answer, String key, Set<String> refusedKeys) {
+        if (answer.statusCode() == 409 && "PAYMENT_IN_PROGRESS".equals(answer.jsonPath().getString("code"))) {
+            refusedKeys.add(key);
+        }
+        return answer;
     }
 
     /** A repeat of the executed pay: its stored answer replayed, or told that the twin is still in flight. */

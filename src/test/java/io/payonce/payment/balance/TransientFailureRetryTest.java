@@ -1,6 +1,7 @@
 package io.payonce.payment.balance;
 
 import io.payonce.support.Api;
+import io.payonce.support.Await;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
@@ -10,12 +11,15 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,7 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Forces real lock-wait timeouts (1205): a session outside payonce holds the payer's account row
- * while the pay transaction needs it. The test profile's lock wait is one second.
+ * while the pay transaction needs it. On the test profile, not {@code BoundsOutlastHolds}: these tests
+ * are about its one-second lock wait and the three retries {@link io.payonce.db.Transactions} makes
+ * after it, four attempts in all (about 4 s) before the pay is answered 503.
  */
 @QuarkusTest
 @ExtendWith(LedgerInvariants.class)
@@ -31,6 +37,14 @@ class TransientFailureRetryTest {
 
     private static final String RETRIES = "ft.retry.retries.total";
     private static final String TRANSACTIONS = "io.payonce.db.Transactions.inTransaction";
+    /** The InnoDB transactions whose debit waits for a user's account row, as in {@link Database#awaitDebitWaitingFor}. */
+    private static final String DEBITS_WAITING = """
+            SELECT waiting.trx_id
+            FROM information_schema.INNODB_LOCK_WAITS wait
+            JOIN information_schema.INNODB_LOCKS requested ON requested.lock_id = wait.requested_lock_id
+            JOIN information_schema.INNODB_TRX waiting ON waiting.trx_id = wait.requesting_trx_id
+            WHERE requested.lock_table = CONCAT('`', DATABASE(), '`.`account`') AND requested.lock_data = QUOTE(?)
+              AND waiting.trx_query LIKE 'UPDATE account SET balance = balance - %'""";
 
     @Inject
     Pool pool;
@@ -40,28 +54,53 @@ class TransientFailureRetryTest {
     @Inject
     Meters meters;
 
-    /** The test profile's lock wait; every hold below is derived from it. */
-    @ConfigProperty(name = "payonce.database.lock-wait-timeout-seconds")
-    int lockWaitSeconds;
+    private final ExecutorService client = Executors.newSingleThreadExecutor();
 
-    /** The retries Transactions makes before it answers 503. */
-    private static final int MAX_RETRIES = 3;
+    @AfterEach
+    void stopTheClient() {
+        client.shutdownNow();
+    }
 
+    /**
+     * The row is let go once this pay's transaction is seen begun again: a debit of its payer, whom no
+     * other request touches, waiting in another InnoDB transaction than the first. The app-wide retry
+     * counter alone would be moved by any transaction's retry. The retry's debit begins one lock wait
+     * (1 s) after the first's, plus Transactions' 30 +/- 20 ms pause and the three statements before it;
+     * the pay gives up when its fourth attempt's wait runs out, about 4 s after its first began. Looked
+     * for 2.5 s, the retry is seen and the row let go with more than an attempt to spare.
+     */
     @Test
     void aLockWaitTimeoutIsRetriedWithTheSameKeyAndChargesOnce() throws Exception {
         Buyer buyer = Buyer.withBalance(5000);
         long order = buyer.newOrder(1500);
         double retriesBefore = meters.count(RETRIES, "method", TRANSACTIONS);
 
-        CompletableFuture<Void> holder = RowHolder.holdAccountRow(buyer.userId(), lockWaitSeconds * 1600L);
-        Response response = Api.pay(buyer.bearer(), order, Api.newKey());
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> holder = RowHolder.holdAccountRowUntil(db, buyer.userId(), release);
+        CompletableFuture<Response> pay;
+        String firstAttempt;
+        List<String> waitingAtRelease;
+        try {
+            pay = CompletableFuture.supplyAsync(() -> Api.pay(buyer.bearer(), order, Api.newKey()), client);
+            firstAttempt = Await.until(() -> debitsWaitingFor(buyer.userId()), waiting -> !waiting.isEmpty(), Duration.ofSeconds(6),
+                    "the pay's debit waiting for the held row").get(0);
+            // A pay answered without a retry ends the wait too, and the checks below say how.
+            waitingAtRelease = Await.until(() -> debitsWaitingFor(buyer.userId()),
+                    waiting -> waiting.stream().anyMatch(trx -> !trx.equals(firstAttempt)) || pay.isDone(), Duration.ofMillis(2500),
+                    "the pay's transaction begun again after its debit's lock wait timed out");
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+        }
         holder.get(30, TimeUnit.SECONDS);
+        Response response = pay.get(30, TimeUnit.SECONDS);
 
         double retries = meters.count(RETRIES, "method", TRANSACTIONS) - retriesBefore;
-        System.out.printf("lock held 1.6 lock waits: answer %d after %.0f retries, debits=%d%n",
+        System.out.printf("lock held until the first retry: answer %d after %.0f retries, debits=%d%n",
                 response.statusCode(), retries, db.payments(order));
+        assertTrue(waitingAtRelease.stream().anyMatch(trx -> !trx.equals(firstAttempt)),
+                "set-up: the pay's debit waited again in a new transaction (" + waitingAtRelease + ") after its first (" + firstAttempt + ")");
         assertEquals(201, response.statusCode(), response.asString());
-        assertTrue(retries >= 1, "the transaction was retried");
+        assertTrue(retries >= 1, "set-up: the transaction was retried, as Transactions counts it");
         assertEquals(3500, db.balance(buyer.userId()));
         assertEquals(1, db.payments(order));
     }
@@ -72,8 +111,16 @@ class TransientFailureRetryTest {
         long order = buyer.newOrder(1500);
         String key = Api.newKey();
 
-        CompletableFuture<Void> holder = RowHolder.holdAccountRow(buyer.userId(), (MAX_RETRIES + 1) * lockWaitSeconds * 1000L + 3000);
-        Response exhausted = Api.pay(buyer.bearer(), order, key);
+        // Held until the answer comes back: every attempt's lock wait times out on it, however long each takes.
+        // Four attempts take about 4 s, well inside the holder's 30 s.
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> holder = RowHolder.holdAccountRowUntil(db, buyer.userId(), release);
+        Response exhausted;
+        try {
+            exhausted = Api.pay(buyer.bearer(), order, key);
+        } finally {
+            release.complete(null); // when the pay failed too, not after the holder's 30 s
+        }
         holder.get(30, TimeUnit.SECONDS);
         Response later = Api.pay(buyer.bearer(), order, key);
 
@@ -84,6 +131,11 @@ class TransientFailureRetryTest {
         assertEquals(null, later.header("Idempotent-Replayed"));
         assertEquals(3500, db.balance(buyer.userId()));
         assertEquals(1, db.payments(order));
+    }
+
+    /** The InnoDB transactions whose debit waits now for the user's account row. */
+    private List<String> debitsWaitingFor(String userId) {
+        return db.strings(DEBITS_WAITING, userId);
     }
 
     @Test

@@ -12,6 +12,9 @@ import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Replays;
 import io.payonce.support.Tokens;
+import io.quarkus.arc.Arc;
+import io.quarkus.scheduler.Scheduler;
+import io.quarkus.test.junit.DisabledOnIntegrationTest;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -27,14 +30,20 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Card payments through the processor simulator, over real HTTP both ways: charged once whatever
@@ -49,6 +58,12 @@ class CardPayTest {
     private static final Duration RECOVERY_BOUND = Duration.ofSeconds(20);
 
     private final Database db = Database.forTests();
+    /**
+     * Threads of the test's own for a pay left in flight while the test goes on: a blocking call on
+     * ForkJoin's common pool, a single thread on two cores, would starve whatever else runs there.
+     */
+    private final ExecutorService callers = Executors.newCachedThreadPool();
+
 
     /** Whether this application's processor client has made its first call, which loads and connects it. */
     private static boolean warm;
@@ -68,8 +83,12 @@ class CardPayTest {
 
     @AfterEach
     void heal() {
-        processor().heal();
-        processor().up();
+        try {
+            processor().heal();
+            processor().up();
+        } finally {
+            callers.shutdownNow();
+        }
     }
 
     @Test
@@ -253,22 +272,35 @@ class CardPayTest {
         assertEquals(requests, processor().chargeRequestsUnder(processorKey), "the charge's requests, all under its one key");
     }
 
-    /** 16 clicks on one key and 8 other keys, all at once, while the processor is slow: one charge, one payment, every answer the payment. */
+    /**
+     * 16 clicks on one key and 8 other keys, all at once, while the first click's charge is held at the
+     * processor, undecided: none is given a payment or makes a charge; once the processor answers, each
+     * click asks again: one charge, one payment, every answer the payment.
+     */
     @Test
     void aStormOfClicksAndKeysOnOneOrderChargesTheCardOnce() throws Exception {
         Checkout buyer = Buyer.withBalance(0).checkout(2500);
-        processor().failNextChargeOf(buyer.order(), Fault.SLOW);
-        List<Callable<Response>> storm = new ArrayList<>();
-        for (int i = 0; i < 16; i++) {
-            storm.add(() -> payUntilDefinite(buyer, buyer.key()));
-        }
+        processor().failNextChargeOf(buyer.order(), Fault.HELD);
+        List<String> keys = new ArrayList<>(Collections.nCopies(15, buyer.key())); // the first click is the 16th
         for (int i = 0; i < 8; i++) {
-            String key = Api.newKey();
+            keys.add(Api.newKey());
+        }
+        List<Callable<Response>> clicks = new ArrayList<>();
+        List<Callable<Response>> storm = new ArrayList<>();
+        for (String key : keys) {
+            clicks.add(() -> Api.payByCard(buyer.bearer(), buyer.order(), key, "tok_visa"));
             storm.add(() -> payUntilDefinite(buyer, key));
         }
 
-        List<Response> answers = Concurrently.run(storm);
+        CompletableFuture<Response> first = CompletableFuture.supplyAsync(() -> payUntilDefinite(buyer, buyer.key()), callers);
+        awaitChargeHeld(buyer);
+        List<Response> whileHeld = Concurrently.run(clicks);
+        assertFalse(first.isDone(), "set-up: the storm was answered while the first click's charge was held at the processor");
+        processor().release(buyer.order());
+        List<Response> answers = new ArrayList<>(Concurrently.run(storm));
+        answers.add(first.get(RECOVERY_BOUND.toSeconds(), TimeUnit.SECONDS));
 
+        whileHeld.forEach(answer -> assertTrue(answer.statusCode() != 201, "no payment before its charge is decided: " + answer.asString()));
         answers.forEach(answer -> assertEquals(201, answer.statusCode(), answer.asString()));
         long payment = answers.get(0).jsonPath().getLong("paymentId");
         answers.forEach(answer -> assertEquals(payment, answer.jsonPath().getLong("paymentId")));
@@ -276,22 +308,42 @@ class CardPayTest {
         assertEquals(1, db.count("SELECT COUNT(*) FROM pay_record WHERE order_id = ?", buyer.order()));
     }
 
+    /**
+     * A pay from the balance and a cancel while the order's card payment waits for its processor: both
+     * are told to come back. The charge is held at the processor until both are answered, and the
+     * recovery job paused, so that nothing settles the payment first: payonce gives up on the held call
+     * after its 1 s timeout (202), and the payment stays pending until the test lets the processor answer.
+     */
     @Test
+    // It pauses the application's recovery job, which only a test in the application's JVM can reach.
+    @DisabledOnIntegrationTest
     void aPayFromTheBalanceWhileACardPayWaitsForItsProcessorIsToldToRetry() throws Exception {
         Checkout buyer = Buyer.withBalance(5000).checkout(800);
-        processor().failNextChargeOf(buyer.order(), Fault.TIMEOUT_AFTER_CHARGE);
+        processor().failNextChargeOf(buyer.order(), Fault.HELD);
+        Scheduler scheduler = Arc.container().instance(Scheduler.class).get();
+        scheduler.pause(CardRecoveryJob.IDENTITY);
+        Response accepted;
+        try {
+            CompletableFuture<Response> card = CompletableFuture.supplyAsync(() -> buyer.payByCard("tok_visa"), callers);
+            awaitChargeHeld(buyer);
 
-        CompletableFuture<Response> card = CompletableFuture.supplyAsync(() -> buyer.payByCard("tok_visa"));
-        Response balance = awaitInFlight(buyer);
+            Response balance = Api.pay(buyer.bearer(), buyer.order(), Api.newKey());
+            Response cancel = Api.as(buyer.bearer()).header("Idempotency-Key", Api.newKey()).post("/orders/" + buyer.order() + "/cancel");
+            accepted = card.get(RECOVERY_BOUND.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(1, processor().heldChargesOf(buyer.order()),
+                    "set-up: the pay, the cancel and the card pay were answered while its charge was held at the processor");
 
-        Response cancel = Api.as(buyer.bearer()).header("Idempotency-Key", Api.newKey()).post("/orders/" + buyer.order() + "/cancel");
-        assertEquals(409, balance.statusCode(), balance.asString());
-        assertEquals("CARD_PAYMENT_PENDING", balance.jsonPath().getString("code"));
-        assertEquals(409, cancel.statusCode(), cancel.asString());
-        assertEquals("CARD_PAYMENT_PENDING", cancel.jsonPath().getString("code"), "a cancel is told to come back, not refused for good");
-        assertEquals("1", cancel.header("Retry-After"));
-        assertEquals(202, card.get().statusCode(), card.get().asString());
-        awaitSettled(buyer, card.get().jsonPath().getLong("paymentId"));
+            assertEquals(409, balance.statusCode(), balance.asString());
+            assertEquals("CARD_PAYMENT_PENDING", balance.jsonPath().getString("code"));
+            assertEquals(409, cancel.statusCode(), cancel.asString());
+            assertEquals("CARD_PAYMENT_PENDING", cancel.jsonPath().getString("code"), "a cancel is told to come back, not refused for good");
+            assertEquals("1", cancel.header("Retry-After"));
+            assertEquals(202, accepted.statusCode(), accepted.asString());
+        } finally {
+            processor().release(buyer.order());
+            scheduler.resume(CardRecoveryJob.IDENTITY);
+        }
+        awaitSettled(buyer, accepted.jsonPath().getLong("paymentId"));
         assertEquals(5000, db.balance(buyer.userId()), "the balance paid nothing");
     }
 
@@ -335,10 +387,10 @@ class CardPayTest {
         return ProcessorSimulatorResource.simulator();
     }
 
-    /** Pays from the balance once the card pay is in flight (its order PAYING); at most 2 s. */
-    private Response awaitInFlight(Checkout buyer) {
-        Await.until(() -> "PAYING".equals(db.orderStatus(buyer.order())), Duration.ofSeconds(2), "order " + buyer.order() + " PAYING");
-        return Api.pay(buyer.bearer(), buyer.order(), Api.newKey());
+    /** Returns once the processor holds the order's charge ({@link Fault#HELD}): the card pay's charge reached it, and waits there. */
+    private static void awaitChargeHeld(Checkout buyer) {
+        Await.until(() -> processor().heldChargesOf(buyer.order()) == 1, Duration.ofSeconds(10),
+                "the charge of order " + buyer.order() + " held at the processor");
     }
 
     /** Pays as a patient client: again with the same key while told to retry later or that the outcome is not known yet. */

@@ -6,17 +6,21 @@ import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.RowHolder;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.LockWaits;
 import io.payonce.support.Replays;
 import io.payonce.support.Tokens;
 import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -35,6 +39,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -45,12 +54,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Ops settle a card payment the processor cannot account for, against the processor simulator: the
  * payment's answer is lost (202, UNKNOWN), and its first send is moved back beyond resend-within, as
  * an hour of the recovery job finding nothing under its key would leave it. The recovery job is paused
- * so that nothing but the test moves the payment, except where a test races it on purpose.
+ * so that nothing but the test moves the payment, except where a test races it on purpose. The races
+ * are set up by holding the payment's row until every racer waits for it; payonce's bounds outlast that.
  */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @WithTestResource(value = ProcessorSimulatorResource.class, scope = TestResourceScope.GLOBAL)
 @ExtendWith(LedgerInvariants.class)
 class OperatorSettlementTest {
+
+    /** How an operator's compare-and-set on a payment begins ({@code OperatorSettlementRepository}). */
+    private static final String SETTLING = "UPDATE pay_record SET phase = ";
 
     private final Database db = Database.forTests();
 
@@ -379,7 +393,11 @@ class OperatorSettlementTest {
         assertEquals("IDEMPOTENCY_KEY_REUSED", otherRequestSameKey.jsonPath().getString("code"));
     }
 
-    /** Six operators at once, half saying charged and half not charged, each under a key of their own: one settles the payment. */
+    /**
+     * Six operators at once, half saying charged and half not charged, each under a key of their own:
+     * one settles the payment. The test holds the payment's row until all six, each having found the
+     * payment unsettled, wait for it with their compare-and-set, so that it decides and not the first read.
+     */
     @Test
     void concurrentSettlementsOfOnePaymentSettleItOnce() throws Exception {
         Overdue overdue = overdue(2000, Fault.ERROR_BEFORE_CHARGE);
@@ -390,7 +408,21 @@ class OperatorSettlementTest {
             operators.add(() -> settle(Tokens.ops(), overdue.payment(), Api.newKey(), body));
         }
 
-        List<Response> answers = Concurrently.run(operators);
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdUntil(db, "pay_record", overdue.payment(), release);
+        ExecutorService background = Executors.newSingleThreadExecutor();
+        List<Response> answers;
+        try {
+            Future<List<Response>> settling = background.submit(() -> Concurrently.run(operators));
+            assertEquals(6, LockWaits.awaitWaiting(db, "pay_record", overdue.payment(), SETTLING, 6),
+                    "set-up: the six settlements found the payment unsettled and wait for its row together");
+            release.complete(null);
+            answers = settling.get(30, TimeUnit.SECONDS);
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+            background.shutdown();
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
         List<Response> settled = answers.stream().filter(answer -> answer.statusCode() == 201).toList();
         assertEquals(1, settled.size(), answers.stream().map(Response::asString).toList().toString());
@@ -405,32 +437,47 @@ class OperatorSettlementTest {
 
     /**
      * Operators settle as charged while the recovery job, whose backoff has run out, finds the same
-     * charge under the payment's key: whoever's compare-and-set comes first settles it, once; an
-     * operator who lost is refused and leaves no audit row.
+     * charge under the payment's key. The test holds the payment's row until the job's lease waits for
+     * it and the four operators, having found the payment unsettled, wait behind it with their
+     * compare-and-set: the job takes the lease first and settles the payment, once; the operators'
+     * compare-and-set, on the attempts they read, refuses each of them, and none leaves an audit row.
      */
     @Test
     void settlementsRacingTheRecoveryJobSettleThePaymentOnce() throws Exception {
         Overdue overdue = overdue(2200, Fault.ERROR_AFTER_CHARGE);
         String chargeId = processor().chargeUnder(overdue.processorKey()).id();
-        db.update("UPDATE pay_record SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", overdue.payment());
-        List<Callable<Response>> racers = new ArrayList<>();
-        racers.add(() -> {
-            recovery.recover().await().atMost(Duration.ofSeconds(10));
-            return null;
-        });
+        // Its backoff ran out before that of any payment other tests left unsettled: the job takes the
+        // longest-waiting first, a batch at a time, and this run of it must take this payment.
+        db.update("UPDATE pay_record SET busy_until = '2000-01-01' WHERE id = ?", overdue.payment());
+        List<Callable<Response>> operators = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            racers.add(() -> settle(Tokens.ops(), overdue.payment(), Api.newKey(), charged(chargeId)));
+            operators.add(() -> settle(Tokens.ops(), overdue.payment(), Api.newKey(), charged(chargeId)));
         }
 
-        List<Response> answers = Concurrently.run(racers).subList(1, racers.size());
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdUntil(db, "pay_record", overdue.payment(), release);
+        ExecutorService background = Executors.newFixedThreadPool(2);
+        List<Response> answers;
+        try {
+            Future<Integer> recovered = background.submit(() -> recovery.recover().await().atMost(Duration.ofSeconds(30)));
+            db.awaitWaitingOnRow("pay_record", overdue.payment(), "UPDATE pay_record SET busy_until = ");
+            Future<List<Response>> settling = background.submit(() -> Concurrently.run(operators));
+            assertEquals(4, LockWaits.awaitWaiting(db, "pay_record", overdue.payment(), SETTLING, 4),
+                    "set-up: the four operators found the payment unsettled and wait behind the recovery job's lease");
+            release.complete(null);
+            answers = settling.get(30, TimeUnit.SECONDS);
+            recovered.get(30, TimeUnit.SECONDS);
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+            background.shutdown();
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
-        long settledByOps = answers.stream().filter(answer -> answer.statusCode() == 201).count();
-        assertTrue(settledByOps <= 1, answers.stream().map(Response::asString).toList().toString());
-        answers.stream().filter(answer -> answer.statusCode() != 201).forEach(answer ->
-                assertTrue(Set.of("ALREADY_SETTLED", "WORKER_HOLDS_LEASE").contains(answer.jsonPath().getString("code")), answer.asString()));
+        answers.forEach(answer -> assertTrue(Set.of("ALREADY_SETTLED", "WORKER_HOLDS_LEASE").contains(answer.jsonPath().getString("code")),
+                "the recovery job took the payment first: " + answer.asString()));
         assertEquals("SUCCEEDED", phase(overdue));
         assertEquals("PAID", db.orderStatus(overdue.buyer().order()));
-        assertEquals(settledByOps, db.count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ?", overdue.payment()));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM operator_settlement WHERE payment_id = ?", overdue.payment()));
         assertEquals(1, db.count("SELECT COUNT(*) FROM payment_phase WHERE payment_id = ? AND phase = 'SUCCEEDED'", overdue.payment()));
         assertEquals(1, events(overdue, "payment.succeeded"));
         assertEquals(1, processor().chargeRequestsUnder(overdue.processorKey()), "nothing sent again");

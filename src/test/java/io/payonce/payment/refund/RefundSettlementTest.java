@@ -5,10 +5,13 @@ import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer;
 import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.RowHolder;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.LockWaits;
 import io.payonce.support.Replays;
 import io.payonce.support.Tokens;
 import io.payonce.support.Webhooks;
@@ -16,6 +19,7 @@ import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -35,9 +39,13 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,13 +54,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the refund's answer is lost (202, UNKNOWN), and its first send is moved back beyond resend-within,
  * as an hour of the recovery job finding nothing under its key would leave it. The refund recovery
  * job is paused so that nothing but the test moves the refund, except where a test races it on purpose.
+ * The races are set up by holding the refund's or its order's row, or its call at the processor,
+ * until every racer waits; payonce's bounds outlast those holds.
  */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @WithTestResource(value = ProcessorSimulatorResource.class, scope = TestResourceScope.GLOBAL)
 @ExtendWith(LedgerInvariants.class)
 class RefundSettlementTest {
 
     private static final String OPS = Tokens.ops();
+
+    /** How payonce's statement that takes an order's lock begins ({@code OrderRepository}). */
+    private static final String ORDER_LOCK = "SELECT o.id, o.order_sn";
 
     private final Database db = Database.forTests();
 
@@ -71,7 +85,7 @@ class RefundSettlementTest {
     @Inject
     Pool pool;
 
-    /** A refund to the card first: a cold client's first call can outlast the tests' 1 s processor timeout. */
+    /** A refund to the card first: a cold client's first call can outlast a short processor timeout. */
     @BeforeEach
     void pauseTheRecoveryJobWithAWarmClient() {
         if (!warm) {
@@ -412,20 +426,26 @@ class RefundSettlementTest {
         assertEquals(201, settle(OPS, overdue.refund(), key, notRefunded()).statusCode(), "the same request, once the lease has run out");
     }
 
-    /** The request holds the refund's lease while it waits for the processor, and gives it back with its 202. */
+    /**
+     * The request holds the refund's lease while it waits for the processor, which holds the call until
+     * the test has read the lease, and gives it back with its answer.
+     */
     @Test
     void aRefundOnItsWayToTheProcessorIsLeased() throws Exception {
         long order = Buyer.withBalance(0).paidByCard(960, "tok_visa");
-        processor().failNextRefundOf(order, Fault.TIMEOUT_AFTER_CHARGE);
+        processor().failNextRefundOf(order, Fault.HELD);
 
         CompletableFuture<Response> refunding = CompletableFuture.supplyAsync(() -> Api.refund(OPS, order, Api.newKey(), "r-1", 960));
-        long refund = Await.until(() -> db.count("SELECT COALESCE(MAX(id), 0) FROM refund_record WHERE order_id = ? AND phase = 'SENT'", order),
-                id -> id > 0, Duration.ofSeconds(5), "refund of order " + order + " SENT");
+        Await.until(() -> processor().heldRefundsOf(order) == 1, Duration.ofSeconds(10), "the refund of order " + order + " held at the processor");
+        long refund = db.count("SELECT id FROM refund_record WHERE order_id = ?", order);
+        assertEquals("SENT", db.string("SELECT phase FROM refund_record WHERE id = ?", refund), "set-up: the refund's call is on its way");
         long leasedWhileSent = db.count("SELECT COUNT(*) FROM refund_record WHERE id = ? AND phase = 'SENT' AND leased_until > NOW(6)", refund);
-        Response accepted = refunding.get(10, TimeUnit.SECONDS);
+        assertFalse(refunding.isDone(), "set-up: the lease was read while the request still waited for the processor");
+        processor().release(order);
+        Response answered = refunding.get(10, TimeUnit.SECONDS);
 
         assertEquals(1, leasedWhileSent, "the worker that sends holds the lease");
-        assertEquals(202, accepted.statusCode(), accepted.asString());
+        assertEquals(201, answered.statusCode(), answered.asString());
         assertEquals(0, db.count("SELECT COUNT(*) FROM refund_record WHERE id = ? AND leased_until > NOW(6)", refund));
     }
 
@@ -499,7 +519,11 @@ class RefundSettlementTest {
         assertNothingSettled(overdue);
     }
 
-    /** Six operators at once, half saying refunded and half not refunded, each under a key of their own: one settles the refund. */
+    /**
+     * Six operators at once, half saying refunded and half not refunded, each under a key of their own:
+     * one settles the refund. The test holds the refund's order until all six, each having found the
+     * refund unsettled, wait for its lock, so that the compare-and-set decides and not the first read.
+     */
     @Test
     void concurrentSettlementsOfOneRefundSettleItOnce() throws Exception {
         Overdue overdue = overdue(2000, Fault.ERROR_BEFORE_CHARGE);
@@ -510,7 +534,21 @@ class RefundSettlementTest {
             operators.add(() -> settle(Tokens.ops(), overdue.refund(), Api.newKey(), body));
         }
 
-        List<Response> answers = Concurrently.run(operators);
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdUntil(db, "orders", overdue.order(), release);
+        ExecutorService background = Executors.newSingleThreadExecutor();
+        List<Response> answers;
+        try {
+            Future<List<Response>> settling = background.submit(() -> Concurrently.run(operators));
+            assertEquals(6, LockWaits.awaitWaiting(db, "orders", overdue.order(), ORDER_LOCK, 6),
+                    "set-up: the six settlements found the refund unsettled and wait for its order together");
+            release.complete(null);
+            answers = settling.get(30, TimeUnit.SECONDS);
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+            background.shutdown();
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
         List<Response> settled = answers.stream().filter(answer -> answer.statusCode() == 201).toList();
         assertEquals(1, settled.size(), answers.stream().map(Response::asString).toList().toString());
@@ -527,32 +565,49 @@ class RefundSettlementTest {
 
     /**
      * Operators settle as refunded while the recovery job, whose backoff has run out, finds the same
-     * refund under the refund's key: whoever's compare-and-set comes first settles it, once; an
-     * operator who lost is refused and leaves no audit row.
+     * refund under the refund's key. The test holds the refund's row until the job's lease waits for it
+     * and every operator, having found the refund unsettled, waits behind it (the first on the refund,
+     * the others on its order): the job takes the lease first and settles the refund, once; the
+     * operators' compare-and-set, on the attempts they read, refuses each of them, and none leaves an
+     * audit row.
      */
     @Test
     void settlementsRacingTheRecoveryJobSettleTheRefundOnce() throws Exception {
         Overdue overdue = overdue(2200, Fault.ERROR_AFTER_CHARGE);
         String refundId = processor().refundUnder(overdue.processorKey()).id();
-        db.update("UPDATE refund_record SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", overdue.refund());
-        List<Callable<Response>> racers = new ArrayList<>();
-        racers.add(() -> {
-            recovery.recover().await().atMost(Duration.ofSeconds(10));
-            return null;
-        });
+        // Its backoff ran out before that of any refund other tests left unsettled: the job takes the
+        // longest-waiting first, a batch at a time, and this run of it must take this refund.
+        db.update("UPDATE refund_record SET busy_until = '2000-01-01' WHERE id = ?", overdue.refund());
+        List<Callable<Response>> operators = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            racers.add(() -> settle(Tokens.ops(), overdue.refund(), Api.newKey(), refunded(refundId)));
+            operators.add(() -> settle(Tokens.ops(), overdue.refund(), Api.newKey(), refunded(refundId)));
         }
 
-        List<Response> answers = Concurrently.run(racers).subList(1, racers.size());
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdUntil(db, "refund_record", overdue.refund(), release);
+        ExecutorService background = Executors.newFixedThreadPool(2);
+        List<Response> answers;
+        try {
+            Future<Integer> recovered = background.submit(() -> recovery.recover().await().atMost(Duration.ofSeconds(30)));
+            db.awaitWaitingOnRow("refund_record", overdue.refund(), "UPDATE refund_record SET busy_until = ");
+            Future<List<Response>> settling = background.submit(() -> Concurrently.run(operators));
+            long waiting = LockWaits.awaitWaiting(db, "refund_record", overdue.refund(), "UPDATE refund_record SET phase = ", 1)
+                    + LockWaits.awaitWaiting(db, "orders", overdue.order(), ORDER_LOCK, 3);
+            assertEquals(4, waiting, "set-up: the four operators found the refund unsettled and wait behind the recovery job's lease");
+            release.complete(null);
+            answers = settling.get(30, TimeUnit.SECONDS);
+            recovered.get(30, TimeUnit.SECONDS);
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+            background.shutdown();
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
-        long settledByOps = answers.stream().filter(answer -> answer.statusCode() == 201).count();
-        assertTrue(settledByOps <= 1, answers.stream().map(Response::asString).toList().toString());
-        answers.stream().filter(answer -> answer.statusCode() != 201).forEach(answer ->
-                assertTrue(Set.of("ALREADY_SETTLED", "WORKER_HOLDS_LEASE").contains(answer.jsonPath().getString("code")), answer.asString()));
+        answers.forEach(answer -> assertTrue(Set.of("ALREADY_SETTLED", "WORKER_HOLDS_LEASE").contains(answer.jsonPath().getString("code")),
+                "the recovery job took the refund first: " + answer.asString()));
         assertEquals("SUCCEEDED", phase(overdue));
         assertEquals("REFUNDED", db.orderStatus(overdue.order()));
-        assertEquals(settledByOps, db.count("SELECT COUNT(*) FROM refund_settlement WHERE refund_id = ?", overdue.refund()));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM refund_settlement WHERE refund_id = ?", overdue.refund()));
         assertEquals(1, db.count("SELECT COUNT(*) FROM refund_phase WHERE refund_id = ? AND phase = 'SUCCEEDED'", overdue.refund()));
         assertEquals(1, events(overdue, "refund.created"));
         assertEquals(1, processor().refundRequestsUnder(overdue.processorKey()), "nothing sent again");

@@ -1,13 +1,18 @@
 package io.payonce.payment.refund;
 
 import io.payonce.support.Api;
+import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer;
-import io.payonce.support.Concurrently;
 import io.payonce.support.Database;
+import io.payonce.support.RowHolder;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.LockWaits;
 import io.payonce.support.Replays;
+import io.payonce.support.RequestsInFlight;
 import io.payonce.support.Tokens;
+import io.payonce.support.UserLock;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -15,11 +20,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** Its races hold an order's row or a refund's claim until the racers wait on it, and none of them gives up first. */
 @QuarkusTest
+@TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
 class RefundTest {
 
@@ -47,6 +56,11 @@ class RefundTest {
         assertEquals(5000, db.balance(buyer.userId()), "the payment came back in full");
     }
 
+    /**
+     * Another session holds the order's row until all ten refunds, each under its own key and number,
+     * wait on it: they are in their transactions at once every time, and once let go, the cap in the
+     * order's UPDATE stops them at the payment. Each waits in its one statement until the test lets go.
+     */
     @Test
     void concurrentRefundsThatTogetherExceedThePaymentStopAtTheCap() throws Exception {
         Buyer buyer = Buyer.withBalance(1000);
@@ -57,8 +71,21 @@ class RefundTest {
             refunds.add(() -> Api.refund(OPS, order, Api.newKey(), refundNo, 300));
         }
 
-        List<Response> answers = Concurrently.run(refunds);
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdUntil(db, "orders", order, release);
+        List<Response> answers;
+        long waiting;
+        try (RequestsInFlight<Response> sent = RequestsInFlight.start(refunds)) {
+            // Each refund's first statement after its claim locks the order's row.
+            waiting = LockWaits.awaitWaiting(db, "orders", order, "SELECT o.id", 10);
+            release.complete(null);
+            answers = sent.answers();
+        } finally {
+            release.complete(null); // when the set-up failed too, not after the holder's 30 s
+        }
+        rowReleased.get(10, TimeUnit.SECONDS);
 
+        assertEquals(10, waiting, "set-up: the ten refunds waited on the order's row at once");
         long refunded = answers.stream().filter(a -> a.statusCode() == 201).count();
         long refused = answers.stream().filter(a -> a.statusCode() == 409
                 && "REFUND_EXCEEDS_PAYMENT".equals(a.jsonPath().getString("code"))).count();
@@ -74,6 +101,11 @@ class RefundTest {
     /**
      * A refusal is stored by a transaction of its own after its work rolled back: twins that race
      * through that moment still end with one stored answer, and every definite answer is that one.
+     * The moment is made every time: the first twin stops, once it has written its refund, at a trigger
+     * of the test's, its claim of the key open, until another twin's claim waits on it. Let go, it is
+     * refused and rolls back, and the waiting twin takes the key before the refusal is stored, and runs
+     * and is refused in turn. The gate is shut until the test lets go, for less than the waiting claim's
+     * lock wait ({@link UserLock#GATE_SECONDS}), which began later.
      */
     @Test
     void twinsOfARefusedRefundAllGetTheOneStoredRefusal() throws Exception {
@@ -81,7 +113,21 @@ class RefundTest {
         long order = buyer.paidOrder(1000);
         String key = Api.newKey();
 
-        List<Response> answers = Concurrently.run(8, () -> Api.refund(OPS, order, key, "r-over", 1500));
+        List<Response> answers;
+        long twinsWaiting;
+        try (UserLock gate = UserLock.hold(db)) {
+            db.update("CREATE TRIGGER test_refund_waits AFTER INSERT ON refund_record FOR EACH ROW IF NEW.order_id = " + order
+                    + " THEN " + gate.waitStatement() + "; END IF");
+            try (RequestsInFlight<Response> sent = RequestsInFlight.start(8, () -> Api.refund(OPS, order, key, "r-over", 1500))) {
+                gate.awaitWaiter(db);
+                twinsWaiting = LockWaits.awaitWaiting(db, "idempotency_record", null, "INSERT INTO idempotency_record", 1);
+                gate.release();
+                answers = sent.answers();
+            }
+        } finally {
+            // Once the gate's session has ended: a statement still at the gate would hold up the DROP.
+            db.update("DROP TRIGGER IF EXISTS test_refund_waits");
+        }
         Response settled = Api.refund(OPS, order, key, "r-over", 1500);
 
         assertEquals(409, settled.statusCode(), settled.asString());
@@ -97,7 +143,9 @@ class RefundTest {
             assertEquals(settled.asString(), answer.asString(), "every definite answer is the stored refusal");
             refusals++;
         }
-        assertTrue(refusals >= 1, "at least one twin ran and was refused");
+        assertTrue(twinsWaiting >= 1, "set-up: twins' claims waited on the first one's open claim before it was refused");
+        assertTrue(refusals >= 2, "the first twin and the one that took the key as the first's work rolled back each ran, "
+                + "and each was answered the stored refusal: " + refusals);
         assertEquals(1, db.count("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = ?", key));
         assertEquals(0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order));
         assertEquals(0, db.balance(buyer.userId()));

@@ -30,8 +30,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
@@ -187,15 +192,14 @@ class RefundToCardTest {
     }
 
     /**
-     * Ten refunds of 300 race on a charge of 1000, each slow at the processor, so that several are in
-     * flight at once: three reach the processor and succeed, the others are refused before they are
-     * sent, since the refunds in flight hold their amounts on the order.
+     * Ten refunds of 300 on a charge of 1000: three race to the processor, which holds them, in flight
+     * and undecided, while the seven others race in; those are refused before they are sent, since the
+     * refunds in flight hold their amounts on the order. Once the processor answers, the three succeed.
      */
     @Test
     void concurrentRefundsOfOneCardPaymentNeverExceedTheCharge() throws Exception {
         long order = Buyer.withBalance(0).paidByCard(1000, "tok_visa");
-        processor().failNextRefundOf(order, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW, Fault.SLOW,
-                Fault.SLOW, Fault.SLOW);
+        processor().failNextRefundOf(order, Fault.HELD, Fault.HELD, Fault.HELD);
         List<Callable<Response>> refunds = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             String refundNo = "r-" + i;
@@ -203,7 +207,20 @@ class RefundToCardTest {
             refunds.add(() -> refundUntilDefinite(order, key, refundNo, 300));
         }
 
-        List<Response> answers = Concurrently.run(refunds);
+        List<Response> answers = new ArrayList<>();
+        ExecutorService background = Executors.newSingleThreadExecutor();
+        try {
+            Future<List<Response>> heldThree = background.submit(() -> Concurrently.run(refunds.subList(0, 3)));
+            Await.until(() -> processor().heldRefundsOf(order) == 3, Duration.ofSeconds(10),
+                    "three refunds of order " + order + " held at the processor");
+            List<Response> others = Concurrently.run(refunds.subList(3, 10));
+            assertFalse(heldThree.isDone(), "set-up: the seven others were answered while three refunds were held at the processor");
+            processor().release(order);
+            answers.addAll(heldThree.get(RECOVERY_BOUND.toSeconds(), TimeUnit.SECONDS));
+            answers.addAll(others);
+        } finally {
+            background.shutdownNow();
+        }
 
         long refunded = answers.stream().filter(a -> a.statusCode() == 201).count();
         long refused = answers.stream().filter(a -> a.statusCode() == 409 && "REFUND_EXCEEDS_PAYMENT".equals(a.jsonPath().getString("code")))

@@ -1,0 +1,34 @@
+package io.payonce.support;
+
+import java.time.Duration;
+
+/**
+ * How many of payonce's statements wait for a row lock, as InnoDB shows them: for a test that parks
+ * several requests on a lock, its own or the first request's, and must see them all waiting before
+ * it lets go. {@link Database#awaitWaitingOnRow} finds one.
+ */
+public final class LockWaits {
+
+    private static final String WAITING = """
+            SELECT COUNT(DISTINCT waiting.trx_id)
+            FROM information_schema.INNODB_LOCK_WAITS wait
+            JOIN information_schema.INNODB_LOCKS requested ON requested.lock_id = wait.requested_lock_id
+            JOIN information_schema.INNODB_TRX waiting ON waiting.trx_id = wait.requesting_trx_id
+            WHERE requested.lock_table = CONCAT('`', DATABASE(), '`.`', ?, '`') AND waiting.trx_query LIKE CONCAT(?, '%')""";
+
+    private LockWaits() {
+    }
+
+    /**
+     * Looks until {@code expected} statements beginning with {@code statementStart} wait for the row of
+     * {@code table} whose id is {@code id}, or for any row of it when {@code id} is null: a lock on a
+     * unique key other than the id, such as the claim of a webhook event's id, whose row the test cannot
+     * name. Returns how many it saw, for the test to assert as its set-up; fails after 10 s.
+     */
+    public static long awaitWaiting(Database db, String table, Long id, String statementStart, long expected) {
+        return Await.until(() -> id == null ? db.count(WAITING, table, statementStart)
+                        : db.count(WAITING + " AND requested.lock_data = ?", table, statementStart, id),
+                waiting -> waiting >= expected, Duration.ofSeconds(10),
+                expected + " statements " + statementStart + "... waiting for " + (id == null ? "a row" : "the row " + id) + " of " + table);
+    }
+}
