@@ -1,47 +1,22 @@
 package io.payonce.support;
 
-import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
-/** Starts tasks on separate threads behind one gate, so that they hit the service at the same moment. */
+/** Starts tasks on separate threads behind one gate, so that they hit the service at the same moment, and returns their answers. */
 public final class Concurrently {
 
     private Concurrently() {
     }
 
     public static <T> List<T> run(int copies, Callable<T> task) throws Exception {
-        List<Callable<T>> tasks = new ArrayList<>();
-        for (int i = 0; i < copies; i++) {
-            tasks.add(task);
-        }
-        return run(tasks);
+        return run(Collections.nCopies(copies, task));
     }
 
     public static <T> List<T> run(List<Callable<T>> tasks) throws Exception {
-        ExecutorService threads = Executors.newFixedThreadPool(tasks.size());
-        CountDownLatch gate = new CountDownLatch(1);
-        try {
-            List<Future<T>> futures = new ArrayList<>();
-            for (Callable<T> task : tasks) {
-                futures.add(threads.submit(() -> {
-                    gate.await();
-                    return task.call();
-                }));
-            }
-            gate.countDown();
-            List<T> results = new ArrayList<>();
-            for (Future<T> future : futures) {
-                results.add(future.get(60, TimeUnit.SECONDS));
-            }
-            return results;
-        } finally {
-            threads.shutdownNow();
+        try (RequestsInFlight<T> inFlight = RequestsInFlight.start(tasks)) {
+            return inFlight.answers();
         }
     }
 }

@@ -12,7 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Requests started as {@link Concurrently} starts them, each on a thread of its own behind one gate,
+ * Requests started each on a thread of its own behind one gate, as {@link Concurrently} runs them,
  * but handed back in flight: for a test that holds one of them in its transaction, waits for the
  * others' answers, and checks that the held one is still unanswered before it lets go. Closing ends
  * the threads of any request still unanswered, so that a failed set-up leaves none behind.
