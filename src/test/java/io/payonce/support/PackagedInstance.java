@@ -50,7 +50,7 @@ public final class PackagedInstance implements AutoCloseable {
         builder.environment().putAll(environment);
         PackagedInstance instance = new PackagedInstance(builder.start(), port, managementPort, log);
         try {
-            awaitReady(managementPort);
+            instance.awaitReady();
         } catch (RuntimeException | AssertionError neverReady) {
             instance.close();
             throw neverReady;
@@ -121,8 +121,31 @@ public final class PackagedInstance implements AutoCloseable {
         }
     }
 
-    private static void awaitReady(int managementPort) {
-        Await.until(() -> readiness(managementPort) == 200, Duration.ofSeconds(30), "the instance with management port " + managementPort + " ready");
+    /**
+     * Returns once the instance is ready, or fails at once if it ended; a failure ends with what it
+     * logged last, since its log is gone with a CI run's checkout.
+     */
+    private void awaitReady() {
+        try {
+            Await.until(() -> {
+                if (!process.isAlive()) {
+                    throw new AssertionError("the instance with management port " + managementPort + " ended with exit code "
+                            + process.exitValue() + " before it was ready");
+                }
+                return readiness(managementPort) == 200;
+            }, Duration.ofSeconds(30), "the instance with management port " + managementPort + " ready");
+        } catch (AssertionError notReady) {
+            throw new AssertionError(notReady.getMessage() + "; it logged last:\n" + lastLinesOfLog(12), notReady);
+        }
+    }
+
+    private String lastLinesOfLog(int count) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+        } catch (IOException unreadable) {
+            return "(its log " + log + " could not be read: " + unreadable.getMessage() + ")";
+        }
     }
 
     /** The readiness check's status; 0 while the instance does not listen yet. */
