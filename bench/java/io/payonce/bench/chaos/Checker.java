@@ -29,6 +29,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -149,6 +152,8 @@ public final class Checker {
     final long loadSeconds;
     final int workloadExitStatus;
     final List<Attempt> attempts = new ArrayList<>();
+    private static final Duration PROCESSOR_ANSWERS_WITHIN = Duration.ofSeconds(10);
+
     final List<Op> ops = new ArrayList<>();
     final List<Fault> faults = new ArrayList<>();
     /** The acknowledged operations the database does not show, for the table of faults. */
@@ -160,6 +165,8 @@ public final class Checker {
     final List<String[]> lateReplies = new ArrayList<>();
     final int brokerPort;
     final String processorUrl;
+    private final HttpClient processor = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(PROCESSOR_ANSWERS_WITHIN).build();
 
     Checker(Connection db, long loadSeconds, int workloadExitStatus, int brokerPort, String processorUrl) {
         this.db = db;
@@ -415,11 +422,21 @@ public final class Checker {
         }).count(), compared));
     }
 
+    /**
+     * The processor's ledger at {@code path}. Over HTTP/1.1, as the workload's client: the JDK client's
+     * default asks a plain-HTTP server to upgrade to HTTP/2, and the simulator's server accepts, and
+     * once such a request never ended, its timeout notwithstanding, holding a CI run at "checking" for
+     * good. The whole exchange is bounded too, so that no hang can outlive the check.
+     */
     JsonNode processorJson(String path) throws IOException, InterruptedException {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create(processorUrl + path)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        return new ObjectMapper().readTree(response.body());
+        HttpRequest request = HttpRequest.newBuilder(URI.create(processorUrl + path)).timeout(PROCESSOR_ANSWERS_WITHIN).build();
+        try {
+            HttpResponse<String> response = processor.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                    .get(2 * PROCESSOR_ANSWERS_WITHIN.toSeconds(), TimeUnit.SECONDS);
+            return new ObjectMapper().readTree(response.body());
+        } catch (ExecutionException | TimeoutException failed) {
+            throw new IOException("the processor's " + path + " did not answer: " + failed, failed);
+        }
     }
 
     /** Invariants that the database must hold by itself, whatever the history says. */
