@@ -36,12 +36,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * takes the event behind it, and the rest goes on in id order. A nack is no refusal of the event: the
  * broker refuses for now (a full queue that rejects what overflows it nacks every event routed to it),
  * and it is waited for in order, as a broker that is away, never parked.
+ *
+ * <p>{@code payonce_outbox_runs_total{outcome}} counts the scheduled runs as they end: {@code done}, or
+ * {@code failed} (the broker away, blocking publishers or nacking the oldest event, or a run given up at
+ * its bound; the run's warning says which). A relay failing run after run shows on a graph, and a test
+ * sees that runs have happened instead of guessing how long they take.
  */
 @Startup
 @ApplicationScoped
 public class OutboxRelay {
 
     private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
+    /** The meter of the relay's scheduled runs, tagged {@code outcome}: {@code done} or {@code failed}. */
+    public static final String RUNS = "payonce.outbox.runs";
 
     private final Pool pool;
     private final OutboxRepository events;
@@ -50,6 +57,8 @@ public class OutboxRelay {
     private final PayonceConfig config;
     private final BackgroundJob job;
     private final Counter published;
+    private final Counter runsDone;
+    private final Counter runsFailed;
     private final AtomicLong waiting = new AtomicLong();
     private final AtomicLong parked = new AtomicLong();
     private final AtomicLong oldestSeconds = new AtomicLong();
@@ -64,6 +73,8 @@ public class OutboxRelay {
         this.job = new BackgroundJob(draining, OutboxRelay.class, "Outbox relay", null);
         this.published = Counter.builder("payonce.outbox.published")
                 .description("Events the broker confirmed").register(registry);
+        this.runsDone = runs(registry, "done");
+        this.runsFailed = runs(registry, "failed");
         Gauge.builder("payonce.outbox.backlog", waiting, AtomicLong::get)
                 .description("Events written and not yet confirmed by the broker, the parked ones apart").register(registry);
         Gauge.builder("payonce.outbox.parked", parked, AtomicLong::get)
@@ -74,7 +85,23 @@ public class OutboxRelay {
 
     @Scheduled(every = "${payonce.outbox.relay-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
-        return job.run(this::relay, this::tidy);
+        return job.run(this::countedRelay, this::tidy);
+    }
+
+    /**
+     * {@link #relay}, counted once it ends however it ends; a run given up at its bound is cancelled,
+     * and counts as failed. Counted before the run's tidying, so the next run begins after the count.
+     */
+    private Uni<Integer> countedRelay() {
+        return relay().onTermination().invoke((confirmed, failure, cancelled) ->
+                (failure == null && !cancelled ? runsDone : runsFailed).increment());
+    }
+
+    private static Counter runs(MeterRegistry registry, String outcome) {
+        return Counter.builder(RUNS)
+                .description("Scheduled relay runs, by how they ended")
+                .tag("outcome", outcome)
+                .register(registry);
     }
 
     /** Deletes a batch of events sent longer ago than the retention, and measures what waits. */

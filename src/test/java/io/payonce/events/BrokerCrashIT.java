@@ -6,6 +6,7 @@ import io.payonce.support.Await;
 import io.payonce.support.Broker;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
+import io.payonce.support.Management;
 import io.payonce.support.PackagedInstance;
 import io.payonce.support.PrivateRabbitMq;
 import io.restassured.RestAssured;
@@ -79,8 +80,11 @@ class BrokerCrashIT {
 
         rabbitMq.blockPublishers();
         payTimes(buyer.bearer());
-        // The relay publishes them and waits for confirms that the alarm holds back; then the broker dies.
-        Thread.sleep(3000);
+        // The relay tries them and the broker confirms none: the alarm holds the confirms back, or the publisher, told
+        // it is blocked, fails at once. Two relay runs fail; runs never overlap, so the second began after the last
+        // payment. Then the broker dies.
+        double failedBefore = failedRelayRuns();
+        Await.until(() -> failedRelayRuns() >= failedBefore + 2, WITHIN, "two relay runs failing on the events the broker holds back");
         long unconfirmedAtTheCrash = unsent();
         rabbitMq.kill();
         payTimes(buyer.bearer());
@@ -121,6 +125,12 @@ class BrokerCrashIT {
             long order = Api.newOrder(bearer, 100);
             assertEquals(201, Api.pay(bearer, order, Api.newKey()).statusCode(), "paying needs no broker");
         }
+    }
+
+    /** The instance's relay runs that failed so far, from its metrics: the packaged application is another process. */
+    private double failedRelayRuns() {
+        String metrics = RestAssured.given().port(instance.managementPort()).get("/q/metrics").asString();
+        return Management.sample(metrics, "payonce_outbox_runs_total{outcome=\"failed\"}");
     }
 
     private long unsent() {

@@ -10,6 +10,7 @@ import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Management;
+import io.payonce.support.Meters;
 import io.payonce.support.Tokens;
 import io.quarkus.arc.ClientProxy;
 import io.quarkus.test.junit.QuarkusMock;
@@ -52,6 +53,8 @@ class OutboxParkingTest {
     /** What README gives operators to send a parked event again. */
     static final String SEND_AGAIN = "UPDATE outbox_event SET parked_at = NULL, refusals = 0 WHERE event_id = ? AND parked_at IS NOT NULL";
     private static final Duration WITHIN = Duration.ofSeconds(20);
+    /** When to give up on relay runs: a second apart, each bounded by the broker's 2 s. */
+    private static final Duration RUNS_WITHIN = Duration.ofSeconds(60);
     private static final int PAYMENTS = 3;
     private static final int PARK_AFTER_REFUSALS = 3;
 
@@ -61,6 +64,9 @@ class OutboxParkingTest {
 
     @Inject
     ConfirmedPublisher publisher;
+
+    @Inject
+    Meters meters;
 
     @Test
     void anEventTheBrokerKeepsRefusingIsParkedTheEventsBehindItGoOnInOrderAndTheOperatorsStatementSendsItAgain() throws Exception {
@@ -95,7 +101,10 @@ class OutboxParkingTest {
             assertEquals(0, unsent(ahead, "deposit.credited"), "the event ahead sent before the refused one was tried alone");
             batchesUnconfirmed.set(false);
             Await.until(() -> unsent(buyer, "payment.succeeded") == 0, WITHIN, "the events behind it sent");
-            Thread.sleep(2000); // two more relay runs: time for any event sent again to arrive
+            // Two more relay runs end. Runs never overlap, so the second began after every event was marked sent: an event
+            // sent again by either is confirmed, so in the queue, before its run ends.
+            double runsBefore = relayRuns();
+            Await.until(() -> relayRuns() >= runsBefore + 2, RUNS_WITHIN, "two more relay runs ended");
             List<String> delivered = deliveredOf(broker, payments, buyer);
 
             assertEquals(written, delivered.stream().distinct().toList(), "each event behind delivered, first in commit order");
@@ -130,7 +139,11 @@ class OutboxParkingTest {
             String deposit = eventIds(buyer, "deposit.credited").get(0);
             List<String> written = eventIds(buyer, "payment.succeeded");
 
-            Thread.sleep(PARK_AFTER_REFUSALS * 3000L); // many relay runs, each nacked
+            // More relay runs fail on the nacked deposit, at the head of the outbox, than the refusals that would park it.
+            // Runs never overlap, so all but the first of them began after these events were written.
+            double nackedBefore = failedRuns();
+            Await.until(() -> failedRuns() >= nackedBefore + PARK_AFTER_REFUSALS + 1, RUNS_WITHIN,
+                    "relay runs failing on the nacked event, more than the refusals that park one");
             assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE parked_at IS NOT NULL AND user_id = ?", buyer.userId()),
                     "nothing parked on a nack");
             assertEquals(0, db.count("SELECT refusals FROM outbox_event WHERE event_id = ?", deposit), "a nack is no refusal");
@@ -138,8 +151,12 @@ class OutboxParkingTest {
 
             broker.delete(refusing);
             Await.until(() -> unsent(buyer, "payment.succeeded") + unsent(buyer, "deposit.credited") == 0, WITHIN, "all sent");
-            Thread.sleep(1000); // a relay run: time for the last confirmed event to arrive
-            assertEquals(written, deliveredOf(broker, payments, buyer).stream().distinct().toList(), "first deliveries in commit order");
+            List<String> delivered = new ArrayList<>();
+            Await.until(() -> {
+                delivered.addAll(deliveredOf(broker, payments, buyer));
+                return delivered;
+            }, seen -> seen.containsAll(written), WITHIN, "every event behind delivered");
+            assertEquals(written, delivered.stream().distinct().toList(), "first deliveries in commit order");
         }
     }
 
@@ -165,6 +182,15 @@ class OutboxParkingTest {
             session.close();
             throw e;
         }
+    }
+
+    /** The relay's scheduled runs ended so far, whatever their outcome. */
+    private double relayRuns() {
+        return meters.count(OutboxRelay.RUNS);
+    }
+
+    private double failedRuns() {
+        return meters.count(OutboxRelay.RUNS, "outcome", "failed");
     }
 
     private List<String> eventIds(Buyer buyer, String type) {

@@ -1,10 +1,13 @@
 package io.payonce.ops;
 
 import io.payonce.events.OutboxRelay;
+import io.payonce.support.Await;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
+import io.quarkus.scheduler.Scheduler;
+import io.quarkus.scheduler.Trigger;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -13,6 +16,9 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
+import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -26,24 +32,50 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @TestProfile(StoppingInstanceTest.OwnInstance.class)
 class StoppingInstanceTest {
 
+    /** The relay's scheduled method, as the scheduler describes its trigger. */
+    private static final String SCHEDULED_RELAY = OutboxRelay.class.getName() + "#scheduled";
+    private static final Duration WITHIN = Duration.ofSeconds(30);
+
     @Inject
     Event<ShutdownDelayInitiatedEvent> shutdownDelay;
 
     @Inject
     OutboxRelay relay;
 
+    @Inject
+    Scheduler scheduler;
+
     private final Database db = Database.forTests();
 
     @Test
-    void onceStoppingTheRelayStartsNoBatch() throws InterruptedException {
+    void onceStoppingTheRelayStartsNoBatch() {
         shutdownDelay.fire(new ShutdownDelayInitiatedEvent());
         Checkout payer = Buyer.withBalance(5000).checkout(1200);
+        Instant written = Instant.now();
 
-        // Two of the relay's one-second runs pass on purpose: a stopping instance must start neither.
-        Thread.sleep(2500);
+        // The scheduler fires the relay twice after the event was written, however slow the machine: a stopping
+        // instance must start a batch on neither. It records a fire at the whole second before it, so a fire
+        // time after the write is a fire after it.
+        Set<Instant> firedSince = new TreeSet<>();
+        Await.until(() -> {
+            Instant fired = lastRelayFire();
+            if (fired != null && fired.isAfter(written)) {
+                firedSince.add(fired);
+            }
+            return firedSince;
+        }, seen -> seen.size() >= 2, WITHIN, "the scheduler firing the relay twice after the event was written");
         assertEquals(1, unsentEvents(payer.userId()), "the deposit's event, left by two scheduled runs");
         assertEquals(0, relay.relay().await().atMost(Duration.ofSeconds(10)), "a run publishes no batch");
         assertEquals(1, unsentEvents(payer.userId()));
+    }
+
+    /** When the scheduler last fired the relay's trigger; null before its first fire. */
+    private Instant lastRelayFire() {
+        Trigger trigger = scheduler.getScheduledJobs().stream()
+                .filter(job -> SCHEDULED_RELAY.equals(job.getMethodDescription()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("set-up: the relay is scheduled on this instance"));
+        return trigger.getPreviousFireTime();
     }
 
     private long unsentEvents(String userId) {
