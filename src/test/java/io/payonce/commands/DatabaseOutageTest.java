@@ -1,6 +1,7 @@
 package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
+import io.payonce.support.Await;
 import io.payonce.support.Broker;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
@@ -8,8 +9,10 @@ import io.payonce.support.GatedStores.Outage;
 import io.payonce.support.GatedStores.Store;
 import io.payonce.support.GatedStores;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.Meters;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -25,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Commands that arrive while the database is down wait on the queue, none is dead-lettered, and
  * each is processed once when the database returns. The database goes down for payonce only: its
- * connections run through a gate the test shuts.
+ * connections run through a gate the test shuts. Tests run one at a time, so the commands this test
+ * sends are the only ones in hand while it reads the consumer's counts.
  */
 @QuarkusTest
 @TestProfile(GatedStores.class)
@@ -33,8 +37,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class DatabaseOutageTest {
 
     private static final int COMMANDS = 3;
+    /** A failure deadline for the consumer to meet the dead database with every command. */
+    private static final Duration WITHIN = Duration.ofSeconds(30);
 
     private final Database db = Database.forTests();
+
+    @Inject
+    Meters meters;
 
     @Test
     void commandsWaitForTheDatabaseAndAreProcessedOnceWhenItReturns() throws Exception {
@@ -48,21 +57,33 @@ class DatabaseOutageTest {
             String correlation = UUID.randomUUID().toString();
             Set<String> keys = new HashSet<>();
 
+            double requeued = settled("requeued");
+            double answered = settled("executed") + settled("replayed") + settled("unreplied");
+            double deadLettered = settled("dead_lettered");
             long repliedWhileDown;
+            double answeredWhileDown;
+            double deadLetteredWhileDown;
             try (Outage databaseAway = GatedStores.away(Store.MARIADB)) {
                 for (long order : orders) {
                     String key = "msg-" + UUID.randomUUID();
                     keys.add(key);
                     broker.sendPay(key, replies, correlation, buyer.userId(), order);
                 }
-                // Time passes on purpose: the consumer meets the dead database, and is to reply nothing and dead-letter nothing.
-                Thread.sleep(4000);
+                // The consumer counts every command it sends back to the queue. Once it has counted as many as were
+                // sent, it has met the dead database that often; a command answered or dead-lettered for the outage
+                // instead would be counted so (checked below), and its order left unpaid once the database is back.
+                Await.until(() -> settled("requeued") >= requeued + COMMANDS, WITHIN,
+                        "the commands sent back to the queue, having met the dead database");
                 repliedWhileDown = broker.messageCount(replies);
+                answeredWhileDown = settled("executed") + settled("replayed") + settled("unreplied") - answered;
+                deadLetteredWhileDown = settled("dead_lettered") - deadLettered;
             }
             List<GetResponse> answers = broker.awaitAll(replies, COMMANDS, m -> correlation.equals(m.getProps().getCorrelationId()),
                     Duration.ofSeconds(40));
 
             assertEquals(0, repliedWhileDown, "nothing is answered while the database is down");
+            assertEquals(0, answeredWhileDown, "no command acked while the database is down");
+            assertEquals(0, deadLetteredWhileDown, "no command dead-lettered while the database is down");
             answers.forEach(answer -> assertEquals(201,
                     ((Number) answer.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue(), Broker.text(answer)));
             for (long order : orders) {
@@ -71,5 +92,10 @@ class DatabaseOutageTest {
             assertEquals(10_000 - COMMANDS * 1000, db.balance(buyer.userId()));
             assertEquals(0, broker.deadLetters(keys), "nothing that would succeed was dead-lettered");
         }
+    }
+
+    /** How many commands the consumer has settled so far with {@code outcome}. */
+    private double settled(String outcome) {
+        return meters.count("payonce.messages", "outcome", outcome);
     }
 }

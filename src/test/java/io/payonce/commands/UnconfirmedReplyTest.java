@@ -115,8 +115,10 @@ class UnconfirmedReplyTest {
 
     /**
      * The broker refused the reply and the consumer sent the command back to the queue. It counts the
-     * requeue before its one-second pause, so the command is still away from the queue when this
-     * returns: room is made in the reply queue before the redelivery. Tests of this class run one at a
+     * requeue before its one-second pause, and the caller makes room in the reply queue at once, well
+     * inside the pause, before the redelivery replies. A thread slower than the pause would see the
+     * redelivery's reply refused too and the redelivery acked without one: the test would then fail
+     * for want of a reply marked as a repeat, never pass without it. Tests of this class run one at a
      * time, so the count is this command's.
      */
     private void awaitRequeuedBeyond(double before) {

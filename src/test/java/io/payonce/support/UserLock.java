@@ -74,6 +74,16 @@ public final class UserLock implements AutoCloseable {
         select(session, "SELECT RELEASE_LOCK(?)", name);
     }
 
+    /**
+     * Takes the lock again after {@link #release}, once the statement that went through has given it
+     * back, so that the next statement to reach the gate waits there; fails after 10 s.
+     */
+    public void takeAgain() throws SQLException {
+        if (select(session, "SELECT GET_LOCK(?, 10)", name) != 1) {
+            throw new IllegalStateException("user lock " + name + " not taken again");
+        }
+    }
+
     @Override
     public void close() throws SQLException {
         session.close();
