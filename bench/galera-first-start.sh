@@ -6,15 +6,19 @@
 # started within 90 s; then it checks that the schema holds each migration once. The instances run in
 # the test profile and reach the machine's Redis and RabbitMQ, as the tests' do. A failure keeps its
 # two logs under target/galera-first-start/. The cluster is the run's own (bench/chaos/galera.sh, the
-# configuration the tests use). It reuses the packaged app in target/quarkus-app: build it first
-# (./mvnw package -DskipTests -DskipNative).
+# configuration the tests use). It reuses the packaged app in target/quarkus-app (./mvnw package
+# -DskipTests -DskipNative), or with --native the executable ./mvnw verify builds, as CI's GaleraIT
+# runs it; each start's time to "started" is printed, since a start held behind the other's migration
+# takes longer than one alone.
 #
-#   bench/galera-first-start.sh [attempts]   20 by default; needs haproxy and mariadb-backup
+#   bench/galera-first-start.sh [--native] [attempts]   20 by default; needs haproxy and mariadb-backup
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 out="$root/target/galera-first-start"
 stores="$out/stores"
+native=false
+if [ "${1:-}" = --native ]; then native=true; shift; fi
 attempts=${1:-20}
 
 log() { printf '%s galera-first-start: %s\n' "$(date +%T)" "$*" >&2; }
@@ -23,7 +27,14 @@ source "$root/bench/app-env.sh"
 rm -rf "$out"
 mkdir -p "$stores"
 source "$root/bench/chaos/galera.sh"
-[ -f target/quarkus-app/quarkus-run.jar ] || { log "no packaged app: ./mvnw package -DskipTests -DskipNative first"; exit 1; }
+if $native; then
+    runner=$(ls target/*-runner 2>/dev/null | head -n 1)
+    [ -x "$runner" ] || { log "no native executable: ./mvnw verify with the native toolchain first"; exit 1; }
+    app=("$runner")
+else
+    [ -f target/quarkus-app/quarkus-run.jar ] || { log "no packaged app: ./mvnw package -DskipTests -DskipNative first"; exit 1; }
+    app=(java -Xmx256m -jar target/quarkus-app/quarkus-run.jar)
+fi
 
 declare -a instance_pids=()
 stop_instances() {
@@ -40,9 +51,10 @@ start_instance() {
     local port management
     port=$(free_port)
     management=$(free_port)
+    # The JVM reads -D options before -jar, the native executable anywhere: the app's command goes last.
     PAYONCE_DB_CREATE_DATABASE=false PAYONCE_TEST_DB_NAME=$3 PAYONCE_DB_PORT=$galera_proxy_port \
-        java -Dquarkus.profile=test -Dquarkus.http.port="$port" -D%test.quarkus.management.port="$management" \
-        -D%test.quarkus.flyway.clean-at-start=false -Xmx256m -jar target/quarkus-app/quarkus-run.jar \
+        "${app[0]}" -Dquarkus.profile=test -Dquarkus.http.port="$port" -D%test.quarkus.management.port="$management" \
+        -D%test.quarkus.flyway.clean-at-start=false "${app[@]:1}" \
         >"$out/$2-$1.log" 2>&1 &
     instance_pids+=($!)
 }
@@ -62,13 +74,15 @@ for attempt in $(seq 1 "$attempts"); do
     galera_mysql 1 -e "CREATE DATABASE $database"
     start_instance a "$attempt" "$database"
     start_instance b "$attempt" "$database"
+    began=$(date +%s%N)
     deadline=$((SECONDS + 90))
-    a= b=
+    a= b= a_ms= b_ms=
     while { [ -z "$a" ] || [ -z "$b" ]; } && [ "$SECONDS" -lt "$deadline" ]; do
-        sleep 0.5
-        a=$(outcome "$out/$attempt-a.log")
-        b=$(outcome "$out/$attempt-b.log")
+        sleep 0.2
+        [ -n "$a" ] || { a=$(outcome "$out/$attempt-a.log"); [ -z "$a" ] || a_ms=$((($(date +%s%N) - began) / 1000000)); }
+        [ -n "$b" ] || { b=$(outcome "$out/$attempt-b.log"); [ -z "$b" ] || b_ms=$((($(date +%s%N) - began) / 1000000)); }
     done
+    log "attempt $attempt: a ${a:-timed out} after ${a_ms:-?} ms, b ${b:-timed out} after ${b_ms:-?} ms"
     a=${a:-timed out} b=${b:-timed out}
     stop_instances
     applied=$(galera_mysql 1 -N -e "SELECT COUNT(DISTINCT version), COUNT(*) FROM $database.flyway_schema_history
