@@ -8,6 +8,7 @@ import io.payonce.support.Await;
 import io.payonce.support.Broker;
 import io.payonce.support.Database;
 import io.payonce.support.InstanceApi;
+import io.payonce.support.Management;
 import io.payonce.support.NodeGate;
 import io.payonce.support.PackagedInstance;
 import io.payonce.support.PaysThroughFaults;
@@ -80,6 +81,8 @@ class GaleraIT {
     // the group to evict the dead node: suspected after 5 s, inactive after 10 s at most (node.cnf).
     // Well past that, payonce would be waiting on something else, such as a pool's idle timeout.
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(15);
+    /** Pays a run is seen to make before a fault and after it, so that its proof covers both sides. */
+    private static final int PAYS_AROUND_A_FAULT = 10;
     // The proxy moves the writes after two failed checks and gives them back after five good ones,
     // half a second apart (about 3 s); a check that times out on a loaded machine starts a count again.
     private static final Duration PROXY_CHECKS = Duration.ofSeconds(30);
@@ -307,7 +310,7 @@ class GaleraIT {
     void aNodeThatRefusesQueriesIsRetriedOrAnswered503NeverA500() throws Exception {
         long refusalsBefore = logged(viaProxy, "errorCode=1047");
         PaysThroughFaults run = paysThroughTheProxy();
-        Thread.sleep(1000);
+        run.awaitPaid(PAYS_AROUND_A_FAULT, FAILOVER_BOUND, "set-up: the run paying before n1 rejects queries");
         // The proxy's checks held until payonce has met the refusals, which they would end within a second.
         cluster.holdProxyChecks(1);
         cluster.execute(1, "SET GLOBAL wsrep_reject_queries = ALL");
@@ -321,7 +324,7 @@ class GaleraIT {
         }
         // The proxy closes the sessions it had sent to n2 as n1 comes back, perhaps the look's own.
         awaitWriter(1, PROXY_CHECKS, "n1 taking the writes back");
-        Thread.sleep(1000);
+        run.awaitPaid(PAYS_AROUND_A_FAULT, FAILOVER_BOUND, "the run paying through n1 again");
         run.stop();
 
         run.refusalWindow("GaleraIT, the writer rejecting queries");
@@ -338,9 +341,9 @@ class GaleraIT {
     @Order(4)
     void theWriterKilledUnderLoadLosesNoAcknowledgedPay() throws Exception {
         PaysThroughFaults run = paysThroughTheProxy();
-        Thread.sleep(1000);
+        run.awaitPaid(PAYS_AROUND_A_FAULT, FAILOVER_BOUND, "set-up: the run paying before the writer's kill");
         cluster.kill(1);
-        Thread.sleep(FAILOVER_BOUND.plusSeconds(2).toMillis());
+        run.awaitPaid(PAYS_AROUND_A_FAULT, FAILOVER_BOUND.multipliedBy(2), "the run paying through the next writer");
         run.stop();
 
         Duration refused = run.refusalWindow("GaleraIT, the writer killed");
@@ -361,9 +364,11 @@ class GaleraIT {
     @Order(5)
     void aNodeThatTakesNoWritesKilledUnderLoadCostsNoPay() throws Exception {
         PaysThroughFaults run = paysThroughTheProxy();
-        Thread.sleep(1000);
+        run.awaitPaid(PAYS_AROUND_A_FAULT, FAILOVER_BOUND, "set-up: the run paying before n3's kill");
         cluster.kill(3);
-        Thread.sleep(8_000);
+        // Through the eviction, not only the kill: the group goes on without n3 once it has suspected it.
+        Await.until(() -> cluster.status(1).clusterSize() == 2, FAILOVER_BOUND.multipliedBy(2), "set-up: n3 evicted from the group");
+        run.awaitPaid(PAYS_AROUND_A_FAULT, FAILOVER_BOUND, "the run paying once n3 was evicted");
         run.stop();
 
         run.refusalWindow("GaleraIT, a node that takes no writes killed");
@@ -385,7 +390,7 @@ class GaleraIT {
     void theWriterCutOffFromTheOthersLosesNoAcknowledgedPay() throws Exception {
         long refusalsBefore = logged(viaProxy, "errorCode=1047");
         PaysThroughFaults run = paysThroughTheProxy();
-        Thread.sleep(1000);
+        run.awaitPaid(PAYS_AROUND_A_FAULT, FAILOVER_BOUND, "set-up: the run paying before n1 is cut off");
         // The proxy's checks held until payonce has met the cut-off node's refusals, as a proxy slower
         // to notice would let it: they would otherwise take the node out as it leaves the primary component.
         cluster.holdProxyChecks(1);
@@ -394,19 +399,35 @@ class GaleraIT {
             awaitRefusalLogged(refusalsBefore, "payonce meeting the cut-off node, out of the primary component");
             cluster.resumeProxyChecks(1);
             awaitWriter(2, FAILOVER_BOUND, "the proxy sending to n2 once n1 is out of the primary component");
-            Thread.sleep(3000);
+            run.awaitPaid(PAYS_AROUND_A_FAULT, FAILOVER_BOUND, "the run paying through n2 while n1 is cut off");
         } finally {
             cluster.resumeProxyChecks(1);
             cluster.execute(1, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
         }
         awaitWriter(1, Duration.ofSeconds(60), "n1, reconnected, taking the writes back");
-        Thread.sleep(1000);
+        run.awaitPaid(PAYS_AROUND_A_FAULT, FAILOVER_BOUND, "the run paying through n1 again");
         run.stop();
 
         Duration refused = run.refusalWindow("GaleraIT, the writer cut off from the others");
         run.assertEveryKeyPaidOnce();
         assertTrue(refused.compareTo(FAILOVER_BOUND) < 0, "pays refused for " + refused.toMillis() + " ms");
         assertEquals(paymentsOn(2), paymentsOn(1), "n1 holds every payment made through n2 while it was cut off");
+    }
+
+    /** The relay runs {@code instance} has ended so far, done or failed, from its metrics. */
+    private static double relayRuns(PackagedInstance instance) {
+        String metrics = RestAssured.given().port(instance.managementPort()).get("/q/metrics").asString();
+        return Management.sample(metrics, "payonce_outbox_runs_total{outcome=\"done\"}")
+                + Management.sample(metrics, "payonce_outbox_runs_total{outcome=\"failed\"}");
+    }
+
+    /** How many statements reading the orders table another session runs on the node of {@code statement}. */
+    private static long readingOrdersOn(Statement statement) throws SQLException {
+        try (ResultSet count = statement.executeQuery(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE '%FROM orders o%'")) {
+            count.next();
+            return count.getLong(1);
+        }
     }
 
     /** Until the instance behind the proxy has logged a 1047 beyond the {@code before} it had logged. */
@@ -444,7 +465,9 @@ class GaleraIT {
             }
             read = CompletableFuture.supplyAsync(() -> InstanceApi.order(onSecondNode.port(), bearer, order), clients);
             retried = CompletableFuture.supplyAsync(() -> pay(onSecondNode.port(), order, key), clients);
-            Thread.sleep(2000);
+            // Seen on n2, not given time to get there: a read that answered from before the pay is caught here
+            // or, had it not yet answered, by the status it reads once n2 applies the pay.
+            Await.until(() -> read.isDone() || readingOrdersOn(statement) > 0, Duration.ofSeconds(30), "set-up: the order's read reaching n2");
             assertFalse(read.isDone(), "n2 answered before applying the pay: " + (read.isDone() ? read.get().asString() : ""));
             statement.execute("UNLOCK TABLES");
         }
@@ -509,8 +532,13 @@ class GaleraIT {
                 delivered.addAll(orderEvents(broker, events, relayUser));
                 return delivered.stream().map(event -> event.get("eventId")).distinct().count();
             }, distinct -> distinct == 2L * orders + 1, Duration.ofSeconds(60), "a payment and a refund event for each order, and the payment event both relays published");
-            // Any duplicate still on its way.
-            Thread.sleep(2000);
+            // Any duplicate still on its way: once every event is marked sent, a relay run in flight may still be
+            // publishing one it read before; a run ended on each instance since then has had the broker confirm it.
+            Await.until(() -> db.count("SELECT COUNT(*) FROM outbox_event WHERE user_id = ? AND sent_at IS NULL", relayUser) == 0,
+                    Duration.ofSeconds(60), "every event of the relays' buyer marked sent");
+            double[] runsBefore = {relayRuns(viaProxy), relayRuns(onSecondNode)};
+            Await.until(() -> relayRuns(viaProxy) > runsBefore[0] && relayRuns(onSecondNode) > runsBefore[1], Duration.ofSeconds(60),
+                    "a relay run ended on each instance after every event was marked sent");
             delivered.addAll(orderEvents(broker, events, relayUser));
 
             Map<String, Long> eventIds = delivered.stream().collect(Collectors.groupingBy(event -> (String) event.get("eventId"), Collectors.counting()));

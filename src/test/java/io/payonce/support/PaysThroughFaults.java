@@ -102,6 +102,17 @@ public final class PaysThroughFaults {
         return true;
     }
 
+    /**
+     * Returns once {@code count} more pays have succeeded from now on, so that a test sees the run
+     * paying before a fault and again after it, instead of sleeping and hoping it did; fails after
+     * {@code within}, naming what it {@code awaited}.
+     */
+    public void awaitPaid(int count, Duration within, String awaited) {
+        long from = System.nanoTime();
+        Await.until(() -> attempts.stream().filter(a -> a.atNanos() > from && a.answer().statusCode() == 201).count() >= count,
+                within, awaited + " (" + count + " pays answered 201)");
+    }
+
     /** Stops the clients once each has its current key's answer. */
     public void stop() throws Exception {
         running.set(false);
