@@ -28,7 +28,7 @@ rm -rf "$out"
 mkdir -p "$stores"
 source "$root/bench/chaos/galera.sh"
 if $native; then
-    runner=$(ls target/*-runner 2>/dev/null | head -n 1)
+    runner=$(ls target/*-runner 2>/dev/null | head -n 1 || true)
     [ -x "$runner" ] || { log "no native executable: ./mvnw verify with the native toolchain first"; exit 1; }
     app=("$runner")
 else

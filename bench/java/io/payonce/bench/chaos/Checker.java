@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -430,11 +431,11 @@ public final class Checker {
      */
     JsonNode processorJson(String path) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(processorUrl + path)).timeout(PROCESSOR_ANSWERS_WITHIN).build();
+        CompletableFuture<HttpResponse<String>> answer = processor.sendAsync(request, HttpResponse.BodyHandlers.ofString());
         try {
-            HttpResponse<String> response = processor.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-                    .get(2 * PROCESSOR_ANSWERS_WITHIN.toSeconds(), TimeUnit.SECONDS);
-            return new ObjectMapper().readTree(response.body());
+            return new ObjectMapper().readTree(answer.get(2 * PROCESSOR_ANSWERS_WITHIN.toSeconds(), TimeUnit.SECONDS).body());
         } catch (ExecutionException | TimeoutException failed) {
+            answer.cancel(true);
             throw new IOException("the processor's " + path + " did not answer: " + failed, failed);
         }
     }

@@ -19,6 +19,7 @@ import org.jboss.logging.Logger;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -38,8 +39,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * and it is waited for in order, as a broker that is away, never parked.
  *
  * <p>{@code payonce_outbox_runs_total{outcome}} counts the scheduled runs as they end: {@code done}, or
- * {@code failed} (the broker away, blocking publishers or nacking the oldest event, or a run given up at
- * its bound; the run's warning says which). A relay failing run after run shows on a graph, and a test
+ * {@code failed} (the broker away, blocking publishers or nacking the oldest event, a database error
+ * such as a lock wait or a cluster's certification conflict, or a run given up at its bound; the
+ * run's warning says which). A relay failing run after run shows on a graph, and a test
  * sees that runs have happened instead of guessing how long they take.
  */
 @Startup
@@ -93,8 +95,13 @@ public class OutboxRelay {
      * and counts as failed. Counted before the run's tidying, so the next run begins after the count.
      */
     private Uni<Integer> countedRelay() {
-        return relay().onTermination().invoke((confirmed, failure, cancelled) ->
-                (failure == null && !cancelled ? runsDone : runsFailed).increment());
+        // A run whose item arrives as its bound cancels it would otherwise be counted both ways.
+        AtomicBoolean counted = new AtomicBoolean();
+        return relay().onTermination().invoke((confirmed, failure, cancelled) -> {
+            if (counted.compareAndSet(false, true)) {
+                (failure == null && !cancelled ? runsDone : runsFailed).increment();
+            }
+        });
     }
 
     private static Counter runs(MeterRegistry registry, String outcome) {

@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class DatabaseOutageTest {
 
     private static final int COMMANDS = 3;
-    /** A failure deadline for the consumer to meet the dead database with every command. */
+    /** A failure deadline for the consumer to send commands back to the queue, one per command sent, while the database is away. */
     private static final Duration WITHIN = Duration.ofSeconds(30);
 
     private final Database db = Database.forTests();

@@ -160,6 +160,8 @@ class HeldCardChargeCommandTest {
         awaitChargeHeld(buyer);
         // The first pay's own claim is behind it: only the command's deliveries claim the key from here on.
         try (Broker broker = Broker.connect(); UserLock outerDoor = UserLock.hold(db); UserLock innerDoor = UserLock.hold(db)) {
+            // A run that died before its DROP left the trigger behind.
+            db.update("DROP TRIGGER IF EXISTS test_claims_one_at_a_time");
             db.update("CREATE TRIGGER test_claims_one_at_a_time BEFORE INSERT ON idempotency_record FOR EACH ROW IF NEW.idem_key = '"
                     + buyer.key() + "' THEN " + outerDoor.waitStatement() + "; " + innerDoor.waitStatement() + "; END IF");
             double requeued = settled(meters, "requeued");
