@@ -103,8 +103,6 @@ public class CommandConsumer {
     static final String LOCATION_HEADER = "x-payonce-location";
 
     private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
-    /** How long a command that met a store down waits before it goes back to the queue. */
-    private static final Duration REQUEUE_AFTER = Duration.ofSeconds(1);
     /** The default exchange, which routes to the queue its routing key names: the way to a reply-to queue. */
     private static final String DEFAULT_EXCHANGE = "";
     /** A command is a few short fields; anything larger is not one, and is not parsed. */
@@ -125,6 +123,8 @@ public class CommandConsumer {
     private final Set<String> paySenders;
     private final Set<String> cardPaySenders;
     private final Set<String> refundSenders;
+    /** How long a command that must wait (a store down, its twin in flight) stays away before it goes back to the queue. */
+    private final Duration requeueAfter;
     private final PayonceMetrics metrics;
     private final Draining draining;
 
@@ -145,6 +145,7 @@ public class CommandConsumer {
         this.paySenders = config.commands().paySenders().orElse(Set.of());
         this.cardPaySenders = config.commands().cardPaySenders().orElse(Set.of());
         this.refundSenders = config.commands().refundSenders().orElse(Set.of());
+        this.requeueAfter = config.commands().requeueAfter();
         this.metrics = metrics;
         this.draining = draining;
     }
@@ -418,9 +419,9 @@ public class CommandConsumer {
     }
 
     private Uni<Void> requeue(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable notNow) {
-        LOG.infof("Command %s back to the queue in %s: %s", amqp.getMessageId().orElse("?"), REQUEUE_AFTER, notNow.toString());
+        LOG.infof("Command %s back to the queue in %s: %s", amqp.getMessageId().orElse("?"), requeueAfter, notNow.toString());
         metrics.message("requeued");
-        return Uni.createFrom().voidItem().onItem().delayIt().by(REQUEUE_AFTER)
+        return Uni.createFrom().voidItem().onItem().delayIt().by(requeueAfter)
                 .flatMap(waited -> orAckLost(Uni.createFrom().completionStage(
                         () -> message.nack(notNow, Metadata.of(new RabbitMQRejectMetadata(true))))));
     }

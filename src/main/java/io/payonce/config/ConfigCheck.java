@@ -17,6 +17,8 @@ public class ConfigCheck {
     static final Duration MAX_WEBHOOK_TOLERANCE = Duration.ofHours(1);
     static final int MIN_WEBHOOK_SECRET_LENGTH = 16;
     static final int MAX_COMMANDS_IN_FLIGHT = 64;
+    static final Duration MIN_REQUEUE_AFTER = Duration.ofMillis(100);
+    static final Duration MAX_REQUEUE_AFTER = Duration.ofMinutes(1);
 
     public ConfigCheck(PayonceConfig config) {
         List<String> problems = problems(config);
@@ -55,6 +57,11 @@ public class ConfigCheck {
             // Below 1 the messaging library would quietly run one consumer, never none.
             problems.add("PAYONCE_COMMANDS_IN_FLIGHT (payonce.commands.in-flight) must lie between 1 and " + MAX_COMMANDS_IN_FLIGHT
                     + ": each is a consumer with a broker connection of its own, and each command in hand holds a database connection");
+        }
+        Duration requeueAfter = config.commands().requeueAfter();
+        if (requeueAfter.compareTo(MIN_REQUEUE_AFTER) < 0 || requeueAfter.compareTo(MAX_REQUEUE_AFTER) > 0) {
+            problems.add("PAYONCE_COMMANDS_REQUEUE_AFTER (payonce.commands.requeue-after) must lie between 100ms and 1m: "
+                    + "shorter, commands spin round the queue while a store is down; longer, each waits that long for a store back in seconds");
         }
         if (config.database().statementTimeoutSeconds() <= config.database().lockWaitTimeoutSeconds()) {
             problems.add("payonce.database.statement-timeout-seconds must exceed payonce.database.lock-wait-timeout-seconds, "

@@ -201,6 +201,15 @@ public interface PayonceConfig {
          */
         @WithDefault("8")
         int inFlight();
+
+        /**
+         * How long a command that must wait (a store down, a balance pay's twin in flight, its first
+         * delivery told to come back later) stays away before it goes back to the queue
+         * ({@code PAYONCE_COMMANDS_REQUEUE_AFTER}): the pace at which commands go round the queue
+         * while a store is down. Bounded ({@link ConfigCheck}): at zero they would spin.
+         */
+        @WithDefault("1s")
+        Duration requeueAfter();
     }
 
     interface Outbox {

@@ -13,6 +13,7 @@ import io.payonce.support.Meters;
 import io.payonce.support.Tokens;
 import io.payonce.support.UserLock;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -21,7 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,11 +39,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * refusal is held at a trigger until the deposit has committed, however long the deposit takes.
  */
 @QuarkusTest
-@TestProfile(BoundsOutlastHolds.class)
+@TestProfile(UnconfirmedReplyTest.RoomBeforeTheRedelivery.class)
 @ExtendWith(LedgerInvariants.class)
 class UnconfirmedReplyTest {
 
+    /**
+     * {@link BoundsOutlastHolds}, and a command sent back to the queue stays away 5 s instead of 1: the
+     * test makes room in the full reply queue once it sees the requeue counted, a single basic.get, and
+     * the redelivery must find that room. Five seconds for one call is a failure deadline on any
+     * machine the suite passes on, where one second was a race a stalled test thread could lose.
+     */
+    public static final class RoomBeforeTheRedelivery implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> overrides = new HashMap<>(new BoundsOutlastHolds().getConfigOverrides());
+            overrides.put("payonce.commands.requeue-after", REQUEUE_AFTER.toSeconds() + "s");
+            return overrides;
+        }
+    }
+
     private static final Duration WITHIN = Duration.ofSeconds(15);
+    private static final Duration REQUEUE_AFTER = Duration.ofSeconds(5);
 
     private final Database db = Database.forTests();
 
@@ -58,10 +77,15 @@ class UnconfirmedReplyTest {
             broker.sendPay(key, replies, key, payer.userId(), payer.order());
             db.awaitPayment(payer.order());
             awaitRequeuedBeyond(requeued);
+            long requeueSeen = System.nanoTime();
             broker.poll(replies);
             List<GetResponse> answers = broker.awaitRepliesUntilRepeat(replies, key, WITHIN);
+            Duration away = Duration.ofNanos(System.nanoTime() - requeueSeen);
             Response overHttp = Api.pay(payer.bearer(), payer.order(), key);
 
+            // Counted as the pause began, seen within the wait's 100 ms steps: the reply cannot come much sooner than the pause.
+            assertTrue(away.compareTo(REQUEUE_AFTER.minusSeconds(1)) >= 0, "set-up: the command stayed away the configured pause, not "
+                    + away.toMillis() + " ms");
             assertEquals(1, answers.size(), "the redelivery's reply, marked as a repeat");
             assertEquals(201, Replies.status(answers.get(0)), Broker.text(answers.get(0)));
             assertEquals(overHttp.asString(), Broker.text(answers.get(0)), "the key's one answer, by message and over HTTP");
@@ -115,11 +139,11 @@ class UnconfirmedReplyTest {
 
     /**
      * The broker refused the reply and the consumer sent the command back to the queue. It counts the
-     * requeue before its one-second pause, and the caller makes room in the reply queue at once, well
-     * inside the pause, before the redelivery replies. A thread slower than the pause would see the
-     * redelivery's reply refused too and the redelivery acked without one: the test would then fail
-     * for want of a reply marked as a repeat, never pass without it. Tests of this class run one at a
-     * time, so the count is this command's.
+     * requeue before its pause ({@link RoomBeforeTheRedelivery}), and the caller makes room in the reply
+     * queue at once, inside the pause, before the redelivery replies. A thread slower than the pause
+     * would see the redelivery's reply refused too and the redelivery acked without one: the test would
+     * then fail for want of a reply marked as a repeat, never pass without it. Tests of this class run
+     * one at a time, so the count is this command's.
      */
     private void awaitRequeuedBeyond(double before) {
         Await.until(() -> requeued() > before, WITHIN, "the command sent back to the queue after its reply was refused");

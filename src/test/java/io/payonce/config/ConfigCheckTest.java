@@ -73,6 +73,17 @@ class ConfigCheckTest {
     }
 
     @Test
+    void aRequeuePauseOutsideATenthOfASecondToAMinuteIsRefused() {
+        for (String refused : List.of("0s", "99ms", "-1s", "61s")) {
+            List<String> problems = ConfigCheck.problems(config(Map.of("payonce.commands.requeue-after", refused)));
+            assertEquals(1, problems.size(), refused + ": " + problems);
+            assertTrue(problems.get(0).contains("PAYONCE_COMMANDS_REQUEUE_AFTER"), problems.get(0));
+        }
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.commands.requeue-after", "100ms"))));
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.commands.requeue-after", "1m"))));
+    }
+
+    @Test
     void theServiceRefusesToStartWithABadSetting() {
         PayonceConfig bad = config(Map.of("payonce.lock.ttl", "0s"));
 
