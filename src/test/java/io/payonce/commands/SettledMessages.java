@@ -56,10 +56,11 @@ final class SettledMessages {
         return delivery.newInstance(properties, new Envelope(1, redelivered, "", "commands"));
     }
 
-    /** Settings that allow no sender: nothing here is executed, only settled. */
+    /** Settings that allow no sender, with the default pause before a requeue: nothing here is executed, only settled. */
     private static PayonceConfig noSenders() {
         PayonceConfig.Commands commands = (PayonceConfig.Commands) Proxy.newProxyInstance(SettledMessages.class.getClassLoader(),
-                new Class<?>[] {PayonceConfig.Commands.class}, (proxy, method, args) -> Optional.empty());
+                new Class<?>[] {PayonceConfig.Commands.class},
+                (proxy, method, args) -> method.getName().equals("requeueAfter") ? Duration.ofSeconds(1) : Optional.empty());
         return (PayonceConfig) Proxy.newProxyInstance(SettledMessages.class.getClassLoader(), new Class<?>[] {PayonceConfig.class},
                 (proxy, method, args) -> method.getName().equals("commands") ? commands : null);
     }

@@ -47,9 +47,13 @@ public class PrivateRedisCluster implements QuarkusTestResourceLifecycleManager 
             directory = Files.createTempDirectory("payonce-redis-cluster");
             for (int i = 0; i < MASTERS; i++) {
                 int port = FreePorts.next();
+                // Named, not left to Redis's port + 10000: that lands in the kernel's ephemeral range, where
+                // a client socket can hold it, and the node then ends at its start (seen once on a fresh machine).
+                int busPort = FreePorts.next();
                 Path node = Files.createDirectory(directory.resolve(Integer.toString(port)));
                 servers.add(new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                        "--cluster-enabled", "yes", "--cluster-config-file", node.resolve("nodes.conf").toString(),
+                        "--cluster-enabled", "yes", "--cluster-port", Integer.toString(busPort),
+                        "--cluster-config-file", node.resolve("nodes.conf").toString(),
                         "--dir", node.toString(), "--save", "", "--appendonly", "no")
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                         .redirectError(ProcessBuilder.Redirect.DISCARD)
