@@ -11,7 +11,9 @@ import io.payonce.support.Meters;
 import io.restassured.response.Response;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -31,8 +33,20 @@ final class CardCommands {
     private CardCommands() {
     }
 
-    /** A card pay first: the processor client's first call loads and connects it, which no test's timing should include. */
-    static void warmTheProcessorClient() {
+    /** The test classes whose application has made its first processor call; each profile starts an application of its own. */
+    private static final Set<Class<?>> WARMED = ConcurrentHashMap.newKeySet();
+
+    /**
+     * A card pay first, once per test class: the processor client's first call loads and connects it,
+     * which no test's timing or hold should include.
+     */
+    static void warmTheProcessorClientOf(Class<?> testClass) {
+        if (WARMED.add(testClass)) {
+            warmTheProcessorClient();
+        }
+    }
+
+    private static void warmTheProcessorClient() {
         CardBuyer buyer = CardBuyer.withOrder(100);
         Response answer = Await.until(() -> buyer.payOverHttp(buyer.key(), "tok_visa"), paid -> paid.statusCode() != 202, RECOVERY_BOUND,
                 "a definite answer to the warm-up card pay");

@@ -58,16 +58,9 @@ class CardPayCommandTest {
     @Inject
     Meters meters;
 
-    /** Whether this application's processor client has made its first call, which loads and connects it. */
-    private static boolean warm;
-
-    /** A cold client's first call can outlast the tests' 1 s processor timeout, and a pay meant to be charged would get a 202. */
     @BeforeEach
     void warmTheProcessorClient() {
-        if (!warm) {
-            CardCommands.warmTheProcessorClient();
-            warm = true;
-        }
+        CardCommands.warmTheProcessorClientOf(getClass());
     }
 
     @AfterEach

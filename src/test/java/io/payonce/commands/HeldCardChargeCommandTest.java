@@ -55,16 +55,9 @@ class HeldCardChargeCommandTest {
     @Inject
     Meters meters;
 
-    /** Whether this application's processor client has made its first call, which loads and connects it. */
-    private static boolean warm;
-
-    /** The processor client's first call loads and connects it, which no test's hold should include. */
     @BeforeEach
     void warmTheProcessorClient() {
-        if (!warm) {
-            CardCommands.warmTheProcessorClient();
-            warm = true;
-        }
+        CardCommands.warmTheProcessorClientOf(getClass());
     }
 
     @AfterEach

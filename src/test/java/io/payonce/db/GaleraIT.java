@@ -418,7 +418,7 @@ class GaleraIT {
 
     /** The relay runs {@code instance} has ended so far, done or failed, from its metrics. */
     private static double relayRuns(PackagedInstance instance) {
-        String metrics = RestAssured.given().port(instance.managementPort()).get("/q/metrics").asString();
+        String metrics = instance.metrics();
         return Management.sample(metrics, "payonce_outbox_runs_total{outcome=\"done\"}")
                 + Management.sample(metrics, "payonce_outbox_runs_total{outcome=\"failed\"}");
     }
@@ -766,7 +766,7 @@ class GaleraIT {
      * instances, on two nodes, conflict too: the cluster's own counters would count theirs.
      */
     private static long payConflicts(PackagedInstance instance) throws IOException {
-        String metrics = RestAssured.given().port(instance.managementPort()).get("/q/metrics").asString();
+        String metrics = instance.metrics();
         long pipelined = metrics.lines()
                 .filter(line -> line.startsWith("payonce_pipelined_transactions_total{")
                         && (line.contains("outcome=\"commit_failed\"") || line.contains("outcome=\"failed\"")))

@@ -129,8 +129,7 @@ class BrokerCrashIT {
 
     /** The instance's relay runs that failed so far, from its metrics: the packaged application is another process. */
     private double failedRelayRuns() {
-        String metrics = RestAssured.given().port(instance.managementPort()).get("/q/metrics").asString();
-        return Management.sample(metrics, "payonce_outbox_runs_total{outcome=\"failed\"}");
+        return Management.sample(instance.metrics(), "payonce_outbox_runs_total{outcome=\"failed\"}");
     }
 
     private long unsent() {

@@ -86,6 +86,11 @@ public final class PackagedInstance implements AutoCloseable {
         return managementPort;
     }
 
+    /** The instance's metrics in Prometheus's text, from its management port: another process, read over HTTP. */
+    public String metrics() {
+        return RestAssured.given().port(managementPort).get("/q/metrics").asString();
+    }
+
     /** Where the instance's console output goes. */
     public Path log() {
         return log;
