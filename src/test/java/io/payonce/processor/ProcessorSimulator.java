@@ -119,6 +119,12 @@ public final class ProcessorSimulator implements AutoCloseable {
     private final Map<String, AtomicInteger> chargeRequests = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final Random random = new Random();
+    /**
+     * This run's part of every charge and refund id, drawn at start: the numbers start from 1 again
+     * after a restart, while a dev database keeps the payments that name the last run's ids, and a
+     * charge id one payment already holds strands the next payment that meets it (one payment per charge).
+     */
+    private final String run = Long.toString(random.nextLong() >>> 1, 36);
     private volatile double randomFaultShare;
     private volatile HttpServer server;
     private final Map<String, Long> keyedAtNanos = new ConcurrentHashMap<>();
@@ -130,7 +136,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     private final Queue<Charge> toPlant = new ConcurrentLinkedQueue<>();
     private final WebhookSender webhooks = new WebhookSender(vertx);
 
-    private final SimulatedRefunds refunds = new SimulatedRefunds(vertx, this::chargeById, this::drawnFault,
+    private final SimulatedRefunds refunds = new SimulatedRefunds(vertx, run, this::chargeById, this::drawnFault,
             () -> randomFaultShare > 0 && random.nextDouble() < randomFaultShare / 2, () -> keyRetention, webhooks::refunded);
 
     private ProcessorSimulator(int port) {
@@ -246,7 +252,7 @@ public final class ProcessorSimulator implements AutoCloseable {
      * finds: what an operator names when the processor can no longer find a payment's charge under its key.
      */
     public Charge chargeWithoutKey(long amount, String currency, String reference) {
-        Charge charge = new Charge("ch_" + ids.incrementAndGet(), null, amount, currency, "tok_visa", reference, "succeeded", null);
+        Charge charge = new Charge(newChargeId(), null, amount, currency, "tok_visa", reference, "succeeded", null);
         keyless.put(charge.id(), charge);
         return charge;
     }
@@ -312,7 +318,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     private void plantUnder(String key) {
         Charge planted = toPlant.poll();
         if (planted != null && !charges.containsKey(key)) {
-            charges.put(key, new Charge(planted.id() != null ? planted.id() : "ch_" + ids.incrementAndGet(), key, planted.amount(), planted.currency(), planted.source(),
+            charges.put(key, new Charge(planted.id() != null ? planted.id() : newChargeId(), key, planted.amount(), planted.currency(), planted.source(),
                     planted.reference(), planted.status(), null));
             keyedAtNanos.put(key, System.nanoTime());
             plantedKeys.add(key);
@@ -491,11 +497,16 @@ public final class ProcessorSimulator implements AutoCloseable {
     private Charge record(String key, JsonObject params) {
         String source = params.getString("source");
         boolean declined = source != null && source.startsWith("tok_decline");
-        Charge charge = new Charge("ch_" + ids.incrementAndGet(), key, params.getLong("amount"), params.getString("currency"), source,
+        Charge charge = new Charge(newChargeId(), key, params.getLong("amount"), params.getString("currency"), source,
                 params.getString("reference"), declined ? "declined" : "succeeded", declined ? "card_declined" : null);
         charges.put(key, charge);
         keyedAtNanos.put(key, System.nanoTime());
         return charge;
+    }
+
+    /** {@code ch_<run>_<n>}: in the characters and length payonce keeps of a charge id (ProcessorText), unique across restarts. */
+    private String newChargeId() {
+        return "ch_" + run + "_" + ids.incrementAndGet();
     }
 
     private void forgetExpiredKeys() {

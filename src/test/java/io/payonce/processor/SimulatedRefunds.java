@@ -40,6 +40,8 @@ final class SimulatedRefunds {
     private static final String REFUND_OF_ORDER = "-refund-";
 
     private final Vertx vertx;
+    /** The simulator's run, part of every refund id, so that no restart hands out an id a stored refund holds. */
+    private final String run;
     private final Function<String, Charge> chargeById;
     private final Supplier<Fault> drawnFault;
     private final Supplier<Boolean> lookupFails;
@@ -58,14 +60,16 @@ final class SimulatedRefunds {
     private final AtomicLong ids = new AtomicLong();
 
     /**
+     * @param run         the simulator's part of every id, drawn at its start
      * @param drawnFault  a fault drawn at random for a request the queued faults leave alone, or null
      * @param lookupFails whether this lookup meets a random 500
      * @param keyRetention how long a key is remembered after its refund was made, or null: for ever
      * @param recorded     told of each refund once it is made or has failed (its webhook event)
      */
-    SimulatedRefunds(Vertx vertx, Function<String, Charge> chargeById, Supplier<Fault> drawnFault, Supplier<Boolean> lookupFails,
+    SimulatedRefunds(Vertx vertx, String run, Function<String, Charge> chargeById, Supplier<Fault> drawnFault, Supplier<Boolean> lookupFails,
                      Supplier<Duration> keyRetention, Consumer<Refund> recorded) {
         this.vertx = vertx;
+        this.run = run;
         this.chargeById = chargeById;
         this.drawnFault = drawnFault;
         this.lookupFails = lookupFails;
@@ -133,7 +137,7 @@ final class SimulatedRefunds {
 
     /** A succeeded refund that only its id finds, as {@link ProcessorSimulator#refundFoundOnlyById} describes. */
     Refund foundOnlyById(String charge, long amount, String currency, String reference, String statedKey) {
-        Refund refund = new Refund("re_" + ids.incrementAndGet(), statedKey, charge, amount, currency, reference, "succeeded", null);
+        Refund refund = new Refund(newRefundId(), statedKey, charge, amount, currency, reference, "succeeded", null);
         keyless.put(refund.id(), refund);
         return refund;
     }
@@ -243,7 +247,7 @@ final class SimulatedRefunds {
         } else if (charge.source() != null && charge.source().startsWith("tok_norefund")) {
             failure = "expired_or_canceled_card";
         }
-        Refund refund = new Refund("re_" + ids.incrementAndGet(), key, charge.id(), amount, params.getString("currency"),
+        Refund refund = new Refund(newRefundId(), key, charge.id(), amount, params.getString("currency"),
                 params.getString("reference"), failure == null ? "succeeded" : "failed", failure);
         refunds.put(key, refund);
         keyedAtNanos.put(key, System.nanoTime());
@@ -253,11 +257,16 @@ final class SimulatedRefunds {
     private void plantUnder(String key) {
         Refund planted = toPlant.poll();
         if (planted != null && !refunds.containsKey(key)) {
-            refunds.put(key, new Refund(planted.id() != null ? planted.id() : "re_" + ids.incrementAndGet(), key, planted.charge(), planted.amount(), planted.currency(),
+            refunds.put(key, new Refund(planted.id() != null ? planted.id() : newRefundId(), key, planted.charge(), planted.amount(), planted.currency(),
                     planted.reference(), planted.status(), planted.failureCode()));
             keyedAtNanos.put(key, System.nanoTime());
             plantedKeys.add(key);
         }
+    }
+
+    /** {@code re_<run>_<n>}, as the simulator's charge ids are made. */
+    private String newRefundId() {
+        return "re_" + run + "_" + ids.incrementAndGet();
     }
 
     private void forgetExpiredKeys() {
