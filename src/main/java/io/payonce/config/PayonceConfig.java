@@ -125,7 +125,7 @@ public interface PayonceConfig {
     }
 
     interface AutoClose {
-        /** An UNPAID order older than this is closed. */
+        /** An order UNPAID for longer than this, since its creation or since a card payment gave it back, is closed. */
         @WithDefault("30m")
         Duration delay();
 

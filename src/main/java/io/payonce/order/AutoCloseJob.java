@@ -11,9 +11,11 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * Closes UNPAID orders older than {@code payonce.auto-close.delay}. Every instance may run it at
- * once: each batch is one conditional UPDATE, so it and a payment racing for the same order
- * cannot both win.
+ * Closes orders UNPAID for longer than {@code payonce.auto-close.delay}, counted from their last move
+ * to UNPAID: their creation, or a card payment that gave them back (declined, or settled not charged
+ * by an operator), so that the client's pay with a new key finds the order still payable however
+ * late the decline came. Every instance may run it at once: each batch is one conditional UPDATE, so
+ * it and a payment racing for the same order cannot both win.
  */
 @Startup
 @ApplicationScoped
@@ -29,7 +31,7 @@ public class AutoCloseJob {
         this.config = config;
         this.job = new BackgroundJob(draining, AutoCloseJob.class, "Auto-close", "Auto-closed %d stale unpaid orders");
         this.closed = Counter.builder("payonce.orders.auto.closed")
-                .description("Unpaid orders closed for being older than the auto-close delay")
+                .description("Orders closed for being UNPAID for longer than the auto-close delay")
                 .register(registry);
     }
 

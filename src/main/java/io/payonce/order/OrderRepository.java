@@ -46,6 +46,15 @@ public class OrderRepository {
             UPDATE orders SET status = ? WHERE id = ? AND status = ?""";
 
     /**
+     * The compare-and-set of a move back to UNPAID (a card payment declined, or settled not charged
+     * by an operator), which stamps the move in the same statement: the auto-close delay runs from
+     * here, so that the order stays payable with a new key, as the client's 402 invites, however long
+     * the processor or the operator took.
+     */
+    private static final String COMPARE_AND_SET_UNPAID_AGAIN = """
+            UPDATE orders SET status = 'UNPAID', unpaid_again_at = NOW(6) WHERE id = ? AND status = ?""";
+
+    /**
      * Adds a refund to the order's total, moving it to REFUNDED when the total reaches the amount.
      * The cap is in the WHERE clause, so racing refunds can never together exceed the payment; the
      * status is assigned first because MySQL evaluates later assignments with earlier results.
@@ -71,12 +80,17 @@ public class OrderRepository {
             UPDATE orders SET refunded_amount = refunded_amount - ? WHERE id = ? AND refunded_amount >= ?""";
 
     /**
-     * Closes a batch of stale unpaid orders. The status condition is re-checked under the row lock,
-     * so an order that a payment moved to PAID a moment earlier is left alone, and vice versa.
+     * Closes a batch of stale unpaid orders: UNPAID for longer than the delay since their last move
+     * to UNPAID, their creation or a card payment giving them back (unpaid_again_at, always later
+     * than created_at where set). The conditions are re-checked under the row lock, so an order that
+     * a payment moved to PAID, or a decline gave back, a moment earlier is left alone, and vice versa.
+     * orders_by_status_age (status, created_at) leads the scan: of the orders it reads, only those
+     * given back within the delay are passed over.
      */
     private static final String CLOSE_STALE_UNPAID = """
             UPDATE orders SET status = 'CLOSED'
             WHERE status = 'UNPAID' AND created_at < NOW(6) - INTERVAL ? SECOND
+              AND (unpaid_again_at IS NULL OR unpaid_again_at < NOW(6) - INTERVAL ? SECOND)
             ORDER BY created_at
             LIMIT ?""";
 
@@ -113,10 +127,12 @@ public class OrderRepository {
         return client.preparedQuery(SELECT_BY_SN).execute(Tuple.of(userId, orderSn)).map(OrderRepository::single);
     }
 
+    /** A move back to UNPAID is stamped as well, whoever makes it: auto-close counts from it. */
     public Uni<Boolean> compareAndSetStatus(SqlClient client, long id, OrderStatus expected, OrderStatus next) {
-        return client.preparedQuery(COMPARE_AND_SET_STATUS)
-                .execute(Tuple.of(next.name(), id, expected.name()))
-                .map(rows -> rows.rowCount() == 1);
+        Uni<RowSet<Row>> moved = next == OrderStatus.UNPAID
+                ? client.preparedQuery(COMPARE_AND_SET_UNPAID_AGAIN).execute(Tuple.of(id, expected.name()))
+                : client.preparedQuery(COMPARE_AND_SET_STATUS).execute(Tuple.of(next.name(), id, expected.name()));
+        return moved.map(rows -> rows.rowCount() == 1);
     }
 
     /** True when the refund fitted under the cap and was added. */
@@ -134,10 +150,10 @@ public class OrderRepository {
         return tx.preparedQuery(RELEASE_REFUND).execute(Tuple.of(amount, id, amount)).map(rows -> rows.rowCount() == 1);
     }
 
-    /** Closes at most {@code limit} unpaid orders older than {@code age}; returns how many it closed. */
+    /** Closes at most {@code limit} orders UNPAID for longer than {@code age}; returns how many it closed. */
     public Uni<Integer> closeStaleUnpaid(Duration age, int limit) {
         return pool.preparedQuery(CLOSE_STALE_UNPAID)
-                .execute(Tuple.of(age.toSeconds(), limit))
+                .execute(Tuple.of(age.toSeconds(), age.toSeconds(), limit))
                 .map(RowSet::rowCount);
     }
 

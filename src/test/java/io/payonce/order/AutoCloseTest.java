@@ -1,14 +1,20 @@
 package io.payonce.order;
 
+import io.payonce.processor.ProcessorSimulator;
+import io.payonce.processor.ProcessorSimulator.Fault;
+import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.BoundsOutlastHolds;
 import io.payonce.support.Buyer;
+import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
 import io.payonce.support.UserLock;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
@@ -32,10 +38,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The races below hold a pay or the auto-close on a lock of the test's until the test has seen the
  * other one wait too (at most 6 s and 10 s of looking). The test profile's bounds (a lock wait of 1 s,
  * then a retry; 2 s a statement) would let go first on a slow machine: the pay would retry behind the
- * close, or the close fail, and the race the test set up would not be the one it judges.
+ * close, or the close fail, and the race the test set up would not be the one it judges. The card
+ * pay whose charge the processor holds needs them too: the profile's 1 s processor timeout would give
+ * the held charge up (202) and leave the decline to the recovery job, at a moment the test does not
+ * choose.
+ *
+ * <p>The test profile turns the job's schedule off, not the job: each test runs it when its story needs
+ * it, with the default delay (30 min), and makes an order older than that by moving its times back.
  */
 @QuarkusTest
 @TestProfile(BoundsOutlastHolds.class)
+@WithTestResource(value = ProcessorSimulatorResource.class, scope = TestResourceScope.GLOBAL)
 @ExtendWith(LedgerInvariants.class)
 class AutoCloseTest {
 
@@ -47,7 +60,11 @@ class AutoCloseTest {
 
     @AfterEach
     void stopTheClient() {
-        client.shutdownNow();
+        try {
+            processor().heal();
+        } finally {
+            client.shutdownNow();
+        }
     }
 
     @Test
@@ -81,6 +98,53 @@ class AutoCloseTest {
 
         assertTrue(closed >= 5, "closed " + closed);
         ids.forEach(id -> assertEquals("CLOSED", db.orderStatus(id)));
+    }
+
+    /**
+     * A charge the processor holds past the delay, then declines: the order, created two hours before
+     * the decline, is UNPAID again from the decline on, and the client's pay with a new key, which its
+     * 402 invites, is charged. Red before auto-close counted from the last move to UNPAID: it counted
+     * from creation, so the job's next run closed the order the decline had just given back, and the
+     * pay with the new key was refused 409 ILLEGAL_TRANSITION (CLOSED).
+     */
+    @Test
+    void anOrderADeclineGaveBackAfterTheDelayCanBePaidWithANewKey() throws Exception {
+        Checkout buyer = Buyer.withBalance(0).checkout(300);
+        processor().failNextChargeOf(buyer.order(), Fault.HELD);
+        CompletableFuture<Response> card = CompletableFuture.supplyAsync(() -> buyer.payByCard("tok_decline_generic"), client);
+        Await.until(() -> processor().heldChargesOf(buyer.order()) == 1, Duration.ofSeconds(10),
+                "the charge of order " + buyer.order() + " held at the processor");
+        makeStale(buyer.order()); // the charge outlasts the delay
+
+        autoClose.closeStaleOrders().await().indefinitely();
+        assertEquals("PAYING", db.orderStatus(buyer.order()), "an order whose card payment waits for its processor is never closed");
+        processor().release(buyer.order());
+        Response declined = card.get(30, TimeUnit.SECONDS);
+        autoClose.closeStaleOrders().await().indefinitely();
+        Response paid = Api.payByCard(buyer.bearer(), buyer.order(), Api.newKey(), "tok_visa");
+
+        assertEquals(402, declined.statusCode(), declined.asString());
+        assertEquals("CARD_DECLINED", declined.jsonPath().getString("code"));
+        assertEquals(201, paid.statusCode(), paid.asString());
+        assertEquals("SUCCEEDED", paid.jsonPath().getString("phase"));
+        assertEquals("PAID", db.orderStatus(buyer.order()));
+    }
+
+    /**
+     * The delay restarts at a decline and runs out again: an order given back longer ago than the
+     * delay is closed like any other, or a decline would keep its order open for good.
+     */
+    @Test
+    void anOrderADeclineGaveBackLongerAgoThanTheDelayIsClosed() {
+        Checkout buyer = Buyer.withBalance(0).checkout(300);
+        Response declined = buyer.payByCard("tok_decline_generic");
+        assertEquals(402, declined.statusCode(), declined.asString());
+        db.update("UPDATE orders SET created_at = NOW(6) - INTERVAL 3 HOUR, unpaid_again_at = NOW(6) - INTERVAL 2 HOUR WHERE id = ?",
+                buyer.order());
+
+        autoClose.closeStaleOrders().await().indefinitely();
+
+        assertEquals("CLOSED", db.orderStatus(buyer.order()));
     }
 
     /**
@@ -170,6 +234,10 @@ class AutoCloseTest {
                 WHERE requested.lock_table = CONCAT('`', DATABASE(), '`.`orders`')
                   AND holding.trx_mysql_thread_id = ?
                   AND waiting.trx_query LIKE ?""", holder, statement) > 0, Duration.ofSeconds(10), awaited);
+    }
+
+    private static ProcessorSimulator processor() {
+        return ProcessorSimulatorResource.simulator();
     }
 
     private long staleOrder(Buyer buyer) {
