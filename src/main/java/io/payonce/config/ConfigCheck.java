@@ -2,12 +2,13 @@ package io.payonce.config;
 
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Refuses to start with durations that would break a guarantee; numeric bounds are checked by Bean Validation. */
+/** Refuses to start with durations or secrets that would break a guarantee; numeric bounds are checked by Bean Validation. */
 @Startup
 @ApplicationScoped
 public class ConfigCheck {
@@ -20,10 +21,17 @@ public class ConfigCheck {
     static final Duration MIN_REQUEUE_AFTER = Duration.ofMillis(100);
     static final Duration MAX_REQUEUE_AFTER = Duration.ofMinutes(1);
 
+    private static final Logger LOG = Logger.getLogger(ConfigCheck.class);
+
     public ConfigCheck(PayonceConfig config) {
         List<String> problems = problems(config);
         if (!problems.isEmpty()) {
             throw new IllegalStateException("Invalid payonce configuration: " + String.join("; ", problems));
+        }
+        if (config.processor().webhookSecretPrevious().isPresent()) {
+            // Said at every start while it lasts: a rotation forgotten half way keeps a retired, perhaps leaked, secret valid.
+            LOG.warn("PAYONCE_PROCESSOR_WEBHOOK_SECRET_PREVIOUS is set: webhook deliveries signed with the secret before the "
+                    + "current one are accepted; delete it once the processor signs with the current secret only");
         }
     }
 
@@ -48,10 +56,16 @@ public class ConfigCheck {
         if (tolerance.compareTo(Duration.ofSeconds(1)) < 0 || tolerance.compareTo(MAX_WEBHOOK_TOLERANCE) > 0) {
             problems.add("payonce.processor.webhook-tolerance must lie between 1s and 1h: the window in which a signed webhook may be played back");
         }
-        if (config.requiredInProduction().processorWebhookSecret().length() < MIN_WEBHOOK_SECRET_LENGTH) {
-            problems.add("PAYONCE_PROCESSOR_WEBHOOK_SECRET must be at least " + MIN_WEBHOOK_SECRET_LENGTH
-                    + " characters: the processor's signing secret for its webhooks");
-        }
+        String webhookSecret = config.requiredInProduction().processorWebhookSecret();
+        checkWebhookSecret(problems, "PAYONCE_PROCESSOR_WEBHOOK_SECRET", webhookSecret);
+        config.processor().webhookSecretPrevious().ifPresent(previous -> {
+            checkWebhookSecret(problems, "PAYONCE_PROCESSOR_WEBHOOK_SECRET_PREVIOUS", previous);
+            if (previous.equals(webhookSecret)) {
+                // A rotation half written: the secret being retired is not held at all, and the one set as new may be the old.
+                problems.add("PAYONCE_PROCESSOR_WEBHOOK_SECRET_PREVIOUS must differ from PAYONCE_PROCESSOR_WEBHOOK_SECRET: "
+                        + "it holds the secret before the current one while the processor's secret is rolled over");
+            }
+        });
         int inFlight = config.commands().inFlight();
         if (inFlight < 1 || inFlight > MAX_COMMANDS_IN_FLIGHT) {
             // Below 1 the messaging library would quietly run one consumer, never none.
@@ -68,6 +82,19 @@ public class ConfigCheck {
                     + "so that a busy row times out as a lock wait");
         }
         return problems;
+    }
+
+    /** Names the variable, never the value: these problems stop the start and reach the log. */
+    private static void checkWebhookSecret(List<String> problems, String variable, String secret) {
+        if (secret.length() < MIN_WEBHOOK_SECRET_LENGTH) {
+            problems.add(variable + " must be at least " + MIN_WEBHOOK_SECRET_LENGTH + " characters: the processor's signing secret for its webhooks");
+        }
+        if (!secret.equals(secret.strip())) {
+            // A Secret written from a file or by echo often ends in a line break. Taken as part of the HMAC's
+            // key, it would refuse every delivery at run time, and nothing would say why.
+            problems.add(variable + " must not begin or end with whitespace (a line break at its end, say): "
+                    + "it would be taken as part of the signing key, and every webhook delivery refused");
+        }
     }
 
     private static void requirePositive(List<String> problems, String key, Duration value) {

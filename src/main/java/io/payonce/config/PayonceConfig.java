@@ -352,6 +352,14 @@ public interface PayonceConfig {
          */
         @WithDefault("5m")
         Duration webhookTolerance();
+
+        /**
+         * PAYONCE_PROCESSOR_WEBHOOK_SECRET_PREVIOUS: while the processor's webhook secret is rolled
+         * over, the secret before the current one, whose signatures verify beside the current one's,
+         * so that the processor may switch to the new secret at any moment of the rollout. None
+         * outside a rotation. Checked as the current one ({@link ConfigCheck}).
+         */
+        Optional<String> webhookSecretPrevious();
     }
 
     interface Tracing {

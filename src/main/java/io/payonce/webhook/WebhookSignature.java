@@ -16,15 +16,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The processor's signature of a webhook delivery, checked as the well-known processors ask:
  * {@code Processor-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>}, the HMAC taken with the shared
  * secret over {@code "<t>.<body>"}, the body's bytes exactly as they arrived (JSON read and written
  * again would not be the bytes signed). Several {@code v1} may come, one per secret while the
- * processor rolls its secret over: any one that matches will do. Each is compared in constant time,
- * so that the time of a refusal tells nothing of how much of a forged signature was right. A
+ * processor rolls its secret over: any one that matches will do. During a rotation payonce holds the
+ * previous secret too, if configured, and a signature by either verifies, so that the processor may
+ * switch secrets at any moment of the rollout without signing with both. Each comparison takes
+ * constant time, so that the time of a refusal tells nothing of how much of a forged signature was right. A
  * signature that matches but whose timestamp lies beyond the tolerance of this instance's clock is
  * refused too: a delivery recorded in passing cannot be played back later.
  */
@@ -41,22 +45,26 @@ class WebhookSignature {
 
     private static final String ALGORITHM = "HmacSHA256";
 
-    private final SecretKeySpec secret;
+    /** The current secret, then the previous one during a rotation. */
+    private final List<SecretKeySpec> secrets;
     private final Duration tolerance;
     private final Clock clock;
 
     @Inject
     WebhookSignature(PayonceConfig config) {
-        this(config.requiredInProduction().processorWebhookSecret(), config.processor().webhookTolerance(), Clock.systemUTC());
+        this(config.requiredInProduction().processorWebhookSecret(), config.processor().webhookSecretPrevious(),
+                config.processor().webhookTolerance(), Clock.systemUTC());
     }
 
-    WebhookSignature(String secret, Duration tolerance, Clock clock) {
-        this.secret = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM);
+    /** {@code previous}: the secret before {@code secret} while it is rolled over, or none. */
+    WebhookSignature(String secret, Optional<String> previous, Duration tolerance, Clock clock) {
+        this.secrets = Stream.concat(Stream.of(secret), previous.stream())
+                .map(key -> new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), ALGORITHM)).toList();
         this.tolerance = tolerance;
         this.clock = clock;
     }
 
-    /** Returns if {@code header} signs {@code body} with the secret, recently; otherwise refuses with WEBHOOK_SIGNATURE_INVALID. */
+    /** Returns if {@code header} signs {@code body} with a secret, recently; otherwise refuses with WEBHOOK_SIGNATURE_INVALID. */
     void verify(String header, byte[] body) {
         if (header == null || header.isBlank()) {
             throw refused("there is no " + HEADER + " header");
@@ -83,8 +91,10 @@ class WebhookSignature {
         if (timestamp == null || signatures.isEmpty() || signatures.size() > MOST_SIGNATURES) {
             throw refused("it must name a timestamp t and one to " + MOST_SIGNATURES + " v1 signatures");
         }
-        byte[] expected = hmac(timestamp, body);
-        if (signatures.stream().noneMatch(signature -> MessageDigest.isEqual(expected, bytesOf(signature)))) {
+        String signed = timestamp;
+        List<byte[]> expected = secrets.stream().map(secret -> hmac(secret, signed, body)).toList();
+        if (signatures.stream().map(WebhookSignature::bytesOf)
+                .noneMatch(signature -> expected.stream().anyMatch(ours -> MessageDigest.isEqual(ours, signature)))) {
             throw refused("no v1 signature matches");
         }
         long age = clock.instant().getEpochSecond() - Long.parseLong(timestamp);
@@ -94,7 +104,7 @@ class WebhookSignature {
         }
     }
 
-    private byte[] hmac(String timestamp, byte[] body) {
+    private static byte[] hmac(SecretKeySpec secret, String timestamp, byte[] body) {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(secret);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,6 +53,48 @@ class ConfigCheckTest {
 
         assertEquals(1, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains("PAYONCE_PROCESSOR_WEBHOOK_SECRET"));
+    }
+
+    /**
+     * A Secret written from a file or by echo ends in a line break: taken as part of the key, it would
+     * refuse every delivery. The start stops instead, naming the variable and never its value.
+     */
+    @Test
+    void aWebhookSecretWithSurroundingWhitespaceStopsTheStartWithoutShowingIt() {
+        for (String secret : List.of("whsec_written_with_echo\n", "whsec_written_on_windows\r\n", " whsec_pasted_with_a_space")) {
+            PayonceConfig config = config(Map.of("payonce.required-in-production.processor-webhook-secret", secret));
+
+            List<String> problems = ConfigCheck.problems(config);
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new ConfigCheck(config));
+
+            assertEquals(1, problems.size(), problems.toString());
+            assertTrue(problems.get(0).contains("PAYONCE_PROCESSOR_WEBHOOK_SECRET must not begin or end with whitespace"), problems.get(0));
+            assertFalse(refused.getMessage().contains(secret.strip()), "the secret is shown: " + refused.getMessage());
+        }
+    }
+
+    /** The secret before the current one, held during a rotation, is checked as the current one is. */
+    @Test
+    void aPreviousWebhookSecretIsCheckedAsTheCurrentOne() {
+        for (String refused : List.of("whsec_short", "whsec_the_one_before_this\n")) {
+            List<String> problems = ConfigCheck.problems(config(Map.of("payonce.processor.webhook-secret-previous", refused)));
+            assertEquals(1, problems.size(), problems.toString());
+            assertTrue(problems.get(0).startsWith("PAYONCE_PROCESSOR_WEBHOOK_SECRET_PREVIOUS "), problems.get(0));
+            assertFalse(problems.get(0).contains(refused.strip()), "the secret is shown: " + problems.get(0));
+        }
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.processor.webhook-secret-previous", "whsec_the_one_before_this"))));
+    }
+
+    /** A previous secret equal to the current one is a rotation half written: the secret being retired is not held. */
+    @Test
+    void aPreviousWebhookSecretEqualToTheCurrentOneIsRefused() {
+        String current = "whsec_the_current_one";
+        List<String> problems = ConfigCheck.problems(config(Map.of(
+                "payonce.required-in-production.processor-webhook-secret", current, "payonce.processor.webhook-secret-previous", current)));
+
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.get(0).startsWith("PAYONCE_PROCESSOR_WEBHOOK_SECRET_PREVIOUS must differ"), problems.get(0));
+        assertFalse(problems.get(0).contains(current), "the secret is shown: " + problems.get(0));
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,16 +21,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The signature of a webhook delivery, checked against signatures the processor simulator makes
- * its own way: the raw body and the timestamp signed, any one of several v1 enough, nothing else.
+ * its own way: the raw body and the timestamp signed, any one of several v1 enough, the previous
+ * secret too during a rotation, nothing else.
  */
 class WebhookSignatureTest {
 
     private static final String SECRET = "whsec_test_secret_of_the_processor";
+    private static final String PREVIOUS = "whsec_the_secret_before_this_one";
     private static final long NOW = 1_900_000_000L;
     private static final String BODY = "{\"id\":\"evt_1\",\"type\":\"charge.succeeded\",\"data\":{\"object\":{\"amount\":1999}}}";
+    private static final Clock CLOCK = Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC);
 
-    private final WebhookSignature signature = new WebhookSignature(SECRET, Duration.ofMinutes(5),
-            Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC));
+    private final WebhookSignature signature = new WebhookSignature(SECRET, Optional.empty(), Duration.ofMinutes(5), CLOCK);
 
     @Test
     void theProcessorsSignatureOfTheBodyVerifies() {
@@ -64,11 +67,31 @@ class WebhookSignatureTest {
     @Test
     void anyOneOfSeveralSignaturesWillDoAndOtherSchemesAreLeftAlone() {
         String current = WebhookSender.signature(SECRET, NOW, BODY);
-        String old = WebhookSender.signature("whsec_the_secret_before_this_one", NOW, BODY);
+        String old = WebhookSender.signature(PREVIOUS, NOW, BODY);
         String v1 = current.substring(current.indexOf("v1="));
 
         assertDoesNotThrow(() -> verify(old + "," + v1, BODY));
         assertDoesNotThrow(() -> verify("t=" + NOW + ", v0=anything, " + v1, BODY));
+    }
+
+    /**
+     * payonce's side of a rotation rolls out first, holding the new secret and the one before: the
+     * processor, still signing with the old one alone, or already with the new one alone, is heard.
+     */
+    @Test
+    void aDeliverySignedWithThePreviousSecretVerifiesWhileItIsConfigured() {
+        WebhookSignature rotating = new WebhookSignature(SECRET, Optional.of(PREVIOUS), Duration.ofMinutes(5), CLOCK);
+
+        assertDoesNotThrow(() -> verify(rotating, WebhookSender.signature(PREVIOUS, NOW, BODY), BODY));
+        assertDoesNotThrow(() -> verify(rotating, WebhookSender.signature(SECRET, NOW, BODY), BODY));
+        assertRefused(rotating, WebhookSender.signature("whsec_an_attackers_guess_at_it", NOW, BODY), BODY, "no v1 signature matches");
+        assertRefused(rotating, WebhookSender.signature(PREVIOUS, NOW - 301, BODY), BODY, "301 s in the past");
+    }
+
+    /** Once the rotation is over and the previous secret unset, what it signs is a forgery like any other. */
+    @Test
+    void aDeliverySignedWithThePreviousSecretIsRefusedWhenNoneIsConfigured() {
+        assertRefused(WebhookSender.signature(PREVIOUS, NOW, BODY), BODY, "no v1 signature matches");
     }
 
     @ParameterizedTest
@@ -95,12 +118,20 @@ class WebhookSignatureTest {
     }
 
     private void assertRefused(String header, String body, String why) {
-        ApiException refused = assertThrows(ApiException.class, () -> verify(header, body));
+        assertRefused(signature, header, body, why);
+    }
+
+    private static void assertRefused(WebhookSignature by, String header, String body, String why) {
+        ApiException refused = assertThrows(ApiException.class, () -> verify(by, header, body));
         assertEquals(ErrorCode.WEBHOOK_SIGNATURE_INVALID, refused.code());
         assertTrue(refused.detail().contains(why), refused.detail());
     }
 
     private void verify(String header, String body) {
-        signature.verify(header, body.getBytes(StandardCharsets.UTF_8));
+        verify(signature, header, body);
+    }
+
+    private static void verify(WebhookSignature by, String header, String body) {
+        by.verify(header, body.getBytes(StandardCharsets.UTF_8));
     }
 }
