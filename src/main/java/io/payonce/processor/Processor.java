@@ -153,8 +153,10 @@ public class Processor {
     }
 
     /**
-     * A charge object in a 2xx or 402 is an outcome, and so is a 400 that names a decline code (the
-     * processor refusing the card outright, charging nothing); a 404 to a lookup means no charge
+     * A charge object in a 2xx or 402 is an outcome, and so is a 400 to the charge's POST that names a
+     * decline code (the processor refusing the card outright, charging nothing); to a lookup, a 400
+     * says the lookup was refused, whatever it names, as for a refund: read as a decline, it would free
+     * the order of a card that may well be charged. A 404 to a lookup means no charge
      * exists under the key, or with the id. Anything else (a 400 without a decline code, which may
      * be a key the processor saw with other parameters or a proxy's refusal, a 409 for a twin
      * request still in flight at the processor, a charge still pending) is not an outcome. A charge
@@ -171,7 +173,7 @@ public class Processor {
         JsonNode charge = response.readEntity(JsonNode.class);
         if (status == 400) {
             String declineCode = ProcessorText.of(ChargeReply.of(charge).declineCode(), ProcessorText.CODE_LENGTH);
-            return declineCode != null ? new ChargeOutcome.Declined(ChargeObject.id(charge), declineCode)
+            return declineCode != null && !lookup ? new ChargeOutcome.Declined(ChargeObject.id(charge), declineCode)
                     : new ChargeOutcome.Unknown("the processor answered 400");
         }
         return ChargeObject.outcome(charge);

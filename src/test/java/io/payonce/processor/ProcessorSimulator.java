@@ -132,6 +132,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     private volatile Duration keyRetention;
     private volatile int refusingWith;
     private volatile int refusingRefundLookupsWith;
+    private volatile JsonObject chargeLookupsAnsweredWith;
     private final Set<String> plantedKeys = ConcurrentHashMap.newKeySet();
     private final Queue<Charge> toPlant = new ConcurrentLinkedQueue<>();
     private final WebhookSender webhooks = new WebhookSender(vertx);
@@ -295,6 +296,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         keyRetention = null;
         refusingWith = 0;
         refusingRefundLookupsWith = 0;
+        chargeLookupsAnsweredWith = null;
         webhooks.off();
     }
 
@@ -358,6 +360,15 @@ public final class ProcessorSimulator implements AutoCloseable {
         this.refusingRefundLookupsWith = status;
     }
 
+    /**
+     * Every charge lookup, under a key or by id, is answered 400 with {@code body} before anything is
+     * read, as a processor's gateway refusing the lookup itself may, until {@link #heal}; charges are
+     * made as usual.
+     */
+    public void refuseChargeLookupsWith400(JsonObject body) {
+        this.chargeLookupsAnsweredWith = body;
+    }
+
     private void handle(HttpServerRequest request) {
         String path = request.path();
         int refusal = refusingWith;
@@ -365,6 +376,8 @@ public final class ProcessorSimulator implements AutoCloseable {
             answer(request, refusal, new JsonObject().put("error", "refused"));
         } else if (refusingRefundLookupsWith != 0 && "GET".equals(request.method().name()) && path.startsWith("/v1/refunds/")) {
             answer(request, refusingRefundLookupsWith, new JsonObject().put("error", "refused"));
+        } else if (chargeLookupsAnsweredWith != null && "GET".equals(request.method().name()) && path.startsWith("/v1/charges/")) {
+            answer(request, 400, chargeLookupsAnsweredWith);
         } else if (refunds.handled(request)) {
             return;
         } else if ("POST".equals(request.method().name()) && "/v1/charges".equals(path)) {

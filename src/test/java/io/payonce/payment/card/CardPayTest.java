@@ -20,6 +20,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -165,6 +166,40 @@ class CardPayTest {
         assertEquals(201, retry.statusCode(), retry.asString());
         assertEquals("true", retry.header("Idempotent-Replayed"));
         assertEquals(payment, retry.jsonPath().getLong("paymentId"));
+    }
+
+    /**
+     * The processor charged the card and payonce never heard so; the processor's lookups are then
+     * refused with a 400 that names a decline code. A refused lookup says nothing of the charge: the
+     * payment stays UNKNOWN and its order PAYING until a lookup is answered, which finds the charge.
+     * Read as a decline, it would have freed the order of a charged card for a second charge.
+     */
+    @Test
+    void aLookupRefusedWithADeclineCodeIsNoDecline() throws Exception {
+        Checkout buyer = Buyer.withBalance(0).checkout(750);
+        processor().failNextChargeOf(buyer.order(), Fault.ERROR_AFTER_CHARGE);
+        processor().refuseChargeLookupsWith400(new JsonObject().put("object", "charge").put("status", "failed")
+                .put("decline_code", "card_declined").put("reference", "order-" + buyer.order()));
+
+        Response accepted = buyer.payByCard("tok_visa");
+
+        assertEquals(202, accepted.statusCode(), accepted.asString());
+        long payment = accepted.jsonPath().getLong("paymentId");
+        String processorKey = processorKey(buyer, payment);
+        assertNotNull(processor().chargeUnder(processorKey), "set-up: the processor had charged the card");
+        // Until the recovery job has looked it up twice more, or settled it, whichever comes first.
+        Await.until(() -> db.count("SELECT charge_attempts FROM pay_record WHERE id = ?", payment) >= 3
+                        || !"UNKNOWN".equals(db.string("SELECT phase FROM pay_record WHERE id = ?", payment)), RECOVERY_BOUND,
+                "the recovery job's lookups of payment " + payment + ", refused");
+        assertEquals("UNKNOWN", db.string("SELECT phase FROM pay_record WHERE id = ?", payment), "a refused lookup is no decline");
+        assertEquals("PAYING", db.orderStatus(buyer.order()));
+
+        processor().heal();
+        Response settled = awaitSettled(buyer, payment);
+
+        assertEquals("SUCCEEDED", settled.jsonPath().getString("phase"), settled.asString());
+        assertEquals("PAID", db.orderStatus(buyer.order()));
+        assertEquals(1, processor().chargeRequestsUnder(processorKey), "the recovery looked the charge up and sent nothing");
     }
 
     /** The processor declined the card and the answer was lost: the recovery job learns of the decline, and the order is payable again. */
