@@ -28,9 +28,15 @@ public final class ChargeObject {
                     ? new ChargeOutcome.Unknown("the processor's charge is incomplete")
                     : new ChargeOutcome.Succeeded(chargeId, reply.amount(), ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH),
                     ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH), reply.amountRefunded());
-            case "declined", "failed" -> new ChargeOutcome.Declined(chargeId, declineCode == null ? "declined" : declineCode);
+            case "declined", "failed" -> declined(reply, chargeId, declineCode == null ? "declined" : declineCode);
             default -> new ChargeOutcome.Unknown("the charge is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
         };
+    }
+
+    /** A declined charge with whatever it says of itself, reduced as a success's fields are. */
+    static ChargeOutcome.Declined declined(ChargeReply reply, String chargeId, String declineCode) {
+        return new ChargeOutcome.Declined(chargeId, declineCode, reply.amount(), ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH),
+                ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH));
     }
 
     /** The charge's id at the processor, as payonce stores it; null when it has none. */

@@ -14,7 +14,17 @@ public sealed interface ChargeOutcome {
     record Succeeded(String chargeId, long amount, String currency, String reference, Long amountRefunded) implements ChargeOutcome {
     }
 
-    record Declined(String chargeId, String declineCode) implements ChargeOutcome {
+    /**
+     * {@code amount}, {@code currency} and {@code reference} are what the declined charge says it was,
+     * each null when the processor does not say: a decline frees the order, so one that names another
+     * amount, currency or order is not this payment's.
+     */
+    record Declined(String chargeId, String declineCode, Long amount, String currency, String reference) implements ChargeOutcome {
+
+        /** A decline that says nothing of what was declined: payonce's own request refused outright. */
+        public Declined(String chargeId, String declineCode) {
+            this(chargeId, declineCode, null, null, null);
+        }
     }
 
     /**

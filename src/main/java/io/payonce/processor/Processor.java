@@ -172,8 +172,9 @@ public class Processor {
         }
         JsonNode charge = response.readEntity(JsonNode.class);
         if (status == 400) {
-            String declineCode = ProcessorText.of(ChargeReply.of(charge).declineCode(), ProcessorText.CODE_LENGTH);
-            return declineCode != null && !lookup ? new ChargeOutcome.Declined(ChargeObject.id(charge), declineCode)
+            ChargeReply reply = ChargeReply.of(charge);
+            String declineCode = ProcessorText.of(reply.declineCode(), ProcessorText.CODE_LENGTH);
+            return declineCode != null && !lookup ? ChargeObject.declined(reply, ChargeObject.id(charge), declineCode)
                     : new ChargeOutcome.Unknown("the processor answered 400");
         }
         return ChargeObject.outcome(charge);

@@ -317,11 +317,20 @@ public final class ProcessorSimulator implements AutoCloseable {
         toPlant.add(new Charge(id, null, amount, currency, "tok_planted", reference, "succeeded", null));
     }
 
+    /**
+     * The next charge request finds a declined charge of {@code amount} {@code currency} for
+     * {@code reference} under its key, as {@link #plantUnderNextKey(long, String, String)} plants a
+     * succeeded one: a decline that is not that request's charge.
+     */
+    public void plantDeclinedUnderNextKey(long amount, String currency, String reference) {
+        toPlant.add(new Charge(null, null, amount, currency, "tok_planted", reference, "declined", "card_declined"));
+    }
+
     private void plantUnder(String key) {
         Charge planted = toPlant.poll();
         if (planted != null && !charges.containsKey(key)) {
             charges.put(key, new Charge(planted.id() != null ? planted.id() : newChargeId(), key, planted.amount(), planted.currency(), planted.source(),
-                    planted.reference(), planted.status(), null));
+                    planted.reference(), planted.status(), planted.declineCode()));
             keyedAtNanos.put(key, System.nanoTime());
             plantedKeys.add(key);
         }

@@ -48,6 +48,18 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
                 && (charged.reference() == null || charged.reference().equals(reference()));
     }
 
+    /**
+     * The processor's declined charge is this payment's: whatever it names of the amount, the
+     * currency and the order agrees. A decline frees the order for another pay, so a decline of
+     * another charge under this payment's key must not. A refusal of payonce's own request names none
+     * of them, and answers that request.
+     */
+    boolean isDeclinedBy(ChargeOutcome.Declined declined) {
+        return (declined.amount() == null || declined.amount() == amount)
+                && (declined.currency() == null || currency.equalsIgnoreCase(declined.currency()))
+                && (declined.reference() == null || declined.reference().equals(reference()));
+    }
+
     CardPayment in(PaymentPhase next) {
         return new CardPayment(id, orderId, userId, amount, currency, next, key, cardToken, processorKey, sinceFirstSent, attempts);
     }

@@ -94,6 +94,12 @@ class CardSettlement {
                     payment.currency(), payment.reference());
             return unknown(tx, payment, "the processor reported another charge under this key", false);
         }
+        if (outcome instanceof ChargeOutcome.Declined declined && !payment.isDeclinedBy(declined)) {
+            LOG.errorf("Processor charge %s under payment %d's key was declined for %d %s for %s, not %d %s for %s: left UNKNOWN for an operator",
+                    declined.chargeId(), payment.id(), declined.amount(), declined.currency(), declined.reference(), payment.amount(),
+                    payment.currency(), payment.reference());
+            return unknown(tx, payment, "the processor reported another charge under this key", false);
+        }
         if (outcome instanceof ChargeOutcome.Declined declined) {
             return ifMoved(cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode()),
                     () -> notCharged(tx, payment, declined.declineCode(), declined.declineCode(), eventId));

@@ -49,7 +49,8 @@ public class ChargeNotices {
                 ChargeNotice.Effect effect = agrees(payment, outcome) ? ChargeNotice.Effect.ALREADY_SETTLED : ChargeNotice.Effect.CONTRADICTING;
                 return Uni.createFrom().item(new ChargeNotice(payment.id(), payment.phase(), effect));
             }
-            if (outcome instanceof ChargeOutcome.Succeeded charged && !payment.isChargedBy(charged)) {
+            if (outcome instanceof ChargeOutcome.Succeeded charged && !payment.isChargedBy(charged)
+                    || outcome instanceof ChargeOutcome.Declined declined && !payment.isDeclinedBy(declined)) {
                 return Uni.createFrom().item(new ChargeNotice(payment.id(), payment.phase(), ChargeNotice.Effect.CONTRADICTING));
             }
             return settlement.record(tx, payment, outcome, eventId)
@@ -59,12 +60,12 @@ public class ChargeNotices {
         });
     }
 
-    /** Whether a settled payment already has this outcome: the same phase, and for a success a charge of its amount, currency and order. */
+    /** Whether a settled payment already has this outcome: the same phase, of its amount, currency and order where the charge names them. */
     private static boolean agrees(CardPayment payment, ChargeOutcome outcome) {
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
             return payment.phase() == PaymentPhase.SUCCEEDED && payment.isChargedBy(charged);
         }
-        return payment.phase() == PaymentPhase.DECLINED;
+        return payment.phase() == PaymentPhase.DECLINED && payment.isDeclinedBy((ChargeOutcome.Declined) outcome);
     }
 
     private static PaymentPhase phaseOf(ChargeOutcome outcome) {

@@ -250,6 +250,29 @@ class CardPayTest {
     }
 
     /**
+     * The processor holds, under the payment's own key, a declined charge of another amount, another
+     * currency or another order: not this payment's decline. A decline frees the order for another
+     * pay, so this one must not: the payment is UNKNOWN for an operator, its order still PAYING.
+     */
+    @ParameterizedTest
+    @CsvSource({"999, EUR, order-of-the-payment", "1600, USD, order-of-the-payment", "1600, EUR, order-0"})
+    void aDeclineOfAnotherAmountCurrencyOrOrderUnderThePaymentsKeyNeverFreesTheOrder(long amount, String currency, String reference) {
+        Checkout buyer = Buyer.withBalance(0).checkout(1600);
+        processor().plantDeclinedUnderNextKey(amount, currency, reference.replace("order-of-the-payment", "order-" + buyer.order()));
+
+        Response answer = buyer.payByCard("tok_visa");
+
+        assertEquals(202, answer.statusCode(), answer.asString());
+        long payment = answer.jsonPath().getLong("paymentId");
+        assertEquals("declined", processor().chargeUnder(processorKey(buyer, payment)).status(), "set-up: a decline was planted under the payment's key");
+        assertEquals("UNKNOWN", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
+        assertEquals("the processor reported another charge under this key",
+                db.string("SELECT detail FROM payment_phase WHERE payment_id = ? AND phase = 'UNKNOWN'", payment));
+        assertEquals("PAYING", db.orderStatus(buyer.order()));
+        assertEquals(202, buyer.payByCard("tok_visa").statusCode(), "the key's retry finds the same decline, not this payment's");
+    }
+
+    /**
      * The processor answers a payment, and the recovery job's lookups, with a charge of its amount and
      * order whose id another payment recorded already (a processor's bug, or two of its ids alike once
      * kept): not this payment's charge. It stays UNKNOWN for an operator, answered 202, never a 500;
