@@ -216,6 +216,24 @@ class ProcessorWebhookTest {
         assertEquals(0, db.count("SELECT COUNT(*) FROM payment_phase WHERE event_id = ?", delivered.jsonPath().getString("eventId")));
     }
 
+    /** A decline of another amount, currency or order under the payment's key frees nothing: the order stays the payment's. */
+    @Test
+    void aDeclineOfAnotherChargeUnderThePaymentsKeyNeverFreesTheOrder() {
+        Checkout buyer = Buyer.withBalance(0).checkout(1300);
+        long payment = unknownPayment(buyer, "tok_visa");
+
+        for (JsonObject other : List.of(chargeOf(buyer, payment).put("amount", 13), chargeOf(buyer, payment).put("currency", "usd"),
+                chargeOf(buyer, payment).put("reference", "order-0"))) {
+            JsonObject declined = other.put("status", "failed").put("decline_code", "card_declined");
+            Response delivered = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "charge.failed", declined));
+
+            assertEquals(200, delivered.statusCode(), delivered.asString());
+            assertEquals("CONTRADICTING", delivered.jsonPath().getString("outcome"), declined.encode());
+            assertEquals("UNKNOWN", phaseOf(payment));
+            assertEquals("PAYING", db.orderStatus(buyer.order()));
+        }
+    }
+
     /**
      * An event under an UNKNOWN payment's key that names, with the payment's own amount and order, a
      * charge another payment recorded already: not this payment's. Answered 200 and kept as
