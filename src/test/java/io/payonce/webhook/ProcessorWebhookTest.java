@@ -216,6 +216,30 @@ class ProcessorWebhookTest {
         assertEquals(0, db.count("SELECT COUNT(*) FROM payment_phase WHERE event_id = ?", delivered.jsonPath().getString("eventId")));
     }
 
+    /**
+     * Under a settled payment's key, its own charge again is a repeat, ALREADY_SETTLED; another charge,
+     * even of its very amount and order, is a second charge of the card (the processor forgot the key
+     * and took a resend as new): CONTRADICTING, which the alert counts, never filed as a quiet repeat.
+     */
+    @Test
+    void aSecondChargeUnderASettledPaymentsKeyIsAContradictionNotARepeat() {
+        Checkout buyer = Buyer.withBalance(0).checkout(1400);
+        Response paid = buyer.payByCard("tok_visa");
+        assertEquals(201, paid.statusCode(), paid.asString());
+        long payment = paid.jsonPath().getLong("paymentId");
+
+        Response again = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "charge.succeeded", chargeOf(buyer, payment)));
+        Response second = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "charge.succeeded",
+                chargeOf(buyer, payment).put("id", "ch_second_" + payment)));
+
+        assertEquals(200, again.statusCode(), again.asString());
+        assertEquals("ALREADY_SETTLED", again.jsonPath().getString("outcome"));
+        assertEquals(200, second.statusCode(), second.asString());
+        assertEquals("CONTRADICTING", second.jsonPath().getString("outcome"));
+        assertEquals("SUCCEEDED", phaseOf(payment));
+        assertEquals("PAID", db.orderStatus(buyer.order()));
+    }
+
     /** A decline of another amount, currency or order under the payment's key frees nothing: the order stays the payment's. */
     @Test
     void aDeclineOfAnotherChargeUnderThePaymentsKeyNeverFreesTheOrder() {

@@ -10,14 +10,15 @@ import java.time.Duration;
 
 /**
  * A card payment as a worker holds it: the order it pays, whose key began it, the card token to
- * charge, the charge's own key at the processor, the phase it has reached, how long ago its charge
+ * charge, the charge's own key at the processor and the charge recorded as its own once it succeeded
+ * (null before, and for a decline), the phase it has reached, how long ago its charge
  * was first sent (null while no send has reached the processor), and its attempts: charge_attempts
  * as this worker last read or moved it. Every lease taken and every send counts one, so the
  * attempts are the worker's fencing token: a write fenced by them finds them changed, and is not
  * made, once another worker has taken the payment over.
  */
 record CardPayment(long id, long orderId, String userId, long amount, String currency, PaymentPhase phase, IdempotencyKey key,
-                   String cardToken, String processorKey, Duration sinceFirstSent, int attempts) {
+                   String cardToken, String processorKey, String chargeId, Duration sinceFirstSent, int attempts) {
 
     /** Where the client finds the payment: the Location of its 202. */
     String location() {
@@ -61,11 +62,11 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
     }
 
     CardPayment in(PaymentPhase next) {
-        return new CardPayment(id, orderId, userId, amount, currency, next, key, cardToken, processorKey, sinceFirstSent, attempts);
+        return new CardPayment(id, orderId, userId, amount, currency, next, key, cardToken, processorKey, chargeId, sinceFirstSent, attempts);
     }
 
     /** The payment once this worker's fenced write counted one more attempt. */
     CardPayment nextAttempt() {
-        return new CardPayment(id, orderId, userId, amount, currency, phase, key, cardToken, processorKey, sinceFirstSent, attempts + 1);
+        return new CardPayment(id, orderId, userId, amount, currency, phase, key, cardToken, processorKey, chargeId, sinceFirstSent, attempts + 1);
     }
 }

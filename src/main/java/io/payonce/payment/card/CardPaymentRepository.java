@@ -37,6 +37,7 @@ import java.util.List;
 class CardPaymentRepository {
 
     static final String COLUMNS = "p.id, p.order_id, p.user_id, p.amount, p.currency, p.phase, p.idem_key, p.card_token, p.processor_key, "
+            + "p.processor_charge_id, "
             + "p.charge_attempts, TIMESTAMPDIFF(MICROSECOND, p.first_sent_at, NOW(6)) AS sent_micros_ago";
 
     private static final String UNSETTLED = "('STARTED', 'CHARGE_SENT', 'UNKNOWN')";
@@ -119,7 +120,7 @@ class CardPaymentRepository {
                 .execute(Tuple.of(order.id(), order.userId(), order.amount(), order.currency(), key.value(), cardToken)
                         .addString(processorKey).addLong(micros(lease)).addLong(micros(lease)))
                 .map(rows -> new CardPayment(rows.property(MySQLClient.LAST_INSERTED_ID), order.id(), order.userId(), order.amount(),
-                        order.currency(), PaymentPhase.STARTED, key, cardToken, processorKey, null, 0));
+                        order.currency(), PaymentPhase.STARTED, key, cardToken, processorKey, null, null, 0));
     }
 
     /** The declined payment made under {@code processorKey}, or null. */
@@ -232,7 +233,7 @@ class CardPaymentRepository {
         Long sentMicrosAgo = row.getLong("sent_micros_ago");
         return new CardPayment(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getLong("amount"),
                 row.getString("currency"), PaymentPhase.valueOf(row.getString("phase")), new IdempotencyKey(row.getString("idem_key")),
-                row.getString("card_token"), row.getString("processor_key"),
+                row.getString("card_token"), row.getString("processor_key"), row.getString("processor_charge_id"),
                 sentMicrosAgo == null ? null : Duration.ofNanos(sentMicrosAgo * 1000), row.getInteger("charge_attempts"));
     }
 

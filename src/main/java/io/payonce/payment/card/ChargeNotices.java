@@ -63,7 +63,9 @@ public class ChargeNotices {
     /** Whether a settled payment already has this outcome: the same phase, of its amount, currency and order where the charge names them. */
     private static boolean agrees(CardPayment payment, ChargeOutcome outcome) {
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
-            return payment.phase() == PaymentPhase.SUCCEEDED && payment.isChargedBy(charged);
+            // Another charge under the key, even of the same amount and order, is a second charge of the card (the
+            // processor forgot the key and took a resend as new): CONTRADICTING, for ops to see, never a quiet repeat.
+            return payment.phase() == PaymentPhase.SUCCEEDED && payment.isChargedBy(charged) && charged.chargeId().equals(payment.chargeId());
         }
         return payment.phase() == PaymentPhase.DECLINED && payment.isDeclinedBy((ChargeOutcome.Declined) outcome);
     }
