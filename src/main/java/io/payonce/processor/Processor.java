@@ -153,10 +153,10 @@ public class Processor {
     }
 
     /**
-     * A charge object in a 2xx or 402 is an outcome, and so is a 400 to the charge's POST that names a
-     * decline code (the processor refusing the card outright, charging nothing); to a lookup, a 400
-     * says the lookup was refused, whatever it names, as for a refund: read as a decline, it would free
-     * the order of a card that may well be charged. A 404 to a lookup means no charge
+     * A charge object in a 2xx or 402 to the charge's POST is an outcome, and so is a 400 that names a
+     * decline code (the processor refusing the card outright, charging nothing). To a lookup only a 200
+     * is: any other answer says the lookup was refused, whatever it names, as for a refund; read as a
+     * decline, it would free the order of a card that may well be charged. A 404 to a lookup means no charge
      * exists under the key, or with the id. Anything else (a 400 without a decline code, which may
      * be a key the processor saw with other parameters or a proxy's refusal, a 409 for a twin
      * request still in flight at the processor, a charge still pending) is not an outcome. A charge
@@ -166,6 +166,11 @@ public class Processor {
         int status = response.getStatus();
         if (lookup && status == 404) {
             return new ChargeOutcome.Absent();
+        }
+        if (lookup && status != 200) {
+            // A lookup reads what the processor holds: 200 with the charge, whatever became of it. Any other
+            // answer to it, a 402 as much as a 400, comes from something refusing the lookup itself.
+            return new ChargeOutcome.Unknown("the processor answered " + status + " to a lookup");
         }
         if (status != 200 && status != 201 && status != 400 && status != 402) {
             return new ChargeOutcome.Unknown("the processor answered " + status);
@@ -191,6 +196,9 @@ public class Processor {
         int status = response.getStatus();
         if (lookup && status == 404) {
             return new RefundOutcome.Absent();
+        }
+        if (lookup && status != 200) {
+            return new RefundOutcome.Unknown("the processor answered " + status + " to a lookup");
         }
         if (status != 200 && status != 201 && status != 400 && status != 402) {
             return new RefundOutcome.Unknown("the processor answered " + status);

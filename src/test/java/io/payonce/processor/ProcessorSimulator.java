@@ -132,7 +132,8 @@ public final class ProcessorSimulator implements AutoCloseable {
     private volatile Duration keyRetention;
     private volatile int refusingWith;
     private volatile int refusingRefundLookupsWith;
-    private volatile JsonObject chargeLookupsAnsweredWith;
+    private volatile int chargeLookupsRefusedWith;
+    private volatile JsonObject chargeLookupsRefusal;
     private final Set<String> plantedKeys = ConcurrentHashMap.newKeySet();
     private final Queue<Charge> toPlant = new ConcurrentLinkedQueue<>();
     private final WebhookSender webhooks = new WebhookSender(vertx);
@@ -296,7 +297,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         keyRetention = null;
         refusingWith = 0;
         refusingRefundLookupsWith = 0;
-        chargeLookupsAnsweredWith = null;
+        chargeLookupsRefusedWith = 0;
         webhooks.off();
     }
 
@@ -370,12 +371,13 @@ public final class ProcessorSimulator implements AutoCloseable {
     }
 
     /**
-     * Every charge lookup, under a key or by id, is answered 400 with {@code body} before anything is
-     * read, as a processor's gateway refusing the lookup itself may, until {@link #heal}; charges are
+     * Every charge lookup, under a key or by id, is answered {@code status} with {@code body} before
+     * anything is read, as a gateway refusing the lookup itself may, until {@link #heal}; charges are
      * made as usual.
      */
-    public void refuseChargeLookupsWith400(JsonObject body) {
-        this.chargeLookupsAnsweredWith = body;
+    public void refuseChargeLookups(int status, JsonObject body) {
+        this.chargeLookupsRefusal = body;
+        this.chargeLookupsRefusedWith = status;
     }
 
     private void handle(HttpServerRequest request) {
@@ -385,8 +387,8 @@ public final class ProcessorSimulator implements AutoCloseable {
             answer(request, refusal, new JsonObject().put("error", "refused"));
         } else if (refusingRefundLookupsWith != 0 && "GET".equals(request.method().name()) && path.startsWith("/v1/refunds/")) {
             answer(request, refusingRefundLookupsWith, new JsonObject().put("error", "refused"));
-        } else if (chargeLookupsAnsweredWith != null && "GET".equals(request.method().name()) && path.startsWith("/v1/charges/")) {
-            answer(request, 400, chargeLookupsAnsweredWith);
+        } else if (chargeLookupsRefusedWith != 0 && "GET".equals(request.method().name()) && path.startsWith("/v1/charges/")) {
+            answer(request, chargeLookupsRefusedWith, chargeLookupsRefusal);
         } else if (refunds.handled(request)) {
             return;
         } else if ("POST".equals(request.method().name()) && "/v1/charges".equals(path)) {

@@ -40,6 +40,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -238,6 +239,24 @@ class ProcessorWebhookTest {
         assertEquals("CONTRADICTING", second.jsonPath().getString("outcome"));
         assertEquals("SUCCEEDED", phaseOf(payment));
         assertEquals("PAID", db.orderStatus(buyer.order()));
+    }
+
+    /** Under a declined payment's key, its own decline again is a repeat; a decline naming another charge is a contradiction. */
+    @Test
+    void aSecondDeclineUnderADeclinedPaymentsKeyIsAContradictionNotARepeat() {
+        Checkout buyer = Buyer.withBalance(0).checkout(1450);
+        Response declined = buyer.payByCard("tok_decline_generic");
+        assertEquals(402, declined.statusCode(), declined.asString());
+        long payment = declined.jsonPath().getLong("paymentId");
+        assertNotNull(db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", payment), "set-up: the decline named its charge");
+
+        Response again = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "charge.failed", chargeOf(buyer, payment)));
+        Response second = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "charge.failed",
+                chargeOf(buyer, payment).put("id", "ch_second_" + payment)));
+
+        assertEquals("ALREADY_SETTLED", again.jsonPath().getString("outcome"), again.asString());
+        assertEquals("CONTRADICTING", second.jsonPath().getString("outcome"), second.asString());
+        assertEquals("DECLINED", phaseOf(payment));
     }
 
     /** A decline of another amount, currency or order under the payment's key frees nothing: the order stays the payment's. */

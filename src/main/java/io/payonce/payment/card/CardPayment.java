@@ -10,8 +10,8 @@ import java.time.Duration;
 
 /**
  * A card payment as a worker holds it: the order it pays, whose key began it, the card token to
- * charge, the charge's own key at the processor and the charge recorded as its own once it succeeded
- * (null before, and for a decline), the phase it has reached, how long ago its charge
+ * charge, the charge's own key at the processor and the charge recorded as its own once its outcome
+ * is known (null before, or where the processor named none), the phase it has reached, how long ago its charge
  * was first sent (null while no send has reached the processor), and its attempts: charge_attempts
  * as this worker last read or moved it. Every lease taken and every send counts one, so the
  * attempts are the worker's fencing token: a write fenced by them finds them changed, and is not

@@ -67,7 +67,9 @@ public class ChargeNotices {
             // processor forgot the key and took a resend as new): CONTRADICTING, for ops to see, never a quiet repeat.
             return payment.phase() == PaymentPhase.SUCCEEDED && payment.isChargedBy(charged) && charged.chargeId().equals(payment.chargeId());
         }
-        return payment.phase() == PaymentPhase.DECLINED && payment.isDeclinedBy((ChargeOutcome.Declined) outcome);
+        ChargeOutcome.Declined declined = (ChargeOutcome.Declined) outcome;
+        return payment.phase() == PaymentPhase.DECLINED && payment.isDeclinedBy(declined)
+                && (declined.chargeId() == null || payment.chargeId() == null || declined.chargeId().equals(payment.chargeId()));
     }
 
     private static PaymentPhase phaseOf(ChargeOutcome outcome) {

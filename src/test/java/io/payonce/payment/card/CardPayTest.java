@@ -170,16 +170,18 @@ class CardPayTest {
 
     /**
      * The processor charged the card and payonce never heard so; the processor's lookups are then
-     * refused with a 400 that names a decline code. A refused lookup says nothing of the charge: the
-     * payment stays UNKNOWN and its order PAYING until a lookup is answered, which finds the charge.
-     * Read as a decline, it would have freed the order of a charged card for a second charge.
+     * refused, with a 400 that names a decline code or a 402 with a failed charge: only a 200 answers a
+     * lookup. A refused lookup says nothing of the charge: the payment stays UNKNOWN and its order
+     * PAYING until a lookup is answered, which finds the charge. Read as a decline, it would have freed
+     * the order of a charged card for a second charge.
      */
-    @Test
-    void aLookupRefusedWithADeclineCodeIsNoDecline() throws Exception {
+    @ParameterizedTest
+    @CsvSource({"400, card_declined", "402, "})
+    void aLookupRefusedWithADeclineCodeIsNoDecline(int status, String declineCode) throws Exception {
         Checkout buyer = Buyer.withBalance(0).checkout(750);
         processor().failNextChargeOf(buyer.order(), Fault.ERROR_AFTER_CHARGE);
-        processor().refuseChargeLookupsWith400(new JsonObject().put("object", "charge").put("status", "failed")
-                .put("decline_code", "card_declined").put("reference", "order-" + buyer.order()));
+        processor().refuseChargeLookups(status, new JsonObject().put("object", "charge").put("status", "failed")
+                .put("decline_code", declineCode).put("reference", "order-" + buyer.order()));
 
         Response accepted = buyer.payByCard("tok_visa");
 
