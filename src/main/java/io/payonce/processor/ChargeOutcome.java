@@ -20,11 +20,6 @@ public sealed interface ChargeOutcome {
      * amount, currency or order is not this payment's.
      */
     record Declined(String chargeId, String declineCode, Long amount, String currency, String reference) implements ChargeOutcome {
-
-        /** A decline that says nothing of what was declined: payonce's own request refused outright. */
-        public Declined(String chargeId, String declineCode) {
-            this(chargeId, declineCode, null, null, null);
-        }
     }
 
     /**

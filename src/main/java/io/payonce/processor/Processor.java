@@ -179,7 +179,7 @@ public class Processor {
         if (status == 400) {
             ChargeReply reply = ChargeReply.of(charge);
             String declineCode = ProcessorText.of(reply.declineCode(), ProcessorText.CODE_LENGTH);
-            return declineCode != null && !lookup ? ChargeObject.declined(reply, ChargeObject.id(charge), declineCode)
+            return declineCode != null ? ChargeObject.declined(reply, ChargeObject.id(charge), declineCode)
                     : new ChargeOutcome.Unknown("the processor answered 400");
         }
         return ChargeObject.outcome(charge);
@@ -205,11 +205,11 @@ public class Processor {
         }
         JsonNode refund = response.readEntity(JsonNode.class);
         if (status == 400) {
-            // A refusal of the refund itself is an answer to the refund's POST, checked against the
-            // refund by whatever it names; to a lookup, a 400 says the lookup was refused.
+            // A refusal of the refund itself, an answer to the refund's POST (a lookup's 400 was turned
+            // away above), checked against the refund by whatever it names.
             RefundReply reply = RefundReply.of(refund);
             String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
-            return failureCode != null && !lookup
+            return failureCode != null
                     ? new RefundOutcome.Failed(ProcessorText.of(reply.id(), ProcessorText.REFUND_ID_LENGTH),
                             ProcessorText.of(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
                             ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), failureCode)

@@ -91,10 +91,7 @@ class WebhookSignature {
         if (timestamp == null || signatures.isEmpty() || signatures.size() > MOST_SIGNATURES) {
             throw refused("it must name a timestamp t and one to " + MOST_SIGNATURES + " v1 signatures");
         }
-        String signed = timestamp;
-        List<byte[]> expected = secrets.stream().map(secret -> hmac(secret, signed, body)).toList();
-        if (signatures.stream().map(WebhookSignature::bytesOf)
-                .noneMatch(signature -> expected.stream().anyMatch(ours -> MessageDigest.isEqual(ours, signature)))) {
+        if (!signedByASecret(signatures, timestamp, body)) {
             throw refused("no v1 signature matches");
         }
         long age = clock.instant().getEpochSecond() - Long.parseLong(timestamp);
@@ -102,6 +99,13 @@ class WebhookSignature {
             throw refused("its timestamp lies " + Math.abs(age) + " s " + (age > 0 ? "in the past" : "in the future")
                     + ", beyond the tolerance of " + tolerance.toSeconds() + " s");
         }
+    }
+
+    /** Whether one of {@code signatures} is the HMAC of {@code timestamp} and {@code body} under one of the secrets. */
+    private boolean signedByASecret(List<String> signatures, String timestamp, byte[] body) {
+        List<byte[]> expected = secrets.stream().map(secret -> hmac(secret, timestamp, body)).toList();
+        return signatures.stream().map(WebhookSignature::bytesOf)
+                .anyMatch(signature -> expected.stream().anyMatch(ours -> MessageDigest.isEqual(ours, signature)));
     }
 
     private static byte[] hmac(SecretKeySpec secret, String timestamp, byte[] body) {

@@ -42,10 +42,11 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
 
     /**
      * The charge is this payment's: its amount, its currency (processors write it in either case),
-     * and its order, where the processor echoes what the charge was for.
+     * and its order, where the processor echoes what the charge was for; and the very charge recorded,
+     * once one is.
      */
     boolean isChargedBy(ChargeOutcome.Succeeded charged) {
-        return charged.amount() == amount && currency.equalsIgnoreCase(charged.currency())
+        return isRecorded(charged.chargeId()) && charged.amount() == amount && currency.equalsIgnoreCase(charged.currency())
                 && (charged.reference() == null || charged.reference().equals(reference()));
     }
 
@@ -56,9 +57,30 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
      * of them, and answers that request.
      */
     boolean isDeclinedBy(ChargeOutcome.Declined declined) {
-        return (declined.amount() == null || declined.amount() == amount)
+        return (declined.chargeId() == null || isRecorded(declined.chargeId()))
+                && (declined.amount() == null || declined.amount() == amount)
                 && (declined.currency() == null || currency.equalsIgnoreCase(declined.currency()))
                 && (declined.reference() == null || declined.reference().equals(reference()));
+    }
+
+    /**
+     * Whether {@code outcome} describes this payment's charge ({@link #isChargedBy}, {@link #isDeclinedBy});
+     * an outcome that is not definite names no charge to disagree with.
+     */
+    boolean isDescribedBy(ChargeOutcome outcome) {
+        if (outcome instanceof ChargeOutcome.Succeeded charged) {
+            return isChargedBy(charged);
+        }
+        return !(outcome instanceof ChargeOutcome.Declined declined) || isDeclinedBy(declined);
+    }
+
+    /**
+     * The charge id agrees with the one recorded, if one is: under a settled payment's key, another
+     * charge, even of the same amount and order, is a second charge of the card (the processor forgot
+     * the key and took a resend as new).
+     */
+    private boolean isRecorded(String id) {
+        return chargeId == null || chargeId.equals(id);
     }
 
     CardPayment in(PaymentPhase next) {

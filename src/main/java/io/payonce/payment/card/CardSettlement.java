@@ -84,21 +84,14 @@ class CardSettlement {
      * @throws ChargeTaken when another payment has recorded the charge already: nothing was written
      */
     Uni<Answer> record(SqlConnection tx, CardPayment payment, ChargeOutcome outcome, String eventId) {
-        if (outcome instanceof ChargeOutcome.Succeeded charged) {
-            if (payment.isChargedBy(charged)) {
-                return ifMoved(cards.succeed(tx, payment.id(), charged.chargeId()),
-                        () -> charged(tx, payment, "charge " + charged.chargeId(), eventId));
-            }
-            LOG.errorf("Processor charge %s under payment %d's key is %d %s for %s, not %d %s for %s: left UNKNOWN for an operator",
-                    charged.chargeId(), payment.id(), charged.amount(), charged.currency(), charged.reference(), payment.amount(),
-                    payment.currency(), payment.reference());
+        if (!payment.isDescribedBy(outcome)) {
+            LOG.errorf("Processor said %s under payment %d's key, not of its %d %s for %s: left UNKNOWN for an operator",
+                    outcome, payment.id(), payment.amount(), payment.currency(), payment.reference());
             return unknown(tx, payment, "the processor reported another charge under this key", false);
         }
-        if (outcome instanceof ChargeOutcome.Declined declined && !payment.isDeclinedBy(declined)) {
-            LOG.errorf("Processor charge %s under payment %d's key was declined for %d %s for %s, not %d %s for %s: left UNKNOWN for an operator",
-                    declined.chargeId(), payment.id(), declined.amount(), declined.currency(), declined.reference(), payment.amount(),
-                    payment.currency(), payment.reference());
-            return unknown(tx, payment, "the processor reported another charge under this key", false);
+        if (outcome instanceof ChargeOutcome.Succeeded charged) {
+            return ifMoved(cards.succeed(tx, payment.id(), charged.chargeId()),
+                    () -> charged(tx, payment, "charge " + charged.chargeId(), eventId));
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {
             return ifMoved(cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode()),

@@ -49,8 +49,7 @@ public class ChargeNotices {
                 ChargeNotice.Effect effect = agrees(payment, outcome) ? ChargeNotice.Effect.ALREADY_SETTLED : ChargeNotice.Effect.CONTRADICTING;
                 return Uni.createFrom().item(new ChargeNotice(payment.id(), payment.phase(), effect));
             }
-            if (outcome instanceof ChargeOutcome.Succeeded charged && !payment.isChargedBy(charged)
-                    || outcome instanceof ChargeOutcome.Declined declined && !payment.isDeclinedBy(declined)) {
+            if (!payment.isDescribedBy(outcome)) {
                 return Uni.createFrom().item(new ChargeNotice(payment.id(), payment.phase(), ChargeNotice.Effect.CONTRADICTING));
             }
             return settlement.record(tx, payment, outcome, eventId)
@@ -60,16 +59,9 @@ public class ChargeNotices {
         });
     }
 
-    /** Whether a settled payment already has this outcome: the same phase, of its amount, currency and order where the charge names them. */
+    /** Whether a settled payment already has this outcome: the same phase, of its amount, currency and order, and its very charge. */
     private static boolean agrees(CardPayment payment, ChargeOutcome outcome) {
-        if (outcome instanceof ChargeOutcome.Succeeded charged) {
-            // Another charge under the key, even of the same amount and order, is a second charge of the card (the
-            // processor forgot the key and took a resend as new): CONTRADICTING, for ops to see, never a quiet repeat.
-            return payment.phase() == PaymentPhase.SUCCEEDED && payment.isChargedBy(charged) && charged.chargeId().equals(payment.chargeId());
-        }
-        ChargeOutcome.Declined declined = (ChargeOutcome.Declined) outcome;
-        return payment.phase() == PaymentPhase.DECLINED && payment.isDeclinedBy(declined)
-                && (declined.chargeId() == null || payment.chargeId() == null || declined.chargeId().equals(payment.chargeId()));
+        return payment.phase() == phaseOf(outcome) && payment.isDescribedBy(outcome);
     }
 
     private static PaymentPhase phaseOf(ChargeOutcome outcome) {

@@ -33,7 +33,7 @@ class RefundProcessorVerdictTest {
     @Test
     void anotherChargeOrADeclinedOneDisagreesAndAnUnclearOneIsUnavailable() {
         assertEquals(ErrorCode.PROCESSOR_DISAGREES, refusal(new ChargeOutcome.Succeeded("ch_2", 500, "eur", "order-42", 0L), 0));
-        assertEquals(ErrorCode.PROCESSOR_DISAGREES, refusal(new ChargeOutcome.Declined("ch_1", "card_declined"), 0));
+        assertEquals(ErrorCode.PROCESSOR_DISAGREES, refusal(new ChargeOutcome.Declined("ch_1", "card_declined", null, null, null), 0));
         assertEquals(ErrorCode.PROCESSOR_UNAVAILABLE, refusal(new ChargeOutcome.Unknown("no answer in time"), 0));
     }
 
