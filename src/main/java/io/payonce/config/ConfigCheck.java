@@ -14,7 +14,6 @@ import java.util.List;
 public class ConfigCheck {
 
     static final Duration MIN_RETENTION = Duration.ofHours(24);
-    static final Duration MAX_RESEND_WITHIN = Duration.ofHours(12);
     static final Duration MAX_WEBHOOK_TOLERANCE = Duration.ofHours(1);
     static final int MIN_WEBHOOK_SECRET_LENGTH = 16;
     static final int MAX_COMMANDS_IN_FLIGHT = 64;
@@ -49,8 +48,12 @@ public class ConfigCheck {
         requirePositive(problems, "payonce.auto-close.delay", config.autoClose().delay());
         requirePositive(problems, "payonce.processor.timeout", config.processor().timeout());
         requirePositive(problems, "payonce.processor.recovery-backoff-max", config.processor().recoveryBackoffMax());
-        if (config.processor().resendWithin().compareTo(MAX_RESEND_WITHIN) > 0 || config.processor().resendWithin().isNegative()) {
-            problems.add("payonce.processor.resend-within must lie between 0 and 12h, well inside a processor's 24h key retention");
+        Duration keyRetention = config.processor().keyRetention();
+        Duration resendWithin = config.processor().resendWithin();
+        requirePositive(problems, "payonce.processor.key-retention", keyRetention);
+        if (!keyRetention.isNegative() && !keyRetention.isZero() && (resendWithin.isNegative() || resendWithin.multipliedBy(2).compareTo(keyRetention) > 0)) {
+            problems.add("payonce.processor.resend-within must lie between 0 and half of payonce.processor.key-retention: "
+                    + "a resend under a key the processor has forgotten charges the card again");
         }
         Duration tolerance = config.processor().webhookTolerance();
         if (tolerance.compareTo(Duration.ofSeconds(1)) < 0 || tolerance.compareTo(MAX_WEBHOOK_TOLERANCE) > 0) {

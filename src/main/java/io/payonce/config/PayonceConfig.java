@@ -325,11 +325,20 @@ public interface PayonceConfig {
 
         /**
          * How long after its first send a charge the processor cannot find may be sent again under its
-         * key. Must stay well inside the processor's idempotency-key retention (24 hours at the
-         * well-known ones): past that, a resend under a key the processor forgot would charge again.
+         * key. Must stay well inside {@link #keyRetention}: past that, a resend under a key the
+         * processor forgot would charge again.
          */
         @WithDefault("1h")
         Duration resendWithin();
+
+        /**
+         * How long the processor remembers an idempotency key (24 hours at the well-known ones). Past
+         * it, an empty key says nothing of a charge made under it: the resend window must end well
+         * before it ({@link ConfigCheck}), and an operator's "not charged" rests on the processor's
+         * list of the order's charges alone.
+         */
+        @WithDefault("24h")
+        Duration keyRetention();
 
         /** How often each instance looks for card payments nobody is working on; {@code off} disables the job here. */
         @WithDefault("2s")

@@ -43,4 +43,9 @@ public final class ChargeObject {
     public static String id(JsonNode charge) {
         return ProcessorText.of(ChargeReply.text(charge, "id"), ProcessorText.CHARGE_ID_LENGTH);
     }
+
+    /** What the charge says it is for, as payonce stores it; null when it says nothing. */
+    static String reference(JsonNode charge) {
+        return ProcessorText.of(ChargeReply.text(charge, "reference"), ProcessorText.CODE_LENGTH);
+    }
 }

@@ -15,6 +15,8 @@ import org.jboss.logging.Logger;
 
 import java.net.ConnectException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -77,6 +79,22 @@ public class Processor {
      */
     public Uni<ChargeOutcome> chargeById(String chargeId) {
         return outcome("lookup of charge " + chargeId, api.chargeById(chargeId, authorization), true);
+    }
+
+    /**
+     * Every charge the processor holds for {@code reference}, under any key or none: the second proof,
+     * beside an empty key, that a payment charged nothing. Only a 200 with the whole list answers; a
+     * list that goes on to another page is not the whole list.
+     */
+    public Uni<ChargesFor> chargesFor(String reference) {
+        return bounded(api.chargesFor(reference, authorization))
+                .map(response -> listOf(response, reference))
+                .onFailure().recoverWithItem(failure -> new ChargesFor.Unclear(unknownBecause(failure), true))
+                .invoke(found -> {
+                    if (found instanceof ChargesFor.Unclear unclear) {
+                        LOG.warnf("Processor search of the charges for %s: no list (%s)", reference, unclear.reason());
+                    }
+                });
     }
 
     /** Sends the refund under {@code key}; the same key always names the same refund at the processor. */
@@ -183,6 +201,30 @@ public class Processor {
                     : new ChargeOutcome.Unknown("the processor answered 400");
         }
         return ChargeObject.outcome(charge);
+    }
+
+    /**
+     * The charges a 200 lists under {@code data}, all but those that name another reference than
+     * {@code reference}; a 5xx may pass, any other status or a list with more pages will not.
+     */
+    private static ChargesFor listOf(Response response, String reference) {
+        int status = response.getStatus();
+        if (status != 200) {
+            return new ChargesFor.Unclear("the processor answered " + status + " to the search", status >= 500);
+        }
+        JsonNode list = response.readEntity(JsonNode.class);
+        if (!list.path("data").isArray() || list.path("has_more").asBoolean(false)) {
+            return new ChargesFor.Unclear("the processor's answer to the search is not one whole list", false);
+        }
+        List<ChargeOutcome> charges = new ArrayList<>();
+        for (JsonNode charge : list.path("data")) {
+            // A charge that names no reference, listed for this one, may be this order's: kept, as the processor listed it.
+            String named = ChargeObject.reference(charge);
+            if (named == null || named.equals(reference)) {
+                charges.add(ChargeObject.outcome(charge));
+            }
+        }
+        return new ChargesFor.Listed(List.copyOf(charges));
     }
 
     /**

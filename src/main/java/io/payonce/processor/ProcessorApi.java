@@ -8,6 +8,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
@@ -15,7 +16,9 @@ import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 /**
  * The card processor's API, shaped like the well-known ones: a charge that honours an
  * Idempotency-Key (the same key answers with the same charge, never a second one), a lookup of
- * the charge made under a key, and a lookup of a charge by its id. Answers come back as they are, whatever their status: {@link Processor}
+ * the charge made under a key, a lookup of a charge by its id, and a search of the charges made for
+ * one reference (an order), whatever key they were made under or whether the processor still remembers
+ * it. Answers come back as they are, whatever their status: {@link Processor}
  * reads each one, because a status is an outcome here, not an error.
  */
 @RegisterRestClient(configKey = "processor")
@@ -31,6 +34,10 @@ public interface ProcessorApi {
     @GET
     @Path("/by-idempotency-key/{key}")
     Uni<Response> chargeUnder(@PathParam("key") String key, @HeaderParam("Authorization") String authorization);
+
+    @GET
+    @Path("/search")
+    Uni<Response> chargesFor(@QueryParam("reference") String reference, @HeaderParam("Authorization") String authorization);
 
     @GET
     @Path("/{id}")

@@ -105,6 +105,18 @@ class ConfigCheckTest {
     }
 
     @Test
+    void aResendWindowPastHalfTheProcessorsKeyRetentionIsRefused() {
+        List<String> problems = ConfigCheck.problems(config(Map.of("payonce.processor.resend-within", "13h")));
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.get(0).startsWith("payonce.processor.resend-within must lie between 0 and half"), problems.get(0));
+        assertEquals(1, ConfigCheck.problems(config(Map.of("payonce.processor.key-retention", "1h"))).size(),
+                "a processor that forgets keys after an hour shrinks the window the default fits in");
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.processor.resend-within", "12h"))));
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.processor.key-retention", "2h"))));
+        assertEquals(1, ConfigCheck.problems(config(Map.of("payonce.processor.key-retention", "0s"))).size());
+    }
+
+    @Test
     void commandsInFlightOutsideOneToSixtyFourAreRefused() {
         for (String refused : List.of("0", "-1", "65")) {
             List<String> problems = ConfigCheck.problems(config(Map.of("payonce.commands.in-flight", refused)));

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.Random;
 import java.util.Set;
@@ -31,7 +32,7 @@ import java.util.stream.Stream;
  * next requests of one order ({@link #failNextChargeOf}), or at random, or to hold them in flight until
  * a test releases them ({@link Fault#HELD}), or to be down
  * (its port refuses connections), to forget keys after a retention, as real processors do after
- * 24 hours, to refuse every call with one status before handling it, as a processor does a
+ * 24 hours (a search of the charges for a reference still finds every one), to refuse every call with one status before handling it, as a processor does a
  * wrong API key (401, 403) or a wrong address (404, 405), and to plant a charge of another amount,
  * currency or order under the key of the next charge request, answered as is. Its ledger of charges is what the checks compare payonce with.
  * Once told where, it pushes an event about each charge and each refund to payonce's webhook ({@link WebhookSender}).
@@ -395,6 +396,8 @@ public final class ProcessorSimulator implements AutoCloseable {
             request.body().onSuccess(body -> charge(request, body.toString()));
         } else if ("GET".equals(request.method().name()) && path.startsWith("/v1/charges/by-idempotency-key/")) {
             lookup(request, path.substring("/v1/charges/by-idempotency-key/".length()));
+        } else if ("GET".equals(request.method().name()) && "/v1/charges/search".equals(path)) {
+            search(request, request.getParam("reference"));
         } else if ("GET".equals(request.method().name()) && path.startsWith("/v1/charges/")) {
             lookupById(request, path.substring("/v1/charges/".length()));
         } else if ("GET".equals(request.method().name()) && "/v1/ledger".equals(path)) {
@@ -576,6 +579,22 @@ public final class ProcessorSimulator implements AutoCloseable {
         } else {
             answer(request, 200, json(charge));
         }
+    }
+
+    /**
+     * GET /v1/charges/search?reference=: every charge the processor holds for that reference, under a
+     * key known, forgotten or none, as one whole list; fails like a lookup.
+     */
+    private void search(HttpServerRequest request, String reference) {
+        if (randomFaultShare > 0 && random.nextDouble() < randomFaultShare / 2) {
+            answer(request, 500, new JsonObject().put("error", "api_error"));
+            return;
+        }
+        JsonArray found = new JsonArray();
+        Stream.concat(charges().stream(), keyless.values().stream())
+                .filter(charge -> Objects.equals(charge.reference(), reference))
+                .forEach(charge -> found.add(json(charge)));
+        answer(request, 200, new JsonObject().put("object", "list").put("data", found).put("has_more", false));
     }
 
     /** A charge's reference is its order's: {@code order-<id>}. */

@@ -11,7 +11,6 @@ import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.payment.PaymentPhase;
-import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.Processor;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -26,7 +25,8 @@ import java.time.Duration;
  * its order from PAYING. As a keyed write, top to bottom: a finished key answers from its record;
  * the payment must be overdue and no worker may hold it; the processor is asked, outside any
  * transaction, and must confirm what the operator says (the charge they name is this payment's, and
- * the payment's own key holds no other); then one transaction claims the key, moves the phase by
+ * the payment's own key holds no other; or neither the key nor the processor's list of the order's
+ * charges holds one that succeeded); then one transaction claims the key, moves the phase by
  * compare-and-set (on all that was checked, so that a worker that took the payment meanwhile, or a
  * twin settlement, wins alone), records the outcome exactly as the processor's own would be recorded
  * ({@link CardSettlement}: the order, the event, the client's answer under the client's key), writes
@@ -46,6 +46,7 @@ class OperatorSettlement {
     private final Processor processor;
     private final Outbox outbox;
     private final Duration window;
+    private final Duration keyRetention;
 
     OperatorSettlement(Pool pool, IdempotencyGuard guard, OperatorSettlementRepository settlements, CardSettlement outcomes,
                        Processor processor, Outbox outbox, CardCharges charges, PayonceConfig config) {
@@ -57,6 +58,7 @@ class OperatorSettlement {
         this.outbox = outbox;
         // A resend decided just inside the resend window may still be on its way, for one lease.
         this.window = config.processor().resendWithin().plus(charges.lease());
+        this.keyRetention = config.processor().keyRetention();
     }
 
     /** Settles payment {@code paymentId} as {@code request} says, for {@code operator}, once per key. */
@@ -80,11 +82,14 @@ class OperatorSettlement {
                 .flatMap(verdict -> guard.run(write, tx -> record(tx, payment, write, request, verdict)));
     }
 
-    /** The charge under the payment's key and, for charged, the charge the operator names; outside any transaction. */
+    /**
+     * The charge under the payment's key and, for charged, the charge the operator names, or, for not
+     * charged, the processor's list of the order's charges; outside any transaction.
+     */
     private Uni<ProcessorVerdict> askProcessor(CardPayment payment, SettlementRequest request) {
-        Uni<ChargeOutcome> named = request.charged() ? processor.chargeById(request.chargeId()) : Uni.createFrom().nullItem();
-        return processor.chargeUnder(payment.processorKey())
-                .flatMap(underKey -> named.map(byId -> ProcessorVerdict.of(payment, request, underKey, byId)));
+        return processor.chargeUnder(payment.processorKey()).flatMap(underKey -> request.charged()
+                ? processor.chargeById(request.chargeId()).map(named -> ProcessorVerdict.charged(payment, request, underKey, named))
+                : processor.chargesFor(payment.reference()).map(forOrder -> ProcessorVerdict.notCharged(payment, underKey, forOrder, keyRetention)));
     }
 
     private Uni<Answer> record(SqlConnection tx, CardPayment payment, KeyedWrite write, SettlementRequest request, ProcessorVerdict verdict) {

@@ -3,10 +3,16 @@ package io.payonce.payment.card;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.processor.ChargeOutcome;
+import io.payonce.processor.ChargesFor;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * What the processor says of an operator's settlement, read from its lookups: the charge it holds
- * under the payment's own key, and, for a settlement as charged, the charge the operator names. The
+ * under the payment's own key, and the charge the operator names for a settlement as charged, or
+ * the processor's list of the order's charges for one as not charged. The
  * settlement goes ahead only where the processor confirms it, checked as a lookup is checked; its
  * words are kept in the audit row. A lookup without a clear answer settles nothing.
  *
@@ -15,22 +21,16 @@ import io.payonce.processor.ChargeOutcome;
 record ProcessorVerdict(String said) {
 
     /**
-     * The processor's confirmation of {@code request} on {@code payment}: {@code underKey} is what it
-     * holds under the payment's key, {@code named} the charge the request names (null for not charged).
+     * The processor's confirmation that {@code payment} charged the card by the charge {@code request}
+     * names: {@code named} is that charge, looked up by its id, and {@code underKey} what the processor
+     * holds under the payment's key, which must be no other charge.
      *
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
      */
-    static ProcessorVerdict of(CardPayment payment, SettlementRequest request, ChargeOutcome underKey, ChargeOutcome named) {
+    static ProcessorVerdict charged(CardPayment payment, SettlementRequest request, ChargeOutcome underKey, ChargeOutcome named) {
         requireAnswer(underKey);
-        String keyHolds = "under the payment's key: " + describe(underKey);
-        if (!request.charged()) {
-            if (underKey instanceof ChargeOutcome.Succeeded) {
-                throw disagrees(keyHolds);
-            }
-            return new ProcessorVerdict(keyHolds);
-        }
         requireAnswer(named);
-        String said = "by id: " + describe(named) + "; " + keyHolds;
+        String said = "by id: " + describe(named) + "; under the payment's key: " + describe(underKey);
         // The named charge must say what it paid for: without a reference, it could be any order's charge of that amount.
         if (!(named instanceof ChargeOutcome.Succeeded charged) || !request.chargeId().equals(charged.chargeId())
                 || charged.reference() == null || !payment.isChargedBy(charged)) {
@@ -38,6 +38,43 @@ record ProcessorVerdict(String said) {
                     + payment.reference());
         }
         if (!(underKey instanceof ChargeOutcome.Absent) && !request.chargeId().equals(chargeIdOf(underKey))) {
+            throw disagrees(said);
+        }
+        return new ProcessorVerdict(said);
+    }
+
+    /**
+     * The processor's confirmation that {@code payment} charged nothing: its key holds no charge that
+     * succeeded, and the processor's list of the charges for the payment's order ({@code forOrder})
+     * holds none that succeeded or may yet. An empty key proves nothing alone: the processor forgets
+     * keys ({@code keyRetention} after the first send, when the verdict says so), and a lookup may
+     * answer 404 for a wrong address as for an unknown key. The list counts every charge made for the
+     * order, under any key or none, so a charge made and forgotten shows there; without the whole
+     * list, nothing is settled.
+     *
+     * @throws ApiException PROCESSOR_UNAVAILABLE while either answer may yet come, PROCESSOR_DISAGREES where the
+     *                      processor says otherwise or gives no list
+     */
+    static ProcessorVerdict notCharged(CardPayment payment, ChargeOutcome underKey, ChargesFor forOrder, Duration keyRetention) {
+        requireAnswer(underKey);
+        String keyHolds = "under the payment's key: " + describe(underKey);
+        if (payment.sinceFirstSent().compareTo(keyRetention) > 0) {
+            keyHolds += " (past the processor's key retention: proves nothing)";
+        }
+        if (underKey instanceof ChargeOutcome.Succeeded) {
+            throw disagrees(keyHolds);
+        }
+        if (forOrder instanceof ChargesFor.Unclear unclear) {
+            if (unclear.outage()) {
+                throw new ApiException(ErrorCode.PROCESSOR_UNAVAILABLE, unclear.reason());
+            }
+            throw disagrees(keyHolds + "; no list of the charges for " + payment.reference() + " (" + unclear.reason()
+                    + "), and without it nothing proves the card was not charged");
+        }
+        List<ChargeOutcome> charges = ((ChargesFor.Listed) forOrder).charges();
+        String said = keyHolds + "; charges for " + payment.reference() + ": "
+                + (charges.isEmpty() ? "none" : charges.stream().map(ProcessorVerdict::describe).collect(Collectors.joining(", ")));
+        if (charges.stream().anyMatch(charge -> !(charge instanceof ChargeOutcome.Declined))) {
             throw disagrees(said);
         }
         return new ProcessorVerdict(said);
@@ -60,7 +97,7 @@ record ProcessorVerdict(String said) {
         return outcome instanceof ChargeOutcome.Declined declined ? declined.chargeId() : null;
     }
 
-    /** A charge as the processor described it, in the characters it was reduced to when read; never an unclear answer. */
+    /** A charge as the processor described it, in the characters it was reduced to when read; one it left unclear only as listed. */
     private static String describe(ChargeOutcome outcome) {
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
             return charged.chargeId() + " succeeded, " + charged.amount() + " " + charged.currency() + " for "
@@ -68,6 +105,9 @@ record ProcessorVerdict(String said) {
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {
             return (declined.chargeId() == null ? "a charge" : declined.chargeId()) + " declined, " + declined.declineCode();
+        }
+        if (outcome instanceof ChargeOutcome.Unknown unknown) {
+            return "a charge not yet settled (" + unknown.reason() + ")";
         }
         return "no charge";
     }
