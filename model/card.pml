@@ -85,7 +85,7 @@ inline keyOfThisSend(key) {
 }
 
 /*
- * CardCharges.sendFirst: CHARGE_SENT committed by compare-and-set, then the charge. The request
+ * Lifecycle.advance from STARTED: CHARGE_SENT committed by compare-and-set, then the charge. The request
  * may crash right after STARTED committed, or while its charge is out.
  */
 inline sendFirst(key, definite, sent) {
@@ -114,8 +114,8 @@ active proctype Request() {
 }
 
 /*
- * CardCharges.resume, from a retry of the client (CardPay.resume) or from the recovery job
- * (CardRecoveryJob.recover) on either instance: look the charge up under the key
+ * Lifecycle.advance from CHARGE_SENT or UNKNOWN, from a retry of the client (Lifecycle.resume) or
+ * from the recovery job (RecoveryJob.recover) on either instance: look the charge up under the key
  * (Processor.chargeUnder); settle if found, else send the same charge again under the same key.
  */
 proctype Resumer() {

@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The house's layering, read from the sources' imports. Four floors, each importing only the floors
@@ -42,6 +43,9 @@ class LayeringTest {
     /** What the webhook room may use of the pay paths: their doors for an outcome learnt from the processor's events. */
     private static final Set<String> WEBHOOK_DOORS = Set.of("payment.card.ChargeNotices", "payment.card.ChargeNotice",
             "payment.refund.RefundNotices", "payment.refund.RefundNotice");
+
+    /** The room of the one lifecycle that every operation at the processor follows. */
+    private static final String LIFECYCLE = "payment.operation";
 
     /** The pay paths beneath {@code payment}, which share its types and are chosen by its door. */
     private static final Set<String> PAYMENT_ROOMS = Set.of("payment.balance", "payment.card", "payment.refund", "payment.lookup");
@@ -132,8 +136,33 @@ class LayeringTest {
             }
         }
         assertEquals(Map.of(), wrong);
-        assertEquals(PAYMENT_ROOMS, sources().stream().map(Source::pkg).filter(pkg -> pkg.startsWith("payment."))
+        Set<String> beneath = new TreeSet<>(PAYMENT_ROOMS);
+        beneath.add(LIFECYCLE);
+        assertEquals(beneath, sources().stream().map(Source::pkg).filter(pkg -> pkg.startsWith("payment."))
                 .collect(Collectors.toCollection(TreeSet::new)), "the rooms beneath payment");
+    }
+
+    /**
+     * The lifecycle of every operation at the processor stands below the operations it drives: the
+     * card charge and the refund to the card both stand on it, and it knows none of them, nor any
+     * other part of {@code payment}, so that a third kind is a hook class and a repository.
+     */
+    @Test
+    void theLifecycleStandsBelowTheOperationsItDrives() {
+        Map<String, Set<String>> upward = new TreeMap<>();
+        Set<String> standingOnIt = new TreeSet<>();
+        for (Source source : sources()) {
+            for (Imported imported : source.imports()) {
+                if (source.pkg().equals(LIFECYCLE) && imported.room().equals("payment") && !imported.pkg().equals(LIFECYCLE)) {
+                    upward.computeIfAbsent(source.path(), ignored -> new TreeSet<>()).add(imported.pkg() + "." + imported.type());
+                }
+                if (imported.pkg().equals(LIFECYCLE) && !source.pkg().equals(LIFECYCLE)) {
+                    standingOnIt.add(source.pkg());
+                }
+            }
+        }
+        assertEquals(Map.of(), upward, "the lifecycle reaching up into payment");
+        assertTrue(standingOnIt.containsAll(Set.of("payment.card", "payment.refund")), "rooms on the lifecycle: " + standingOnIt);
     }
 
     /**

@@ -4,6 +4,7 @@ import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.processor.WebhookSender;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.BoundsOutlastHolds;
@@ -16,7 +17,6 @@ import io.payonce.support.LedgerInvariants;
 import io.payonce.support.LockWaits;
 import io.payonce.support.Meters;
 import io.payonce.support.Webhooks;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -25,7 +25,6 @@ import io.restassured.response.Response;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -55,15 +54,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTest
 @TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
+@PausedRecoveryJob
 class ProcessorWebhookTest {
 
-    /** CardRecoveryJob.IDENTITY, which its package keeps to itself. */
-    private static final String RECOVERY_JOB = "card-recovery";
-
     private final Database db = Database.forTests();
-
-    @Inject
-    Scheduler scheduler;
 
     @Inject
     Meters meters;
@@ -71,15 +65,9 @@ class ProcessorWebhookTest {
     @TestHTTPResource(Webhooks.PATH)
     URL webhooks;
 
-    @BeforeEach
-    void pauseTheRecoveryJob() {
-        scheduler.pause(RECOVERY_JOB);
-    }
-
     @AfterEach
     void resumeIt() {
         processor().heal();
-        scheduler.resume(RECOVERY_JOB);
     }
 
     /** The simulator charges, loses its answer (payonce answers 202, UNKNOWN), and some 0.3 to 0.6 s later its event settles the payment. */

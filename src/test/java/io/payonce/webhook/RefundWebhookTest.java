@@ -4,6 +4,7 @@ import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.processor.WebhookSender;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.BoundsOutlastHolds;
@@ -16,7 +17,6 @@ import io.payonce.support.LockWaits;
 import io.payonce.support.Meters;
 import io.payonce.support.Tokens;
 import io.payonce.support.Webhooks;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -56,10 +56,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTest
 @TestProfile(BoundsOutlastHolds.class)
 @ExtendWith(LedgerInvariants.class)
+@PausedRecoveryJob
 class RefundWebhookTest {
-
-    /** CardRefundRecoveryJob.IDENTITY, which its package keeps to itself. */
-    private static final String REFUND_RECOVERY_JOB = "card-refund-recovery";
 
     private static final String OPS = Tokens.ops();
 
@@ -72,9 +70,6 @@ class RefundWebhookTest {
     private static boolean warm;
 
     @Inject
-    Scheduler scheduler;
-
-    @Inject
     Meters meters;
 
     @TestHTTPResource(Webhooks.PATH)
@@ -82,7 +77,7 @@ class RefundWebhookTest {
 
     /** A refund to the card first, while the recovery job still runs: a cold client's first call can outlast a short processor timeout. */
     @BeforeEach
-    void warmTheClientThenPauseTheRecoveryJob() {
+    void warmTheClient() {
         if (!warm) {
             long order = Buyer.withBalance(0).paidByCard(100, "tok_visa");
             String key = Api.newKey();
@@ -91,13 +86,11 @@ class RefundWebhookTest {
             assertEquals(201, refunded.statusCode(), refunded.asString());
             warm = true;
         }
-        scheduler.pause(REFUND_RECOVERY_JOB);
     }
 
     @AfterEach
     void resumeIt() {
         processor().heal();
-        scheduler.resume(REFUND_RECOVERY_JOB);
     }
 
     /** The simulator refunds the card, loses its answer (payonce answers 202, UNKNOWN), and 0.3 to 0.6 s later its event settles the refund. */

@@ -2,8 +2,6 @@ package io.payonce.payment.card;
 
 import io.payonce.auth.Caller;
 import io.payonce.db.SqlErrors;
-import io.payonce.errors.ApiException;
-import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.Begun;
 import io.payonce.idempotency.IdempotencyGuard;
@@ -17,6 +15,7 @@ import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaidOrders;
 import io.payonce.payment.PayRequest;
 import io.payonce.payment.PaymentPhase;
+import io.payonce.payment.operation.Lifecycle;
 import io.payonce.processor.ProcessorKeys;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -42,18 +41,20 @@ public class CardPay {
     private final OrderAccess access;
     private final OrderRepository orders;
     private final CardPaymentRepository cards;
-    private final CardCharges charges;
+    private final CardCharge charge;
+    private final Lifecycle lifecycle;
     private final PaidOrders paidOrders;
     private final ProcessorKeys keys;
 
     CardPay(Pool pool, IdempotencyGuard guard, OrderAccess access, OrderRepository orders, CardPaymentRepository cards,
-            CardCharges charges, PaidOrders paidOrders, ProcessorKeys keys) {
+            CardCharge charge, Lifecycle lifecycle, PaidOrders paidOrders, ProcessorKeys keys) {
         this.pool = pool;
         this.guard = guard;
         this.access = access;
         this.orders = orders;
         this.cards = cards;
-        this.charges = charges;
+        this.charge = charge;
+        this.lifecycle = lifecycle;
         this.paidOrders = paidOrders;
         this.keys = keys;
     }
@@ -92,7 +93,7 @@ public class CardPay {
      */
     private Uni<CardPayment> insertStarted(SqlConnection tx, Order order, KeyedWrite write, String cardToken) {
         String processorKey = keys.charge(write.scope(), write.key().value(), order.id());
-        return cards.insertStarted(tx, order, write.key(), cardToken, processorKey, charges.lease())
+        return cards.insertStarted(tx, order, write.key(), cardToken, processorKey, lifecycle.lease())
                 .onFailure(SqlErrors::isDuplicateKey).recoverWithUni(taken -> cards.findDeclined(tx, processorKey)
                         .onItem().ifNull().failWith(taken)
                         .flatMap(declined -> Uni.createFrom().<CardPayment>failure(declined.refusal())));
@@ -103,30 +104,13 @@ public class CardPay {
             return Uni.createFrom().item(answered.answer());
         }
         if (begun instanceof Begun.Started<CardPayment> started) {
-            return charges.sendFirst(started.work());
+            return lifecycle.advance(charge, started.work());
         }
         return resume(order, write, ((Begun.Open<CardPayment>) begun).soFar());
     }
 
-    /**
-     * A retry of a card pay still in flight. If nobody is working on the payment (its first request
-     * crashed, stalled or gave up on a lost answer), the retry takes it over from its last phase;
-     * otherwise it is answered what is known so far: the 202 if there is one, else 409 to come back.
-     * A payment settled since the claim was read has its final answer under the key, a repeat's.
-     */
+    /** A retry of a card pay still in flight: taken over if nobody is working on it ({@link Lifecycle#resume}). */
     private Uni<Answer> resume(Order order, KeyedWrite write, Answer soFar) {
-        return cards.findByOrderAndKey(pool, order.id(), write.key()).flatMap(payment -> {
-            if (payment == null || payment.phase().definite()) {
-                return guard.storedAnswer(pool, write.scope(), write.key())
-                        .onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE))
-                        .map(settled -> settled.repeatCaughtBy(write.request().keyDefence()));
-            }
-            return cards.takeLease(pool, payment, charges.lease()).flatMap(leased -> {
-                if (leased != null) {
-                    return charges.resume(leased);
-                }
-                return soFar != null ? Uni.createFrom().item(soFar) : Uni.createFrom().failure(new ApiException(ErrorCode.PAYMENT_IN_PROGRESS));
-            });
-        });
+        return cards.findByOrderAndKey(pool, order.id(), write.key()).flatMap(payment -> lifecycle.resume(charge, payment, write, soFar));
     }
 }

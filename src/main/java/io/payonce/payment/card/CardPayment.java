@@ -4,6 +4,8 @@ import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.payment.PaymentMethod;
 import io.payonce.payment.PaymentPhase;
 import io.payonce.payment.PaymentView;
+import io.payonce.payment.operation.Operation;
+import io.payonce.payment.operation.Phase;
 import io.payonce.processor.ChargeOutcome;
 
 import java.time.Duration;
@@ -18,7 +20,20 @@ import java.time.Duration;
  * made, once another worker has taken the payment over.
  */
 record CardPayment(long id, long orderId, String userId, long amount, String currency, PaymentPhase phase, IdempotencyKey key,
-                   String cardToken, String processorKey, String chargeId, Duration sinceFirstSent, int attempts) {
+                   String cardToken, String processorKey, String chargeId, Duration sinceFirstSent, int attempts)
+        implements Operation<CardPayment> {
+
+    /** A card payment's phases in the lifecycle's words: CHARGE_SENT is SENT, DECLINED is FAILED. */
+    @Override
+    public Phase lifecyclePhase() {
+        return switch (phase) {
+            case STARTED -> Phase.STARTED;
+            case CHARGE_SENT -> Phase.SENT;
+            case UNKNOWN -> Phase.UNKNOWN;
+            case SUCCEEDED -> Phase.SUCCEEDED;
+            case DECLINED -> Phase.FAILED;
+        };
+    }
 
     /** Where the client finds the payment: the Location of its 202. */
     String location() {
@@ -87,8 +102,13 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
         return new CardPayment(id, orderId, userId, amount, currency, next, key, cardToken, processorKey, chargeId, sinceFirstSent, attempts);
     }
 
-    /** The payment once this worker's fenced write counted one more attempt. */
-    CardPayment nextAttempt() {
+    @Override
+    public CardPayment sent() {
+        return in(PaymentPhase.CHARGE_SENT).nextAttempt();
+    }
+
+    @Override
+    public CardPayment nextAttempt() {
         return new CardPayment(id, orderId, userId, amount, currency, phase, key, cardToken, processorKey, chargeId, sinceFirstSent, attempts + 1);
     }
 }

@@ -4,6 +4,7 @@ import io.payonce.db.SqlErrors;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.order.Order;
 import io.payonce.payment.PaymentPhase;
+import io.payonce.payment.operation.OperationStore;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.mysqlclient.MySQLClient;
 import io.vertx.mutiny.sqlclient.Row;
@@ -34,7 +35,7 @@ import java.util.List;
  * lease, clears it, fenced by its attempts.
  */
 @ApplicationScoped
-class CardPaymentRepository {
+class CardPaymentRepository implements OperationStore<CardPayment> {
 
     static final String COLUMNS = "p.id, p.order_id, p.user_id, p.amount, p.currency, p.phase, p.idem_key, p.card_token, p.processor_key, "
             + "p.processor_charge_id, "
@@ -135,20 +136,21 @@ class CardPaymentRepository {
         });
     }
 
-    /** True when the first send is this worker's to make: {@code payment}'s next attempt. */
-    Uni<Boolean> markSent(SqlClient client, CardPayment payment, Duration lease) {
-        return moved(client.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), micros(lease), payment.id(), payment.attempts())));
+    /** CHARGE_SENT, with its history line: the first send is this worker's to make ({@code payment}'s next attempt). */
+    @Override
+    public Uni<Boolean> markSent(SqlConnection tx, CardPayment payment, Duration lease) {
+        return moved(tx.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), micros(lease), payment.id(), payment.attempts())))
+                .call(sent -> sent ? recordPhase(tx, payment.id(), PaymentPhase.CHARGE_SENT, null) : Uni.createFrom().voidItem());
     }
 
-    /** True when the resend is this worker's to make ({@code payment}'s next attempt) and its first send lies within {@code window}. */
-    Uni<Boolean> markResent(SqlClient client, CardPayment payment, Duration window) {
+    @Override
+    public Uni<Boolean> markResent(SqlClient client, CardPayment payment, Duration window) {
         return moved(client.preparedQuery(MARK_RESENT).execute(Tuple.of(payment.id(), payment.attempts(), micros(window))));
     }
 
-    /** The payment as this worker holds it once it owns its next call for {@code lease}; null when another took it first. */
-    Uni<CardPayment> takeLease(SqlClient client, CardPayment payment, Duration lease) {
-        return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), micros(lease), payment.id(), payment.attempts())))
-                .map(taken -> taken ? payment.nextAttempt() : null);
+    @Override
+    public Uni<Boolean> takeLease(SqlClient client, CardPayment payment, Duration lease) {
+        return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), micros(lease), payment.id(), payment.attempts())));
     }
 
     /**
@@ -192,7 +194,8 @@ class CardPaymentRepository {
         return tx.preparedQuery(SELECT_BY_PROCESSOR_KEY_FOR_UPDATE).execute(Tuple.of(processorKey)).map(CardPaymentRepository::single);
     }
 
-    Uni<List<CardPayment>> findUnattended(SqlClient client, int limit) {
+    @Override
+    public Uni<List<CardPayment>> findUnattended(SqlClient client, int limit) {
         return client.preparedQuery(SELECT_UNATTENDED).execute(Tuple.of(limit)).map(rows -> {
             List<CardPayment> payments = new ArrayList<>();
             rows.forEach(row -> payments.add(from(row)));
@@ -200,8 +203,8 @@ class CardPaymentRepository {
         });
     }
 
-    /** Unsettled payments that began more than {@code age} ago. */
-    Uni<Long> countOverdue(SqlClient client, Duration age) {
+    @Override
+    public Uni<Long> countOverdue(SqlClient client, Duration age) {
         return client.preparedQuery(COUNT_OVERDUE).execute(Tuple.of(micros(age))).map(rows -> rows.iterator().next().getLong("overdue"));
     }
 

@@ -11,6 +11,7 @@ import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.payment.PaymentPhase;
+import io.payonce.payment.operation.Lifecycle;
 import io.payonce.processor.Processor;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -49,7 +50,7 @@ class OperatorSettlement {
     private final Duration keyRetention;
 
     OperatorSettlement(Pool pool, IdempotencyGuard guard, OperatorSettlementRepository settlements, CardSettlement outcomes,
-                       Processor processor, Outbox outbox, CardCharges charges, PayonceConfig config) {
+                       Processor processor, Outbox outbox, Lifecycle lifecycle, PayonceConfig config) {
         this.pool = pool;
         this.guard = guard;
         this.settlements = settlements;
@@ -57,7 +58,7 @@ class OperatorSettlement {
         this.processor = processor;
         this.outbox = outbox;
         // A resend decided just inside the resend window may still be on its way, for one lease.
-        this.window = config.processor().resendWithin().plus(charges.lease());
+        this.window = config.processor().resendWithin().plus(lifecycle.lease());
         this.keyRetention = config.processor().keyRetention();
     }
 

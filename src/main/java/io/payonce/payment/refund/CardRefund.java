@@ -3,6 +3,8 @@ package io.payonce.payment.refund;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.order.Order;
 import io.payonce.payment.PaymentMethod;
+import io.payonce.payment.operation.Operation;
+import io.payonce.payment.operation.Phase;
 import io.payonce.processor.RefundOutcome;
 
 import java.time.Duration;
@@ -16,7 +18,13 @@ import java.time.Duration;
  */
 record CardRefund(long id, long orderId, String userId, String refundNo, long amount, String currency, RefundPhase phase,
                   String scope, IdempotencyKey key, String processorKey, String chargeId, int attempts, Duration sinceFirstSent,
-                  String processorRefundId) {
+                  String processorRefundId) implements Operation<CardRefund> {
+
+    /** A refund's phases are the lifecycle's, in the same words. */
+    @Override
+    public Phase lifecyclePhase() {
+        return Phase.valueOf(phase.name());
+    }
 
     /** Where ops find the refund: the Location of its 202. */
     String location() {
@@ -63,8 +71,13 @@ record CardRefund(long id, long orderId, String userId, String refundNo, long am
                 sinceFirstSent, processorRefundId);
     }
 
-    /** The same refund, as the worker holds it once it has counted one more attempt on it (a lease taken, a send marked). */
-    CardRefund oneMoreAttempt() {
+    @Override
+    public CardRefund sent() {
+        return in(RefundPhase.SENT).nextAttempt();
+    }
+
+    @Override
+    public CardRefund nextAttempt() {
         return new CardRefund(id, orderId, userId, refundNo, amount, currency, phase, scope, key, processorKey, chargeId, attempts + 1,
                 sinceFirstSent, processorRefundId);
     }

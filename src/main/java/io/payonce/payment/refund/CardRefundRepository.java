@@ -3,11 +3,13 @@ package io.payonce.payment.refund;
 import io.payonce.db.SqlErrors;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.order.Order;
+import io.payonce.payment.operation.OperationStore;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.mysqlclient.MySQLClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -32,7 +34,7 @@ import java.util.List;
  * refund, clears it, fenced by its attempts.
  */
 @ApplicationScoped
-class CardRefundRepository {
+class CardRefundRepository implements OperationStore<CardRefund> {
 
     static final String COLUMNS = "r.id, r.order_id, r.user_id, r.refund_no, r.amount, o.currency, r.phase, r.idem_scope, r.idem_key, "
             + "r.processor_key, r.processor_charge_id, r.attempts, TIMESTAMPDIFF(MICROSECOND, r.first_sent_at, NOW(6)) AS sent_micros_ago, "
@@ -114,18 +116,20 @@ class CardRefundRepository {
                         order.currency(), RefundPhase.STARTED, scope, key, processorKey, chargeId, 0, null, null));
     }
 
-    /** True when the worker holding {@code refund} (its attempts as it holds them) may send it now, for the first time. */
-    Uni<Boolean> markSent(SqlClient client, CardRefund refund, Duration lease) {
-        return moved(client.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), micros(lease), refund.id(), refund.attempts())));
+    /** SENT, with its history line: the first send is the worker's that holds {@code refund} (its attempts as it holds them). */
+    @Override
+    public Uni<Boolean> markSent(SqlConnection tx, CardRefund refund, Duration lease) {
+        return moved(tx.preparedQuery(MARK_SENT).execute(Tuple.of(micros(lease), micros(lease), refund.id(), refund.attempts())))
+                .call(sent -> sent ? recordPhase(tx, refund.id(), RefundPhase.SENT, null) : Uni.createFrom().voidItem());
     }
 
-    /** True when this caller now owns the next call of {@code refund}, as it read it, for {@code lease}. */
-    Uni<Boolean> takeLease(SqlClient client, CardRefund refund, Duration lease) {
+    @Override
+    public Uni<Boolean> takeLease(SqlClient client, CardRefund refund, Duration lease) {
         return moved(client.preparedQuery(TAKE_LEASE).execute(Tuple.of(micros(lease), micros(lease), refund.id(), refund.attempts())));
     }
 
-    /** True when the worker holding {@code refund} still holds it, and may send it again: its first send is less than {@code window} ago. */
-    Uni<Boolean> markResent(SqlClient client, CardRefund refund, Duration window) {
+    @Override
+    public Uni<Boolean> markResent(SqlClient client, CardRefund refund, Duration window) {
         return moved(client.preparedQuery(MARK_RESENT).execute(Tuple.of(refund.id(), refund.attempts(), micros(window))));
     }
 
@@ -169,7 +173,8 @@ class CardRefundRepository {
         return tx.preparedQuery(SELECT_BY_PROCESSOR_KEY + " FOR UPDATE").execute(Tuple.of(processorKey)).map(CardRefundRepository::single);
     }
 
-    Uni<List<CardRefund>> findUnattended(SqlClient client, int limit) {
+    @Override
+    public Uni<List<CardRefund>> findUnattended(SqlClient client, int limit) {
         return client.preparedQuery(SELECT_UNATTENDED).execute(Tuple.of(limit)).map(rows -> {
             List<CardRefund> refunds = new ArrayList<>();
             rows.forEach(row -> refunds.add(from(row)));
@@ -182,8 +187,8 @@ class CardRefundRepository {
         return tx.preparedQuery(COUNT_UNSETTLED_OF_ORDER).execute(Tuple.of(orderId)).map(rows -> rows.iterator().next().getLong("unsettled"));
     }
 
-    /** Unsettled refunds that began more than {@code age} ago. */
-    Uni<Long> countOverdue(SqlClient client, Duration age) {
+    @Override
+    public Uni<Long> countOverdue(SqlClient client, Duration age) {
         return client.preparedQuery(COUNT_OVERDUE).execute(Tuple.of(micros(age))).map(rows -> rows.iterator().next().getLong("overdue"));
     }
 

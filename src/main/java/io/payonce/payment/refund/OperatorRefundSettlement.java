@@ -12,6 +12,7 @@ import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
+import io.payonce.payment.operation.Lifecycle;
 import io.payonce.processor.Processor;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -51,7 +52,7 @@ class OperatorRefundSettlement {
     private final Duration window;
 
     OperatorRefundSettlement(Pool pool, IdempotencyGuard guard, OperatorRefundSettlementRepository settlements,
-                             CardRefundSettlement outcomes, OrderRepository orders, Processor processor, Outbox outbox, CardRefunds toCards,
+                             CardRefundSettlement outcomes, OrderRepository orders, Processor processor, Outbox outbox, Lifecycle lifecycle,
                              PayonceConfig config) {
         this.pool = pool;
         this.guard = guard;
@@ -61,7 +62,7 @@ class OperatorRefundSettlement {
         this.processor = processor;
         this.outbox = outbox;
         // A resend decided just inside the resend window may still be on its way, for one lease.
-        this.window = config.processor().resendWithin().plus(toCards.lease());
+        this.window = config.processor().resendWithin().plus(lifecycle.lease());
     }
 
     /** Settles refund {@code refundId} as {@code request} says, for {@code operator}, once per key. */

@@ -20,6 +20,7 @@ import io.payonce.order.OrderAccess;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaymentMethod;
+import io.payonce.payment.operation.Lifecycle;
 import io.payonce.payment.refund.RefundRepository.PaidBy;
 import io.payonce.processor.ProcessorKeys;
 import io.smallrye.mutiny.Uni;
@@ -49,20 +50,22 @@ public class RefundService {
     private final OrderRepository orders;
     private final RefundRepository refunds;
     private final CardRefundRepository cardRefunds;
-    private final CardRefunds toCards;
+    private final RefundToCard toCard;
+    private final Lifecycle lifecycle;
     private final ProcessorKeys processorKeys;
     private final Ledger ledger;
     private final Outbox outbox;
 
     RefundService(Pool pool, IdempotencyGuard guard, OrderAccess access, OrderRepository orders, RefundRepository refunds,
-                  CardRefundRepository cardRefunds, CardRefunds toCards, ProcessorKeys processorKeys, Ledger ledger, Outbox outbox) {
+                  CardRefundRepository cardRefunds, RefundToCard toCard, Lifecycle lifecycle, ProcessorKeys processorKeys, Ledger ledger, Outbox outbox) {
         this.pool = pool;
         this.guard = guard;
         this.access = access;
         this.orders = orders;
         this.refunds = refunds;
         this.cardRefunds = cardRefunds;
-        this.toCards = toCards;
+        this.toCard = toCard;
+        this.lifecycle = lifecycle;
         this.processorKeys = processorKeys;
         this.ledger = ledger;
         this.outbox = outbox;
@@ -113,7 +116,7 @@ public class RefundService {
     private Uni<Begun<CardRefund>> startToCard(SqlConnection tx, Order order, PaidBy paidBy, RefundRequest refund, KeyedWrite write) {
         String processorKey = processorKeys.refund(write.scope(), write.key().value(), paidBy.chargeId(), refund.refundNo());
         return UniqueKey.insertOr(cardRefunds.insertStarted(tx, order, refund.refundNo(), refund.amount(), write.scope(), write.key(),
-                                processorKey, paidBy.chargeId(), toCards.lease())
+                                processorKey, paidBy.chargeId(), lifecycle.lease())
                         .call(started -> orders.reserveRefund(tx, order.id(), refund.amount()).invoke(reserved -> {
                             if (!reserved) {
                                 throw beyondCap(order, refund.amount());
@@ -129,32 +132,14 @@ public class RefundService {
             return Uni.createFrom().item(answered.answer());
         }
         if (begun instanceof Begun.Started<CardRefund> started) {
-            return toCards.sendFirst(started.work());
+            return lifecycle.advance(toCard, started.work());
         }
         return resume(orderId, refund, write, ((Begun.Open<CardRefund>) begun).soFar());
     }
 
-    /**
-     * A retry of a refund to the card still in flight. If nobody is working on the refund (its first
-     * request crashed, stalled or gave up on a lost answer), the retry takes it over from its last
-     * phase; otherwise it is answered what is known so far: the 202 if there is one, else 409 to come
-     * back. A refund settled since the claim was read has its final answer under the key, a repeat's.
-     */
+    /** A retry of a refund to the card still in flight: taken over if nobody is working on it ({@link Lifecycle#resume}). */
     private Uni<Answer> resume(long orderId, RefundRequest request, KeyedWrite write, Answer soFar) {
-        return cardRefunds.findByOrderAndNo(pool, orderId, request.refundNo()).flatMap(refund -> {
-            if (refund == null || refund.phase().definite()) {
-                return guard.storedAnswer(pool, write.scope(), write.key())
-                        .onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE))
-                        .map(settled -> settled.repeatCaughtBy(write.request().keyDefence()));
-            }
-            return cardRefunds.takeLease(pool, refund, toCards.lease()).flatMap(taken -> {
-                if (taken) {
-                    return toCards.resume(refund.oneMoreAttempt());
-                }
-                return soFar != null ? Uni.createFrom().item(soFar)
-                        : Uni.createFrom().failure(new ApiException(ErrorCode.REFUND_PENDING));
-            });
-        });
+        return cardRefunds.findByOrderAndNo(pool, orderId, request.refundNo()).flatMap(refund -> lifecycle.resume(toCard, refund, write, soFar));
     }
 
     /**

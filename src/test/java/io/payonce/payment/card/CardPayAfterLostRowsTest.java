@@ -3,17 +3,16 @@ package io.payonce.payment.card;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -28,22 +27,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * meets the charge.
  */
 @QuarkusTest
+@PausedRecoveryJob
 class CardPayAfterLostRowsTest {
 
     private final Database db = Database.forTests();
 
-    @Inject
-    Scheduler scheduler;
-
-    @BeforeEach
-    void pauseTheRecoveryJob() {
-        scheduler.pause(CardRecoveryJob.IDENTITY);
-    }
-
     @AfterEach
     void resumeIt() {
         processor().heal();
-        scheduler.resume(CardRecoveryJob.IDENTITY);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.payonce.payment.card;
 
+import io.payonce.payment.operation.RecoveryJob;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
@@ -381,7 +382,7 @@ class CardPayTest {
         Checkout buyer = Buyer.withBalance(5000).checkout(800);
         processor().failNextChargeOf(buyer.order(), Fault.HELD);
         Scheduler scheduler = Arc.container().instance(Scheduler.class).get();
-        scheduler.pause(CardRecoveryJob.IDENTITY);
+        scheduler.pause(RecoveryJob.IDENTITY);
         Response accepted;
         try {
             CompletableFuture<Response> card = CompletableFuture.supplyAsync(() -> buyer.payByCard("tok_visa"), callers);
@@ -401,7 +402,7 @@ class CardPayTest {
             assertEquals(202, accepted.statusCode(), accepted.asString());
         } finally {
             processor().release(buyer.order());
-            scheduler.resume(CardRecoveryJob.IDENTITY);
+            scheduler.resume(RecoveryJob.IDENTITY);
         }
         awaitSettled(buyer, accepted.jsonPath().getLong("paymentId"));
         assertEquals(5000, db.balance(buyer.userId()), "the balance paid nothing");

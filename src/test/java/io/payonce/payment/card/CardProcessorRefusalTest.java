@@ -1,5 +1,6 @@
 package io.payonce.payment.card;
 
+import io.payonce.payment.operation.RecoveryJob;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Api;
@@ -44,7 +45,7 @@ class CardProcessorRefusalTest {
     @AfterEach
     void heal() {
         processor().heal();
-        scheduler.resume(CardRecoveryJob.IDENTITY);
+        scheduler.resume(RecoveryJob.IDENTITY);
     }
 
     @ParameterizedTest
@@ -52,7 +53,7 @@ class CardProcessorRefusalTest {
     void aChargeTheProcessorRefusedBeforeHandlingItIsNotSentAndIsCounted(int status) {
         Checkout buyer = Buyer.withBalance(0).checkout(1100);
         double refusedBefore = refused(status);
-        scheduler.pause(CardRecoveryJob.IDENTITY);
+        scheduler.pause(RecoveryJob.IDENTITY);
         processor().refuseEveryCall(status);
 
         Response refused = buyer.payByCard("tok_visa");
@@ -69,7 +70,7 @@ class CardProcessorRefusalTest {
         assertEquals(0, chargesOf(buyer));
 
         processor().heal();
-        scheduler.resume(CardRecoveryJob.IDENTITY);
+        scheduler.resume(RecoveryJob.IDENTITY);
         Response settled = Await.until(() -> Api.as(buyer.bearer()).get("/payments/" + payment),
                 read -> "SUCCEEDED".equals(read.jsonPath().getString("phase")), Duration.ofSeconds(20), "payment " + payment + " SUCCEEDED");
 

@@ -1,22 +1,22 @@
 package io.payonce.payment.card;
 
 import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.payment.operation.Lifecycle;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.ChargeRequest;
 import io.payonce.processor.Processor;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -34,12 +34,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the recovery job is paused, so that each step is the one the test takes.
  */
 @QuarkusTest
+@PausedRecoveryJob
 class CardResendWindowTest {
 
     private final Database db = Database.forTests();
-
-    @Inject
-    Scheduler scheduler;
 
     @Inject
     Pool pool;
@@ -48,7 +46,10 @@ class CardResendWindowTest {
     CardPaymentRepository cards;
 
     @Inject
-    CardCharges charges;
+    CardCharge charge;
+
+    @Inject
+    Lifecycle lifecycle;
 
     @Inject
     CardSettlement settlement;
@@ -56,16 +57,10 @@ class CardResendWindowTest {
     @Inject
     Processor processorClient;
 
-    @BeforeEach
-    void pauseTheRecoveryJob() {
-        scheduler.pause(CardRecoveryJob.IDENTITY);
-    }
-
     @AfterEach
     void resumeIt() {
         processor().heal();
         processor().up();
-        scheduler.resume(CardRecoveryJob.IDENTITY);
     }
 
     /**
@@ -108,8 +103,7 @@ class CardResendWindowTest {
         Response refused = buyer.payByCard("tok_visa");
         long payment = refused.jsonPath().getLong("paymentId");
         expireLease(payment);
-        CardPayment workerA = cards.takeLease(pool, read(buyer), charges.lease()).await().atMost(Duration.ofSeconds(10));
-        assertNotNull(workerA, "worker A took the payment over");
+        CardPayment workerA = takeLease(read(buyer));
         ChargeOutcome notConnected = processorClient.charge(workerA.processorKey(), new ChargeRequest(workerA.amount(),
                 workerA.currency(), workerA.cardToken(), workerA.reference())).await().atMost(Duration.ofSeconds(10));
         assertEquals(new ChargeOutcome.Unknown("could not connect", false), notConnected);
@@ -140,14 +134,19 @@ class CardResendWindowTest {
         long payment = lost.jsonPath().getLong("paymentId");
         assertEquals(202, lost.statusCode(), lost.asString());
         expireLease(payment);
-        CardPayment worker = cards.takeLease(pool, read(buyer), charges.lease()).await().atMost(Duration.ofSeconds(10));
-        assertNotNull(worker, "the worker took the payment, its first send recent as it read it");
+        CardPayment worker = takeLease(read(buyer));
 
         db.update("UPDATE pay_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", payment);
         processor().retainKeysFor(Duration.ZERO);
-        charges.resume(worker).await().atMost(Duration.ofSeconds(10));
+        lifecycle.advance(charge, worker).await().atMost(Duration.ofSeconds(10));
 
         assertEquals(1, chargesOf(buyer), "nothing was sent past the window");
+    }
+
+    /** Another worker takes the payment's lease as it read it, and holds it as that worker would: one more attempt. */
+    private CardPayment takeLease(CardPayment read) {
+        assertTrue(cards.takeLease(pool, read, lifecycle.lease()).await().atMost(Duration.ofSeconds(10)), "the worker took the payment over");
+        return read.nextAttempt();
     }
 
     /** A retry of the client once the payment's backoff has passed: it takes the payment over and resumes it. */

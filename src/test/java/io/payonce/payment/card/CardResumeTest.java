@@ -3,16 +3,15 @@ package io.payonce.payment.card;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -27,20 +26,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * and the retry race for the payment's lease, and either may win.
  */
 @QuarkusTest
+@PausedRecoveryJob
 class CardResumeTest {
-
-    @Inject
-    Scheduler scheduler;
-
-    @BeforeEach
-    void pauseTheRecoveryJob() {
-        scheduler.pause(CardRecoveryJob.IDENTITY);
-    }
 
     @AfterEach
     void resumeIt() {
         ProcessorSimulatorResource.simulator().heal();
-        scheduler.resume(CardRecoveryJob.IDENTITY);
     }
 
     @Test

@@ -1,20 +1,20 @@
 package io.payonce.payment.card;
 
+import io.payonce.payment.operation.RecoveryJob;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Buyer;
 import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Database;
 import io.payonce.support.Tokens;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * again (a processor that has forgotten the key would charge the card a second time), nor leave it
  * CHARGE_SENT, which no operator may settle: it becomes UNKNOWN, and an operator settles it.
  *
- * <p>What decides is the resend-window check in Java, {@code CardCharges.mayResend}. The window is
+ * <p>What decides is the resend-window check in Java, {@code Lifecycle.resendWithinTheWindow}. The window is
  * checked again in SQL ({@code CardPaymentRepository.MARK_RESENT}), so with the Java check always
  * yes nothing is sent either: the resend's compare-and-set refuses, and the worker leaves the payment
  * as it found it, CHARGE_SENT, at every takeover. {@link CardResendWindowTest}'s payments are UNKNOWN
@@ -40,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * The recovery job is paused, so that each takeover is the one the test makes.
  */
 @QuarkusTest
+@PausedRecoveryJob
 class CardTakeoverPastTheWindowTest {
 
     /** A trigger of the test's that refuses to let one order's payment leave CHARGE_SENT for UNKNOWN. */
@@ -48,20 +49,11 @@ class CardTakeoverPastTheWindowTest {
     private final Database db = Database.forTests();
 
     @Inject
-    Scheduler scheduler;
-
-    @Inject
-    CardRecoveryJob recovery;
-
-    @BeforeEach
-    void pauseTheRecoveryJob() {
-        scheduler.pause(CardRecoveryJob.IDENTITY);
-    }
+    RecoveryJob recovery;
 
     @AfterEach
     void healAndResume() {
         processor().heal();
-        scheduler.resume(CardRecoveryJob.IDENTITY);
     }
 
     /** A payment left CHARGE_SENT by a worker that stopped; {@code processorKey} is its charge's key at the processor. */

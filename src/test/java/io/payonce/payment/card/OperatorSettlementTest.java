@@ -1,9 +1,11 @@
 package io.payonce.payment.card;
 
 import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.payment.operation.RecoveryJob;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.BoundsOutlastHolds;
@@ -16,7 +18,6 @@ import io.payonce.support.LedgerInvariants;
 import io.payonce.support.LockWaits;
 import io.payonce.support.Replays;
 import io.payonce.support.Tokens;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -27,7 +28,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -62,6 +62,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestProfile(BoundsOutlastHolds.class)
 @WithTestResource(value = ProcessorSimulatorResource.class, scope = TestResourceScope.GLOBAL)
 @ExtendWith(LedgerInvariants.class)
+@PausedRecoveryJob
 class OperatorSettlementTest {
 
     /** How an operator's compare-and-set on a payment begins ({@code OperatorSettlementRepository}). */
@@ -70,10 +71,7 @@ class OperatorSettlementTest {
     private final Database db = Database.forTests();
 
     @Inject
-    Scheduler scheduler;
-
-    @Inject
-    CardRecoveryJob recovery;
+    RecoveryJob recovery;
 
     @Inject
     CardPaymentRepository cards;
@@ -81,16 +79,10 @@ class OperatorSettlementTest {
     @Inject
     Pool pool;
 
-    @BeforeEach
-    void pauseTheRecoveryJob() {
-        scheduler.pause(CardRecoveryJob.IDENTITY);
-    }
-
     @AfterEach
     void healAndResume() {
         processor().heal();
         processor().up();
-        scheduler.resume(CardRecoveryJob.IDENTITY);
     }
 
     /** A payment payonce lost the answer of; {@code processorKey} is its charge's key at the processor. */
@@ -399,8 +391,8 @@ class OperatorSettlementTest {
         CardPayment stale = cards.findByOrderAndKey(pool, overdue.buyer().order(), new IdempotencyKey(overdue.buyer().key()))
                 .await().atMost(Duration.ofSeconds(5));
 
-        CardPayment takenOver = cards.takeLease(pool, stale, Duration.ofMinutes(1)).await().atMost(Duration.ofSeconds(5));
-        assertNotNull(takenOver, "another worker takes it over");
+        assertTrue(cards.takeLease(pool, stale, Duration.ofMinutes(1)).await().atMost(Duration.ofSeconds(5)), "another worker takes it over");
+        CardPayment takenOver = stale.nextAttempt();
         markUnknown(stale);
         assertEquals(1, leased(overdue), "the stale worker's late outcome left the lease of the one that took over");
         markUnknown(takenOver);

@@ -2,16 +2,15 @@ package io.payonce.payment.refund;
 
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.Tokens;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,24 +25,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * resend window. The recovery job is paused, so that each step is the one the test takes.
  */
 @QuarkusTest
+@PausedRecoveryJob
 class RefundProcessorAnswersTest {
 
     private static final String OPS = Tokens.ops();
 
     private final Database db = Database.forTests();
 
-    @Inject
-    Scheduler scheduler;
-
-    @BeforeEach
-    void pauseTheRecoveryJob() {
-        scheduler.pause(CardRefundRecoveryJob.IDENTITY);
-    }
-
     @AfterEach
     void resumeIt() {
         processor().heal();
-        scheduler.resume(CardRefundRecoveryJob.IDENTITY);
     }
 
     @Test

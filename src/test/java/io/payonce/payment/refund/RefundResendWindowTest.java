@@ -1,22 +1,22 @@
 package io.payonce.payment.refund;
 
+import io.payonce.payment.operation.Lifecycle;
 import io.payonce.processor.Processor;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.processor.RefundOutcome;
 import io.payonce.processor.RefundRequest;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.Tokens;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -35,14 +35,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the one the test takes. Each refund is half its payment, so that a second one would succeed.
  */
 @QuarkusTest
+@PausedRecoveryJob
 class RefundResendWindowTest {
 
     private static final String OPS = Tokens.ops();
 
     private final Database db = Database.forTests();
-
-    @Inject
-    Scheduler scheduler;
 
     @Inject
     Pool pool;
@@ -51,7 +49,10 @@ class RefundResendWindowTest {
     CardRefundRepository cardRefunds;
 
     @Inject
-    CardRefunds toCards;
+    RefundToCard toCard;
+
+    @Inject
+    Lifecycle lifecycle;
 
     @Inject
     CardRefundSettlement settlement;
@@ -59,16 +60,10 @@ class RefundResendWindowTest {
     @Inject
     Processor processorClient;
 
-    @BeforeEach
-    void pauseTheRecoveryJob() {
-        scheduler.pause(CardRefundRecoveryJob.IDENTITY);
-    }
-
     @AfterEach
     void resumeIt() {
         processor().heal();
         processor().up();
-        scheduler.resume(CardRefundRecoveryJob.IDENTITY);
     }
 
     /**
@@ -147,7 +142,7 @@ class RefundResendWindowTest {
 
         db.update("UPDATE refund_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", refund);
         processor().retainKeysFor(Duration.ZERO);
-        toCards.resume(worker).await().atMost(Duration.ofSeconds(10));
+        lifecycle.advance(toCard, worker).await().atMost(Duration.ofSeconds(10));
 
         assertEquals(1, refundsOf(refund), "nothing was sent past the window");
     }
@@ -156,8 +151,8 @@ class RefundResendWindowTest {
     private CardRefund takeOver(long order) {
         db.update("UPDATE refund_record SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE order_id = ? AND refund_no = 'r-1'", order);
         CardRefund read = cardRefunds.findByOrderAndNo(pool, order, "r-1").await().atMost(Duration.ofSeconds(10));
-        assertTrue(cardRefunds.takeLease(pool, read, toCards.lease()).await().atMost(Duration.ofSeconds(10)), "the worker took the refund over");
-        return read.oneMoreAttempt();
+        assertTrue(cardRefunds.takeLease(pool, read, lifecycle.lease()).await().atMost(Duration.ofSeconds(10)), "the worker took the refund over");
+        return read.nextAttempt();
     }
 
     /** A retry of the client once the refund's lease or backoff has passed: it takes the refund over and resumes it. */

@@ -3,17 +3,16 @@ package io.payonce.payment.refund;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.Tokens;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -29,25 +28,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * the retry alone acts on the refund.
  */
 @QuarkusTest
+@PausedRecoveryJob
 class RefundResumeTest {
 
     private static final String OPS = Tokens.ops();
 
     private final Database db = Database.forTests();
 
-    @Inject
-    Scheduler scheduler;
-
-    @BeforeEach
-    void pauseTheRecoveryJob() {
-        scheduler.pause(CardRefundRecoveryJob.IDENTITY);
-    }
-
     @AfterEach
     void resumeIt() {
         processor().heal();
         processor().up();
-        scheduler.resume(CardRefundRecoveryJob.IDENTITY);
     }
 
     @Test

@@ -1,8 +1,10 @@
 package io.payonce.payment.refund;
 
+import io.payonce.payment.operation.RecoveryJob;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.BoundsOutlastHolds;
@@ -15,7 +17,6 @@ import io.payonce.support.LockWaits;
 import io.payonce.support.Replays;
 import io.payonce.support.Tokens;
 import io.payonce.support.Webhooks;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -61,6 +62,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestProfile(BoundsOutlastHolds.class)
 @WithTestResource(value = ProcessorSimulatorResource.class, scope = TestResourceScope.GLOBAL)
 @ExtendWith(LedgerInvariants.class)
+@PausedRecoveryJob
 class RefundSettlementTest {
 
     private static final String OPS = Tokens.ops();
@@ -74,10 +76,7 @@ class RefundSettlementTest {
     private static boolean warm;
 
     @Inject
-    Scheduler scheduler;
-
-    @Inject
-    CardRefundRecoveryJob recovery;
+    RecoveryJob recovery;
 
     @Inject
     CardRefundRepository cardRefunds;
@@ -87,20 +86,18 @@ class RefundSettlementTest {
 
     /** A refund to the card first: a cold client's first call can outlast a short processor timeout. */
     @BeforeEach
-    void pauseTheRecoveryJobWithAWarmClient() {
+    void warmTheClient() {
         if (!warm) {
             long order = Buyer.withBalance(0).paidByCard(100, "tok_visa");
             Api.refund(OPS, order, Api.newKey(), "warm-up", 100);
             warm = true;
         }
-        scheduler.pause(CardRefundRecoveryJob.IDENTITY);
     }
 
     @AfterEach
     void healAndResume() {
         processor().heal();
         processor().up();
-        scheduler.resume(CardRefundRecoveryJob.IDENTITY);
     }
 
     /**
@@ -461,7 +458,7 @@ class RefundSettlementTest {
         assertEquals(1, leased(overdue), "taking the refund over takes its lease");
         markUnknown(stale);
         assertEquals(1, leased(overdue), "the stale worker's late outcome left the lease of the one that took over");
-        markUnknown(stale.oneMoreAttempt());
+        markUnknown(stale.nextAttempt());
         assertEquals(0, leased(overdue), "the worker that holds it gave it back");
     }
 

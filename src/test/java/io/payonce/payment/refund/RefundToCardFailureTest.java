@@ -2,18 +2,17 @@ package io.payonce.payment.refund;
 
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
 import io.payonce.support.Tokens;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -28,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 @QuarkusTest
 @ExtendWith(LedgerInvariants.class)
+@PausedRecoveryJob
 class RefundToCardFailureTest {
 
     private static final String OPS = Tokens.ops();
@@ -35,18 +35,9 @@ class RefundToCardFailureTest {
 
     private final Database db = Database.forTests();
 
-    @Inject
-    Scheduler scheduler;
-
-    @BeforeEach
-    void pauseTheRecoveryJob() {
-        scheduler.pause(CardRefundRecoveryJob.IDENTITY);
-    }
-
     @AfterEach
     void resumeIt() {
         processor().heal();
-        scheduler.resume(CardRefundRecoveryJob.IDENTITY);
     }
 
     /**

@@ -1,0 +1,122 @@
+package io.payonce.payment.operation;
+
+import io.payonce.config.PayonceConfig;
+import io.payonce.db.Transactions;
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
+import io.payonce.idempotency.Answer;
+import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.KeyedWrite;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+
+/**
+ * One lifecycle for every operation at the processor, whatever its kind: the calls are made outside
+ * any transaction, always under the operation's own processor key, by the one worker that holds its
+ * lease; whatever they return goes to the kind's {@link OperationKind#settle}. The request, a retry
+ * of it and the recovery job all drive an operation through {@link #advance}, from the last phase
+ * committed (brandur's recovery points): a phase is committed before the call it allows.
+ */
+@ApplicationScoped
+public class Lifecycle {
+
+    /**
+     * A lease covers two calls (a resumed operation may be looked up, then sent again) and half a
+     * call's bound more to record the outcome before anyone else may take the operation over.
+     */
+    private static final int HALF_CALLS_PER_LEASE = 5;
+
+    private final Pool pool;
+    private final Transactions transactions;
+    private final IdempotencyGuard guard;
+    private final Duration lease;
+    private final Duration resendWithin;
+
+    Lifecycle(Pool pool, Transactions transactions, IdempotencyGuard guard, PayonceConfig config) {
+        this.pool = pool;
+        this.transactions = transactions;
+        this.guard = guard;
+        this.lease = config.processor().timeout().multipliedBy(HALF_CALLS_PER_LEASE).dividedBy(2);
+        this.resendWithin = config.processor().resendWithin();
+    }
+
+    /** How long a worker owns an operation's next step: one call to the processor and the recording of its outcome. */
+    public Duration lease() {
+        return lease;
+    }
+
+    /**
+     * Drives an operation this worker holds ({@code taken} as it holds it) to a definite outcome if the
+     * processor can give one, from its recovery point:
+     * <ul>
+     * <li>STARTED: SENT is committed first, since from then on the processor may have acted and no one
+     * assumes it did not; then the first send. A worker that finds the operation moved on (it stalled
+     * past its lease and another took over) leaves it to them.</li>
+     * <li>SENT or UNKNOWN: the operation is looked up by its key first, and sent again under the same
+     * key only if the processor holds nothing and the first send is recent
+     * ({@code payonce.processor.resend-within}, well inside the processor's key retention): a key the
+     * processor no longer remembers would make a resend a second charge or refund. Past that, an
+     * operation the processor cannot find stays UNKNOWN, overdue, for an operator.</li>
+     * <li>SUCCEEDED or FAILED: settled already; the key's answer is the answer.</li>
+     * </ul>
+     */
+    public <O extends Operation<O>, R> Uni<Answer> advance(OperationKind<O, R> kind, O taken) {
+        return switch (taken.lifecyclePhase()) {
+            case STARTED -> transactions.inTransaction(tx -> kind.store().markSent(tx, taken, lease))
+                    .flatMap(sent -> sent ? send(kind, taken.sent()) : kind.answerSoFar(taken));
+            case SENT, UNKNOWN -> kind.lookUp(taken).flatMap(outcome -> kind.isAbsent(outcome)
+                    ? resendWithinTheWindow(kind, taken)
+                    : kind.settle(taken, outcome));
+            case SUCCEEDED, FAILED -> kind.answerSoFar(taken);
+        };
+    }
+
+    /**
+     * A retry of a keyed request whose operation ({@code found}, null if none) may still be in flight.
+     * If nobody is working on it (its first request crashed, stalled or gave up on a lost answer),
+     * the retry takes it over from its last phase; otherwise it is answered what is known so far
+     * ({@code soFar}: the 202 if there is one), else the kind's 409 to come back. An operation settled
+     * since the claim was read has its final answer under the key, a repeat's.
+     */
+    public <O extends Operation<O>, R> Uni<Answer> resume(OperationKind<O, R> kind, O found, KeyedWrite write, Answer soFar) {
+        if (found == null || found.lifecyclePhase().definite()) {
+            return guard.storedAnswer(pool, write.scope(), write.key())
+                    .onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE))
+                    .map(settled -> settled.repeatCaughtBy(write.request().keyDefence()));
+        }
+        return takeOver(kind, found).flatMap(answer -> {
+            if (answer != null) {
+                return Uni.createFrom().item(answer);
+            }
+            return soFar != null ? Uni.createFrom().item(soFar) : Uni.createFrom().failure(new ApiException(kind.pending()));
+        });
+    }
+
+    /** Takes the lease of an operation nobody holds, as read, and advances it; null when another worker took it first. */
+    <O extends Operation<O>, R> Uni<Answer> takeOver(OperationKind<O, R> kind, O read) {
+        return kind.store().takeLease(pool, read, lease)
+                .flatMap(taken -> taken ? advance(kind, read.nextAttempt()) : Uni.createFrom().nullItem());
+    }
+
+    /**
+     * Records the resend before making it (its time, if no send recorded one), fenced by this
+     * worker's attempts and by the window as the database sees it now: a worker whose operation another
+     * has taken over, or whose reading of the window has aged past it, sends nothing, and the
+     * operation waits for its next pass. The window starts at the first send that may have reached the
+     * processor, a resend included.
+     */
+    private <O extends Operation<O>, R> Uni<Answer> resendWithinTheWindow(OperationKind<O, R> kind, O taken) {
+        if (taken.sinceFirstSent() != null && taken.sinceFirstSent().compareTo(resendWithin) >= 0) {
+            return kind.settle(taken, kind.unknown("nothing found under its key, and too long after the first send to send it again"));
+        }
+        return kind.store().markResent(pool, taken, resendWithin)
+                .flatMap(marked -> marked ? send(kind, taken.nextAttempt()) : kind.answerSoFar(taken));
+    }
+
+    private <O extends Operation<O>, R> Uni<Answer> send(OperationKind<O, R> kind, O operation) {
+        return kind.send(operation).flatMap(outcome -> kind.settle(operation, outcome));
+    }
+}
