@@ -5,7 +5,8 @@
  * cover the order until a deposit, which may come at any moment, so the same command may be
  * declined or paid depending on when it runs.
  *
- * Each step names the method that implements it (io.payonce.commands.CommandConsumer, and the
+ * Each step names the method that implements it (io.payonce.commands: CommandConsumer, its intake and
+ * MessageSettlement, and the
  * IdempotencyGuard.run it shares with HTTP). A transaction is one atomic step, as in pay.pml, which
  * checks it; statements.pml checks it statement by statement. The broken variant (-D flag) is in
  * model/check.sh with the property it must break.
@@ -45,7 +46,7 @@ short firstAnswer = NO_ANSWER;
 byte resends = 0;
 #define MAX_RESENDS 2
 
-/* The key a delivery runs under: the message-id (CommandConsumer.keyed); the broken variant makes one per delivery. */
+/* The key a delivery runs under: the message-id (CommandIntake.admit); the broken variant makes one per delivery. */
 byte deliveries = 0;
 inline keyOfThisDelivery(key) {
 #ifdef KEY_PER_DELIVERY
@@ -106,7 +107,7 @@ end_consumer:
     do
     :: atomic { queue ? redelivered -> unacked++ }      /* CommandConsumer.consume */
         crashHere();
-        /* CommandConsumer.requeue: the database or Redis down ("not now"), nacked back to the queue after a pause */
+        /* MessageSettlement.requeue: the database or Redis down ("not now"), nacked back to the queue after a pause */
         if
         :: atomic { outages < MAX_OUTAGES -> outages++; unacked--; queue ! true }; goto next
         :: true -> skip
@@ -118,18 +119,18 @@ end_consumer:
         :: answer == DECLINED -> recordRefusal(key, answer); crashHere()
         :: else -> skip
         fi;
-        /* CommandConsumer.reply: published to the reply-to, the confirm awaited */
+        /* MessageSettlement.reply: published to the reply-to, the confirm awaited */
         if
         :: replies ! answer
         :: atomic { lostReplies < MAX_LOST_REPLIES -> lostReplies++ };
-            /* CommandConsumer.unreplied: back to the queue once, then acked */
+            /* MessageSettlement.unreplied: back to the queue once, then acked */
             if
             :: !redelivered -> atomic { unacked--; queue ! true }; goto next
             :: redelivered -> skip
             fi
         fi;
         crashHere();
-        unacked--;                                      /* CommandConsumer.ack */
+        unacked--;                                      /* MessageSettlement.ack */
 next:
         atomic { redelivered = false; key = 0; answer = NO_ANSWER }
     od

@@ -1,6 +1,7 @@
 package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
+import io.payonce.commands.settlement.MessageSettlement;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Api;
@@ -126,11 +127,11 @@ class CardPayCommandTest {
             assertEquals(202, Replies.status(accepted), Broker.text(accepted));
             long payment = JsonPath.from(Broker.text(accepted)).getLong("paymentId");
             assertEquals("UNKNOWN", JsonPath.from(Broker.text(accepted)).getString("phase"));
-            assertEquals("/payments/" + payment, String.valueOf(accepted.getProps().getHeaders().get(CommandConsumer.LOCATION_HEADER)));
+            assertEquals("/payments/" + payment, String.valueOf(accepted.getProps().getHeaders().get(MessageSettlement.LOCATION_HEADER)));
             GetResponse resumed = sendUntilDefinite(broker, buyer.key(), replies, buyer.cardCommand("tok_visa"));
             assertEquals(201, Replies.status(resumed), Broker.text(resumed));
             assertEquals(payment, JsonPath.from(Broker.text(resumed)).getLong("paymentId"), "the same payment, resumed");
-            assertFalse(resumed.getProps().getHeaders().containsKey(CommandConsumer.LOCATION_HEADER), "only a 202 sends its sender elsewhere");
+            assertFalse(resumed.getProps().getHeaders().containsKey(MessageSettlement.LOCATION_HEADER), "only a 202 sends its sender elsewhere");
             String processorKey = buyer.processorKey(payment);
             assertEquals(1, processor().chargeRequestsUnder(processorKey), "the charge was looked up, never sent again");
             assertEquals(1, chargesOf(buyer));
@@ -235,7 +236,7 @@ class CardPayCommandTest {
                 broker.publish(Broker.COMMANDS, "pay", Broker.commandProperties(another, NO_REPLY_TO, another), buyer.cardCommand("tok_visa"));
                 GetResponse dead = broker.await(Broker.DEAD_LETTERS, m -> another.equals(m.getProps().getMessageId()), WITHIN);
 
-                String reason = String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER));
+                String reason = String.valueOf(dead.getProps().getHeaders().get(MessageSettlement.REASON_HEADER));
                 assertTrue(reason.startsWith("409 CARD_PAYMENT_PENDING") && reason.contains("no reply-to"), reason);
                 assertEquals("PAYING", db.orderStatus(buyer.order()), "still waiting for the processor");
             } finally {
@@ -282,7 +283,7 @@ class CardPayCommandTest {
         }
         Map<String, String> reasonById = new HashMap<>();
         for (GetResponse dead : broker.awaitAll(Broker.DEAD_LETTERS, keys.size(), m -> keys.containsValue(m.getProps().getMessageId()), WITHIN)) {
-            reasonById.put(dead.getProps().getMessageId(), String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER)));
+            reasonById.put(dead.getProps().getMessageId(), String.valueOf(dead.getProps().getHeaders().get(MessageSettlement.REASON_HEADER)));
         }
         Map<String, String> reasons = new HashMap<>();
         keys.forEach((what, key) -> reasons.put(what, reasonById.get(key)));

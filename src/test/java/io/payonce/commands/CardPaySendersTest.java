@@ -1,6 +1,7 @@
 package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
+import io.payonce.commands.settlement.MessageSettlement;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Broker;
 import io.payonce.support.Buyer;
@@ -50,7 +51,7 @@ class CardPaySendersTest {
                     "{\"type\":\"pay\",\"userId\":\"" + user + "\",\"orderId\":" + order + ",\"method\":\"card\",\"cardToken\":\"tok_visa\"}");
             GetResponse dead = broker.await(Broker.DEAD_LETTERS, m -> byCard.equals(m.getProps().getMessageId()), WITHIN);
 
-            String reason = String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER));
+            String reason = String.valueOf(dead.getProps().getHeaders().get(MessageSettlement.REASON_HEADER));
             assertTrue(reason.contains("sender " + Broker.USER + " may not send card pay commands"), reason);
             assertEquals(0, broker.messageCount(replies), "no reply for a command never heard");
             assertEquals("UNPAID", db.orderStatus(order));
@@ -59,7 +60,7 @@ class CardPaySendersTest {
 
             broker.sendPay(fromTheBalance, replies, fromTheBalance, user, order);
             GetResponse paid = broker.await(replies, m -> fromTheBalance.equals(m.getProps().getCorrelationId()), WITHIN);
-            assertEquals(201, ((Number) paid.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue(), Broker.text(paid));
+            assertEquals(201, ((Number) paid.getProps().getHeaders().get(MessageSettlement.STATUS_HEADER)).intValue(), Broker.text(paid));
             assertEquals(4300, db.balance(user), "the same sender still pays from balances");
         }
     }

@@ -1,6 +1,7 @@
 package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
+import io.payonce.commands.settlement.MessageSettlement;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
@@ -81,7 +82,7 @@ class CardRefundCommandTest {
             assertEquals(202, Replies.status(accepted), Broker.text(accepted));
             long refundId = JsonPath.from(Broker.text(accepted)).getLong("refundId");
             assertEquals("UNKNOWN", JsonPath.from(Broker.text(accepted)).getString("phase"));
-            assertEquals("/refunds/" + refundId, String.valueOf(accepted.getProps().getHeaders().get(CommandConsumer.LOCATION_HEADER)));
+            assertEquals("/refunds/" + refundId, String.valueOf(accepted.getProps().getHeaders().get(MessageSettlement.LOCATION_HEADER)));
             GetResponse settled = sendUntilDefinite(broker, key, replies, refund);
             assertEquals(201, Replies.status(settled), Broker.text(settled));
             assertEquals(refundId, JsonPath.from(Broker.text(settled)).getLong("refundId"), "the same refund");

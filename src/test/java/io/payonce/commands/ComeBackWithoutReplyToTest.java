@@ -1,5 +1,6 @@
 package io.payonce.commands;
 
+import io.payonce.commands.outcome.TwinCharging;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.smallrye.mutiny.Uni;
@@ -44,7 +45,7 @@ class ComeBackWithoutReplyToTest {
     }
 
     static Stream<ApiException> comeBackLater() {
-        return Stream.concat(codesOf(ErrorCode.Kind.RETRY_LATER), Stream.of(new CommandConsumer.TwinCharging()));
+        return Stream.concat(codesOf(ErrorCode.Kind.RETRY_LATER), Stream.of(new TwinCharging()));
     }
 
     static Stream<ApiException> notNow() {

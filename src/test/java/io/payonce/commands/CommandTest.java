@@ -2,6 +2,7 @@ package io.payonce.commands;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.GetResponse;
+import io.payonce.commands.settlement.MessageSettlement;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.BoundsOutlastHolds;
@@ -167,7 +168,7 @@ class CommandTest {
             broker.publish(COMMANDS, "refund", Broker.commandProperties(invalid, replies, invalid), "{\"type\":\"refund\",\"orderId\":1,\"refundNo\":\"r 1\",\"amount\":-5}");
             String unsigned = "msg-" + UUID.randomUUID();
             broker.publish(COMMANDS, "pay", new AMQP.BasicProperties.Builder().messageId(unsigned).replyTo(replies)
-                    .headers(Map.of(CommandConsumer.SENDER_HEADER, "ops")).build(), Broker.payCommand(Tokens.newUserId(), 1));
+                    .headers(Map.of(MessageSettlement.SENDER_HEADER, "ops")).build(), Broker.payCommand(Tokens.newUserId(), 1));
             String elsewhere = "msg-" + UUID.randomUUID();
             broker.publish(COMMANDS, "pay", Broker.commandProperties(elsewhere, "billing.replies", elsewhere), Broker.payCommand(Tokens.newUserId(), 1));
 
@@ -186,9 +187,9 @@ class CommandTest {
             assertTrue(reason(invalidDead).contains("amount") && reason(invalidDead).contains("refundNo"), reason(invalidDead));
             assertTrue(reason(unsignedDead).contains("user-id"), "no sender, no command: " + reason(unsignedDead));
             assertTrue(reason(elsewhereDead).contains("reply-to"), "never a reply into another service's queue: " + reason(elsewhereDead));
-            assertEquals(Broker.USER, String.valueOf(elsewhereDead.getProps().getHeaders().get(CommandConsumer.SENDER_HEADER)),
+            assertEquals(Broker.USER, String.valueOf(elsewhereDead.getProps().getHeaders().get(MessageSettlement.SENDER_HEADER)),
                     "the copy names its broker-checked sender");
-            assertFalse(unsignedDead.getProps().getHeaders().containsKey(CommandConsumer.SENDER_HEADER),
+            assertFalse(unsignedDead.getProps().getHeaders().containsKey(MessageSettlement.SENDER_HEADER),
                     "a sender the message only claims is not named");
             assertEquals("{\"type\":\"pay\",", Broker.text(unreadableDead), "the message as it came");
             assertEquals(0, broker.messageCount(replies), "no reply for what was never a command");
@@ -263,7 +264,7 @@ class CommandTest {
     }
 
     private static String reason(GetResponse deadLetter) {
-        Object reason = deadLetter.getProps().getHeaders().get(CommandConsumer.REASON_HEADER);
+        Object reason = deadLetter.getProps().getHeaders().get(MessageSettlement.REASON_HEADER);
         assertFalse(reason == null, "the reason is in the headers");
         return reason.toString();
     }

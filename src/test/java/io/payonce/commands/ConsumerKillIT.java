@@ -1,6 +1,7 @@
 package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
+import io.payonce.commands.settlement.MessageSettlement;
 import io.payonce.support.Api;
 import io.payonce.support.Broker;
 import io.payonce.support.Buyer.Checkout;
@@ -92,7 +93,7 @@ class ConsumerKillIT {
             // The killed instance's reply, held by the alarm, may be delivered when it clears; the redelivery's is marked.
             assertTrue(answers.size() <= 2, "the killed instance's reply at most, then the redelivery's: " + answers.size());
             for (GetResponse reply : answers) {
-                assertEquals(201, ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue(), Broker.text(reply));
+                assertEquals(201, ((Number) reply.getProps().getHeaders().get(MessageSettlement.STATUS_HEADER)).intValue(), Broker.text(reply));
                 assertEquals(overHttp.asString(), Broker.text(reply), "the key's one answer, by message and over HTTP");
             }
             assertEquals(1, db.payments(payer.order()));

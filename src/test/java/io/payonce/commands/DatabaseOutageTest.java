@@ -1,6 +1,7 @@
 package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
+import io.payonce.commands.settlement.MessageSettlement;
 import io.payonce.support.Await;
 import io.payonce.support.Broker;
 import io.payonce.support.Buyer;
@@ -85,7 +86,7 @@ class DatabaseOutageTest {
             assertEquals(0, answeredWhileDown, "no command acked while the database is down");
             assertEquals(0, deadLetteredWhileDown, "no command dead-lettered while the database is down");
             answers.forEach(answer -> assertEquals(201,
-                    ((Number) answer.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue(), Broker.text(answer)));
+                    ((Number) answer.getProps().getHeaders().get(MessageSettlement.STATUS_HEADER)).intValue(), Broker.text(answer)));
             for (long order : orders) {
                 assertEquals(1, db.payments(order), "order " + order + " paid once");
             }

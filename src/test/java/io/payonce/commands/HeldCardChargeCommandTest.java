@@ -1,6 +1,7 @@
 package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
+import io.payonce.commands.settlement.MessageSettlement;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.BoundsOutlastHolds;
@@ -126,7 +127,7 @@ class HeldCardChargeCommandTest {
             Response firstAnswer = first.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
 
             assertTrue(heldMeanwhile, "set-up: the twin held its charge until the redelivery was dead-lettered");
-            String reason = String.valueOf(dead.getProps().getHeaders().get(CommandConsumer.REASON_HEADER));
+            String reason = String.valueOf(dead.getProps().getHeaders().get(MessageSettlement.REASON_HEADER));
             assertTrue(reason.startsWith("409 PAYMENT_IN_PROGRESS") && reason.contains("when redelivered") && reason.contains("no reply-to"),
                     reason);
             assertEquals(201, firstAnswer.statusCode(), firstAnswer.asString());

@@ -1,6 +1,7 @@
 package io.payonce.commands;
 
 import com.rabbitmq.client.GetResponse;
+import io.payonce.commands.settlement.MessageSettlement;
 import io.payonce.support.Api;
 import io.payonce.support.Broker;
 import io.payonce.support.Buyer.Checkout;
@@ -75,7 +76,7 @@ class RedeliveryTest {
             // only the first run's own reply may precede the redelivery's.
             assertTrue(answers.size() <= 2, "the redelivery's reply, and at most the first run's before it: " + answers.size());
             for (GetResponse reply : answers) {
-                assertEquals(201, ((Number) reply.getProps().getHeaders().get(CommandConsumer.STATUS_HEADER)).intValue(), Broker.text(reply));
+                assertEquals(201, ((Number) reply.getProps().getHeaders().get(MessageSettlement.STATUS_HEADER)).intValue(), Broker.text(reply));
                 assertEquals(overHttp.asString(), Broker.text(reply), "the key's one answer, by message and over HTTP");
             }
             assertEquals(1, db.payments(payer.order()));

@@ -1,4 +1,4 @@
-package io.payonce.commands;
+package io.payonce.commands.intake;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
@@ -31,12 +31,12 @@ public sealed interface Command {
                PaymentMethod method, String cardToken) implements Command {
 
         /** Whether it charges a card: its senders are payonce.commands.card-pay-senders, not pay-senders. */
-        boolean byCard() {
+        public boolean byCard() {
             return method == PaymentMethod.CARD;
         }
 
         /** The request an HTTP pay with the same fields as its body would make, so that one key fingerprints alike on both edges. */
-        PayRequest payRequest() {
+        public PayRequest payRequest() {
             return method == null && cardToken == null ? PayRequest.BALANCE : new PayRequest(method, cardToken);
         }
     }
