@@ -34,6 +34,11 @@ class CardCharge implements OperationKind<CardPayment, ChargeOutcome> {
     }
 
     @Override
+    public String madeAtProcessor() {
+        return "charge";
+    }
+
+    @Override
     public OperationStore<CardPayment> store() {
         return cards;
     }

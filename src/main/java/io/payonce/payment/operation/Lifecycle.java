@@ -110,7 +110,8 @@ public class Lifecycle {
      */
     private <O extends Operation<O>, R> Uni<Answer> resendWithinTheWindow(OperationKind<O, R> kind, O taken) {
         if (taken.sinceFirstSent() != null && taken.sinceFirstSent().compareTo(resendWithin) >= 0) {
-            return kind.settle(taken, kind.unknown("nothing found under its key, and too long after the first send to send it again"));
+            return kind.settle(taken, kind.unknown("no " + kind.madeAtProcessor()
+                    + " found under its key, and too long after the first send to send it again"));
         }
         return kind.store().markResent(pool, taken, resendWithin)
                 .flatMap(marked -> marked ? send(kind, taken.nextAttempt()) : kind.answerSoFar(taken));

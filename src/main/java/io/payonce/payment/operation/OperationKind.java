@@ -12,8 +12,11 @@ import io.smallrye.mutiny.Uni;
  */
 public interface OperationKind<O extends Operation<O>, R> {
 
-    /** The kind in a log line's words: "card payment", "refund to the card". */
+    /** The kind as a log line begins with it: "Card payment", "Refund to the card". */
     String name();
+
+    /** What the processor makes of it, in its history's words: "charge", "refund". */
+    String madeAtProcessor();
 
     OperationStore<O> store();
 

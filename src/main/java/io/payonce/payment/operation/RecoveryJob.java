@@ -39,6 +39,9 @@ public class RecoveryJob {
     /** An operation unsettled this long after it began is overdue: the gauges operators alert on. */
     private static final Duration OVERDUE = Duration.ofMinutes(1);
 
+    /** Each kind's part of a run ends within the run's own bound, so that a kind that hangs is given up alone. */
+    private static final Duration KIND_BOUND = BackgroundJob.RUN_BOUND.minusSeconds(5);
+
     private static final Logger LOG = Logger.getLogger(RecoveryJob.class);
 
     private final Pool pool;
@@ -65,11 +68,22 @@ public class RecoveryJob {
         return job.run(this::recover);
     }
 
-    /** One pass over every kind in turn; returns how many operations it took to the processor. */
+    /**
+     * One pass: every kind at once, each on its own, so that one whose processor calls hang, or whose
+     * table fails to answer, neither holds the others back nor stops their overdue gauges; returns how
+     * many operations it took to the processor.
+     */
     public Uni<Integer> recover() {
-        return Multi.createFrom().iterable(kinds)
-                .onItem().transformToUniAndConcatenate(each -> recover(each.kind(), each.overdue()))
-                .collect().with(Collectors.summingInt(Integer::intValue));
+        return Uni.join().all(kinds.stream().map(this::recoverAlone).toList()).andFailFast()
+                .map(taken -> taken.stream().mapToInt(Integer::intValue).sum());
+    }
+
+    /** One kind's part of a pass, bounded within the run's own bound; a failure is warned of and ends that part alone. */
+    private Uni<Integer> recoverAlone(Kind each) {
+        return recover(each.kind(), each.overdue())
+                .ifNoItem().after(KIND_BOUND).fail()
+                .onFailure().invoke(e -> LOG.warnf("%s recovery gave up this run: %s", each.kind().name(), e.toString()))
+                .onFailure().recoverWithItem(0);
     }
 
     private <O extends Operation<O>, R> Uni<Integer> recover(OperationKind<O, R> kind, AtomicLong overdue) {

@@ -35,6 +35,11 @@ class RefundToCard implements OperationKind<CardRefund, RefundOutcome> {
     }
 
     @Override
+    public String madeAtProcessor() {
+        return "refund";
+    }
+
+    @Override
     public OperationStore<CardRefund> store() {
         return cardRefunds;
     }

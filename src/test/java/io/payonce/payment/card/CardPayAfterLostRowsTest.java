@@ -11,7 +11,6 @@ import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

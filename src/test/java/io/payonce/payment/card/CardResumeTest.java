@@ -10,7 +10,6 @@ import io.payonce.support.Buyer.Checkout;
 import io.payonce.support.Buyer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
