@@ -53,7 +53,8 @@ public final class ApiExamples {
             "reason":"the processor's dashboard shows ch_1 for order-3; ticket OPS-12","settledBy":"carol",\
             "processorSaid":"by id: ch_1 succeeded, 1999 eur for order-3; under the payment's key: no charge"}""";
     public static final String REFUND_SETTLEMENT_REQUEST = """
-            {"outcome":"refunded","processorRefundId":"re_1","reason":"the processor's dashboard shows re_1 for order-3-refund-R1; ticket OPS-14"}""";
+            {"outcome":"refunded","processorRefundId":"re_1","reason":"the processor's dashboard shows re_1 for order-3-refund-R1; ticket OPS-14",\
+            "acknowledged":[]}""";
     public static final String REFUND_SETTLEMENT = """
             {"refundId":5,"orderId":3,"phase":"SUCCEEDED","outcome":"refunded","processorRefundId":"re_1",\
             "reason":"the processor's dashboard shows re_1 for order-3-refund-R1; ticket OPS-14","settledBy":"carol",\

@@ -59,6 +59,7 @@ public class StringBounds implements OASFilter {
             Map.entry("settledBy", 64),
             Map.entry("processorSaid", 1000),
             Map.entry("processorRefundId", 255),
+            Map.entry("acknowledged", 255),
             Map.entry("failureCode", 64),
             Map.entry("title", ErrorCode.LONGEST_TITLE),
             Map.entry("detail", Problem.LONGEST_DETAIL),

@@ -14,6 +14,7 @@ import java.util.List;
 public class ConfigCheck {
 
     static final Duration MIN_RETENTION = Duration.ofHours(24);
+    static final Duration MAX_RESEND_WITHIN = Duration.ofHours(12);
     static final Duration MAX_WEBHOOK_TOLERANCE = Duration.ofHours(1);
     static final int MIN_WEBHOOK_SECRET_LENGTH = 16;
     static final int MAX_COMMANDS_IN_FLIGHT = 64;
@@ -51,9 +52,12 @@ public class ConfigCheck {
         Duration keyRetention = config.processor().keyRetention();
         Duration resendWithin = config.processor().resendWithin();
         requirePositive(problems, "payonce.processor.key-retention", keyRetention);
-        if (!keyRetention.isNegative() && !keyRetention.isZero() && (resendWithin.isNegative() || resendWithin.multipliedBy(2).compareTo(keyRetention) > 0)) {
-            problems.add("payonce.processor.resend-within must lie between 0 and half of payonce.processor.key-retention: "
-                    + "a resend under a key the processor has forgotten charges the card again");
+        // Capped at 12 h too: the key retention is what the operator says of the processor, and a resend under a key it
+        // has forgotten charges the card again.
+        Duration mostResendWithin = keyRetention.dividedBy(2).compareTo(MAX_RESEND_WITHIN) < 0 ? keyRetention.dividedBy(2) : MAX_RESEND_WITHIN;
+        if (!keyRetention.isNegative() && !keyRetention.isZero() && (resendWithin.isNegative() || resendWithin.compareTo(mostResendWithin) > 0)) {
+            problems.add("payonce.processor.resend-within must lie between 0 and half of payonce.processor.key-retention, "
+                    + "and at most 12h: a resend under a key the processor has forgotten charges the card again");
         }
         Duration tolerance = config.processor().webhookTolerance();
         if (tolerance.compareTo(Duration.ofSeconds(1)) < 0 || tolerance.compareTo(MAX_WEBHOOK_TOLERANCE) > 0) {

@@ -41,6 +41,9 @@ public class Processor {
 
     private static final Logger LOG = Logger.getLogger(Processor.class);
 
+    /** The most charges one search may list: far more than one order's pays, each declined, would make. */
+    static final int SEARCH_LIMIT = 100;
+
     private final ProcessorApi api;
     private final ProcessorRefundApi refunds;
     private final Duration timeout;
@@ -83,11 +86,12 @@ public class Processor {
 
     /**
      * Every charge the processor holds for {@code reference}, under any key or none: the second proof,
-     * beside an empty key, that a payment charged nothing. Only a 200 with the whole list answers; a
-     * list that goes on to another page is not the whole list.
+     * beside an empty key, that a payment charged nothing. Only a 200 with the whole list answers, in
+     * one page of at most {@link #SEARCH_LIMIT}: a list that says it goes on, or does not say it ends,
+     * is not the whole list.
      */
     public Uni<ChargesFor> chargesFor(String reference) {
-        return bounded(api.chargesFor(reference, authorization))
+        return bounded(api.chargesFor(reference, SEARCH_LIMIT, authorization))
                 .map(response -> listOf(response, reference))
                 .onFailure().recoverWithItem(failure -> new ChargesFor.Unclear(unknownBecause(failure), true))
                 .invoke(found -> {
@@ -204,25 +208,34 @@ public class Processor {
     }
 
     /**
-     * The charges a 200 lists under {@code data}, all but those that name another reference than
-     * {@code reference}; a 5xx may pass, any other status or a list with more pages will not.
+     * The charges a 200 lists under {@code data}, as one whole list ({@code has_more} false) of this
+     * reference's charges. A search that lists a charge of another reference searched for something
+     * else (a parameter it ignores, a reference it matches loosely), and says nothing of this one's:
+     * no list. A refused call (401, 403) is counted as every refused call is; one that may pass on
+     * asking again (a 5xx, 408, 425, 429) is an outage.
      */
-    private static ChargesFor listOf(Response response, String reference) {
+    private ChargesFor listOf(Response response, String reference) {
         int status = response.getStatus();
+        if (status == 401 || status == 403) {
+            refusals.get(status).increment();
+        }
         if (status != 200) {
-            return new ChargesFor.Unclear("the processor answered " + status + " to the search", status >= 500);
+            boolean outage = status >= 500 || status == 408 || status == 425 || status == 429;
+            return new ChargesFor.Unclear("the processor answered " + status + " to the search", outage);
         }
         JsonNode list = response.readEntity(JsonNode.class);
-        if (!list.path("data").isArray() || list.path("has_more").asBoolean(false)) {
+        JsonNode more = list.path("has_more");
+        if (!list.path("data").isArray() || !more.isBoolean() || more.booleanValue()) {
             return new ChargesFor.Unclear("the processor's answer to the search is not one whole list", false);
         }
         List<ChargeOutcome> charges = new ArrayList<>();
         for (JsonNode charge : list.path("data")) {
-            // A charge that names no reference, listed for this one, may be this order's: kept, as the processor listed it.
             String named = ChargeObject.reference(charge);
-            if (named == null || named.equals(reference)) {
-                charges.add(ChargeObject.outcome(charge));
+            if (named != null && !named.equals(reference)) {
+                return new ChargesFor.Unclear("the search listed a charge for " + named, false);
             }
+            // A charge that names no reference, listed for this one, may be this order's: kept, as the processor listed it.
+            charges.add(ChargeObject.outcome(charge));
         }
         return new ChargesFor.Listed(List.copyOf(charges));
     }

@@ -37,7 +37,8 @@ public interface ProcessorApi {
 
     @GET
     @Path("/search")
-    Uni<Response> chargesFor(@QueryParam("reference") String reference, @HeaderParam("Authorization") String authorization);
+    Uni<Response> chargesFor(@QueryParam("reference") String reference, @QueryParam("limit") int limit,
+                             @HeaderParam("Authorization") String authorization);
 
     @GET
     @Path("/{id}")

@@ -113,6 +113,8 @@ class ConfigCheckTest {
                 "a processor that forgets keys after an hour shrinks the window the default fits in");
         assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.processor.resend-within", "12h"))));
         assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.processor.key-retention", "2h"))));
+        assertEquals(1, ConfigCheck.problems(config(Map.of("payonce.processor.key-retention", "48h", "payonce.processor.resend-within", "20h")))
+                .size(), "a longer retention said of the processor does not stretch the window past 12h");
         assertEquals(1, ConfigCheck.problems(config(Map.of("payonce.processor.key-retention", "0s"))).size());
     }
 

@@ -41,7 +41,8 @@ class ErrorCodeTest {
     void theRecordedCodesAreTheBusinessOutcomesOfAClaimedKey() {
         assertEquals(EnumSet.of(ErrorCode.INSUFFICIENT_FUNDS, ErrorCode.CARD_DECLINED, ErrorCode.REFUND_FAILED, ErrorCode.ORDER_NOT_FOUND,
                         ErrorCode.ACCOUNT_NOT_FOUND, ErrorCode.ILLEGAL_TRANSITION, ErrorCode.ORDER_SN_CONFLICT, ErrorCode.CURRENCY_MISMATCH,
-                        ErrorCode.REFUND_EXCEEDS_PAYMENT, ErrorCode.REFUND_NO_CONFLICT, ErrorCode.ALREADY_APPLIED),
+                        ErrorCode.REFUND_EXCEEDS_PAYMENT, ErrorCode.REFUND_NO_CONFLICT, ErrorCode.ALREADY_APPLIED,
+                        ErrorCode.CHARGE_NOT_RECORDED),
                 codesOf(RECORDED));
     }
 

@@ -135,6 +135,8 @@ public final class ProcessorSimulator implements AutoCloseable {
     private volatile int refusingRefundLookupsWith;
     private volatile int chargeLookupsRefusedWith;
     private volatile JsonObject chargeLookupsRefusal;
+    private volatile int searchAnsweredWith;
+    private volatile JsonObject searchAnswer;
     private final Set<String> plantedKeys = ConcurrentHashMap.newKeySet();
     private final Queue<Charge> toPlant = new ConcurrentLinkedQueue<>();
     private final WebhookSender webhooks = new WebhookSender(vertx);
@@ -281,6 +283,15 @@ public final class ProcessorSimulator implements AutoCloseable {
         return refunds.foundOnlyById(charge, amount, currency, reference, statedKey);
     }
 
+    /**
+     * A refund of {@code amount} of {@code charge} made by hand in the processor's dashboard (a
+     * goodwill refund): under no key, for no reference, found by its id alone, and counted in the
+     * charge's refunded total, as the well-known processors count one.
+     */
+    public Refund refundInDashboard(String charge, long amount, String currency) {
+        return refunds.inDashboard(charge, amount, currency);
+    }
+
     /** How many refund requests arrived under {@code key}, replays and refusals included. */
     public int refundRequestsUnder(String key) {
         return refunds.requestsUnder(key);
@@ -296,6 +307,7 @@ public final class ProcessorSimulator implements AutoCloseable {
         refunds.heal();
         randomFaultShare = 0;
         keyRetention = null;
+        searchAnswer = null;
         refusingWith = 0;
         refusingRefundLookupsWith = 0;
         chargeLookupsRefusedWith = 0;
@@ -379,6 +391,15 @@ public final class ProcessorSimulator implements AutoCloseable {
     public void refuseChargeLookups(int status, JsonObject body) {
         this.chargeLookupsRefusal = body;
         this.chargeLookupsRefusedWith = status;
+    }
+
+    /**
+     * The search of charges by reference answers {@code status} with {@code body}, whatever it holds,
+     * until {@link #heal}: a processor that pages, lists loosely, or is down for this one call.
+     */
+    public void answerChargeSearchWith(int status, JsonObject body) {
+        this.searchAnsweredWith = status;
+        this.searchAnswer = body;
     }
 
     private void handle(HttpServerRequest request) {
@@ -586,6 +607,11 @@ public final class ProcessorSimulator implements AutoCloseable {
      * key known, forgotten or none, as one whole list; fails like a lookup.
      */
     private void search(HttpServerRequest request, String reference) {
+        JsonObject told = searchAnswer;
+        if (told != null) {
+            answer(request, searchAnsweredWith, told);
+            return;
+        }
         if (randomFaultShare > 0 && random.nextDouble() < randomFaultShare / 2) {
             answer(request, 500, new JsonObject().put("error", "api_error"));
             return;

@@ -9,6 +9,7 @@ import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.idempotency.WriteOperation;
 import io.payonce.payment.PaymentView;
+import io.payonce.payment.operation.OperatorSettlements;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -42,12 +43,14 @@ import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
 @Tag(name = "payments")
 public class CardSettlementResource {
 
-    private final OperatorSettlement settlement;
+    private final OperatorSettlements settlements;
+    private final OperatorSettlement card;
     private final IdempotencyGuard guard;
     private final CallerIdentity callers;
 
-    CardSettlementResource(OperatorSettlement settlement, IdempotencyGuard guard, CallerIdentity callers) {
-        this.settlement = settlement;
+    CardSettlementResource(OperatorSettlements settlements, OperatorSettlement card, IdempotencyGuard guard, CallerIdentity callers) {
+        this.settlements = settlements;
+        this.card = card;
         this.guard = guard;
         this.callers = callers;
     }
@@ -62,7 +65,8 @@ public class CardSettlementResource {
                     + "plus a lease), whose order would otherwise stay PAYING. payonce looks the charge up at the processor first and "
                     + "settles only what the processor confirms: charged, by the charge the body names (its amount, currency and order "
                     + "are this payment's, and the payment's own key holds no other charge), so that the order is PAID; or not charged "
-                    + "(the processor holds no charge under the payment's key), so that the order is UNPAID and can be paid again, the "
+                    + "(the payment's key holds no charge that succeeded, and the processor's list of the order's charges none but declined ones), "
+                    + "so that the order is UNPAID and can be paid again, the "
                     + "client's key answering 402 CARD_DECLINED with declineCode settled_not_charged. Each settlement writes an audit row, "
                     + "shown to ops in GET /payments/{id}, and a payment.settled-by-operator event. A refusal writes nothing.")
     @APIResponse(responseCode = "201", description = "The settlement: made by this request, or, with Idempotent-Replayed: true, by an "
@@ -87,6 +91,6 @@ public class CardSettlementResource {
             @Valid @NotNull SettlementRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();
-        return settlement.settle(caller, id, guard.read(WriteOperation.SETTLE_PAYMENT, id, key, uri.getPath()), request).map(Responses::of);
+        return settlements.settle(card, caller, id, guard.read(WriteOperation.SETTLE_PAYMENT, id, key, uri.getPath()), request).map(Responses::of);
     }
 }

@@ -7,6 +7,7 @@ import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
+import io.payonce.payment.operation.SettlementTarget;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -50,20 +51,21 @@ class OperatorSettlementRepository {
             VALUES (?, ?, ?, ?, ?, ?, ?)""";
 
     /** The payment beside {@code write}'s record; null beside it when no payment has that id. */
-    Uni<WithRecord<SettlementTarget>> findWithRecord(SqlClient client, long paymentId, KeyedWrite write) {
+    Uni<WithRecord<SettlementTarget<CardPayment>>> findWithRecord(SqlClient client, long paymentId, KeyedWrite write) {
         return client.preparedQuery(SELECT_WITH_RECORD).execute(RecordJoin.parameters(write).addLong(paymentId)).map(rows -> {
             Row row = Rows.first(rows);
             return row == null ? new WithRecord<>(null, null) : new WithRecord<>(from(row), RecordJoin.record(row));
         });
     }
 
-    Uni<SettlementTarget> find(SqlClient client, long paymentId) {
+    Uni<SettlementTarget<CardPayment>> find(SqlClient client, long paymentId) {
         return client.preparedQuery(SELECT).execute(Tuple.of(paymentId)).map(rows -> from(Rows.first(rows)));
     }
 
     /**
      * Settles {@code payment} as charged by {@code chargeId}, if it still is as the operator found it
-     * ({@link CardPayment#attempts}) and overdue past {@code window}; true when this moved it.
+     * ({@link CardPayment#attempts}) and overdue past {@code window}; true when this moved it. A null
+     * {@code chargeId} records it without one: its id, as payonce keeps ids, names another charge.
      *
      * @throws ApiException CHARGE_ALREADY_RECORDED when another payment holds {@code chargeId} (UNIQUE(processor_charge_id))
      */
@@ -86,7 +88,10 @@ class OperatorSettlementRepository {
         return tuple.addLong(payment.id()).addInteger(payment.attempts()).addLong(CardPaymentRepository.micros(window));
     }
 
-    private static SettlementTarget from(Row row) {
-        return new SettlementTarget(CardPaymentRepository.from(row), row.getLong("leased") != 0);
+    /** Card or not: a balance payment is SUCCEEDED from its first commit, and only told so. */
+    private static SettlementTarget<CardPayment> from(Row row) {
+        CardPayment payment = CardPaymentRepository.from(row);
+        return new SettlementTarget<>("Payment " + payment.id(), payment.lifecyclePhase(), payment.phase().name(), payment,
+                row.getLong("leased") != 0);
     }
 }

@@ -18,7 +18,24 @@ import java.util.stream.Collectors;
  *
  * @param said what the processor said, in words for the audit row: ids, statuses, amounts and references
  */
-record ProcessorVerdict(String said) {
+record ProcessorVerdict(String said, boolean chargeIdNamesAnother) {
+
+    /** The audit row's {@code processor_said} holds this many characters. */
+    static final int MOST_SAID = 1000;
+
+    /** How many charges of the order's list the verdict describes one by one. */
+    private static final int LISTED = 3;
+
+    ProcessorVerdict(String said) {
+        this(said, false);
+    }
+
+    /** The processor's words as the audit row keeps them: whole, or cut short at its length, saying so. */
+    ProcessorVerdict {
+        if (said.length() > MOST_SAID) {
+            said = said.substring(0, MOST_SAID - 3) + "...";
+        }
+    }
 
     /**
      * The processor's confirmation that {@code payment} charged the card by the charge {@code request}
@@ -31,9 +48,14 @@ record ProcessorVerdict(String said) {
         requireAnswer(underKey);
         requireAnswer(named);
         String said = "by id: " + describe(named) + "; under the payment's key: " + describe(underKey);
-        // The named charge must say what it paid for: without a reference, it could be any order's charge of that amount.
-        if (!(named instanceof ChargeOutcome.Succeeded charged) || !request.chargeId().equals(charged.chargeId())
-                || charged.reference() == null || !payment.isChargedBy(charged)) {
+        if (!isThisPaymentsCharge(payment, request, named)) {
+            if (isThisPaymentsCharge(payment, request, underKey) && named instanceof ChargeOutcome.Succeeded) {
+                // The key holds this payment's charge, and the id it has as payonce keeps it (cut to 255
+                // characters, reduced to A-Z a-z 0-9 . _ : -) names another charge: two of the processor's
+                // ids alike once kept. Recorded without it, the payment never claims that other charge.
+                return new ProcessorVerdict(said + "; the charge under the payment's key is this payment's, and its id as payonce keeps "
+                        + "it names another charge: recorded without a charge id, to be refunded at the processor", true);
+            }
             throw disagrees(said + "; payment " + payment.id() + " is " + payment.amount() + " " + payment.currency() + " for "
                     + payment.reference());
         }
@@ -46,7 +68,8 @@ record ProcessorVerdict(String said) {
     /**
      * The processor's confirmation that {@code payment} charged nothing: its key holds no charge that
      * succeeded, and the processor's list of the charges for the payment's order ({@code forOrder})
-     * holds none that succeeded or may yet. An empty key proves nothing alone: the processor forgets
+     * holds none but declined ones: a charge that succeeded, or whose outcome the processor leaves
+     * unclear (pending), may have taken the money. An empty key proves nothing alone: the processor forgets
      * keys ({@code keyRetention} after the first send, when the verdict says so), and a lookup may
      * answer 404 for a wrong address as for an unknown key. The list counts every charge made for the
      * order, under any key or none, so a charge made and forgotten shows there; without the whole
@@ -72,12 +95,29 @@ record ProcessorVerdict(String said) {
                     + "), and without it nothing proves the card was not charged");
         }
         List<ChargeOutcome> charges = ((ChargesFor.Listed) forOrder).charges();
-        String said = keyHolds + "; charges for " + payment.reference() + ": "
-                + (charges.isEmpty() ? "none" : charges.stream().map(ProcessorVerdict::describe).collect(Collectors.joining(", ")));
-        if (charges.stream().anyMatch(charge -> !(charge instanceof ChargeOutcome.Declined))) {
-            throw disagrees(said);
+        List<ChargeOutcome> notDeclined = charges.stream().filter(charge -> !(charge instanceof ChargeOutcome.Declined)).toList();
+        if (!notDeclined.isEmpty()) {
+            throw disagrees(keyHolds + "; charges for " + payment.reference() + ": " + listed(notDeclined));
         }
-        return new ProcessorVerdict(said);
+        return new ProcessorVerdict(keyHolds + "; charges for " + payment.reference() + ": " + listed(charges));
+    }
+
+    /** The first few charges of a list as the processor described them, and how many more there were. */
+    private static String listed(List<ChargeOutcome> charges) {
+        if (charges.isEmpty()) {
+            return "none";
+        }
+        String first = charges.stream().limit(LISTED).map(ProcessorVerdict::describe).collect(Collectors.joining(", "));
+        return charges.size() > LISTED ? first + " and " + (charges.size() - LISTED) + " more" : first;
+    }
+
+    /**
+     * {@code charge} is the one {@code request} names, and this payment's: it must say what it paid
+     * for, since without a reference it could be any order's charge of that amount.
+     */
+    private static boolean isThisPaymentsCharge(CardPayment payment, SettlementRequest request, ChargeOutcome charge) {
+        return charge instanceof ChargeOutcome.Succeeded charged && request.chargeId().equals(charged.chargeId())
+                && charged.reference() != null && payment.isChargedBy(charged);
     }
 
     private static void requireAnswer(ChargeOutcome outcome) {

@@ -3,6 +3,7 @@ package io.payonce.payment.card;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.payonce.input.Identifiers;
+import io.payonce.payment.operation.OperatorClaim;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.NotBlank;
@@ -19,7 +20,7 @@ import java.util.Locale;
 public record SettlementRequest(
         @NotNull Outcome outcome,
         @Pattern(regexp = Identifiers.PROCESSOR_ID) String chargeId,
-        @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason) {
+        @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason) implements OperatorClaim {
 
     /** What the operator says became of the payment. */
     public enum Outcome {
@@ -42,5 +43,20 @@ public record SettlementRequest(
 
     boolean charged() {
         return outcome == Outcome.CHARGED;
+    }
+
+    @Override
+    public boolean made() {
+        return charged();
+    }
+
+    @Override
+    public String processorId() {
+        return chargeId;
+    }
+
+    @Override
+    public String outcomeText() {
+        return outcome.text();
     }
 }

@@ -7,6 +7,8 @@ import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
+import io.payonce.payment.operation.Phase;
+import io.payonce.payment.operation.SettlementTarget;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -14,6 +16,8 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * SQL for operator settlements of refunds to the card: a refund as the operator finds it, what
@@ -43,28 +47,34 @@ class OperatorRefundSettlementRepository {
             + "leased_until = NULL" + SETTLEABLE;
 
     /**
-     * What payonce recorded of a charge's refunds, in one read: the total of those that SUCCEEDED, the
-     * refund being settled left out (another operator's settlement may have made it SUCCEEDED since it
-     * was read), and how many of the processor's events contradicted one of them (a refund it failed
-     * after it succeeded). A charge pays one order, so the order's refunds are all there are of it.
+     * What payonce recorded of a charge's other refunds, in one read, the refund being settled left out
+     * (another operator's settlement may have made it SUCCEEDED since it was read): each one's
+     * processor id, its amount if it SUCCEEDED, and the processor refund a CONTRADICTING event of it
+     * named (the processor failed it after it succeeded, or the other way round), if one did. A charge
+     * pays one order, so the order's refunds are all there are of it.
      */
     private static final String RECORDED_OF_CHARGE = """
-            SELECT COALESCE(SUM(IF(r.phase = 'SUCCEEDED' AND r.id <> ?, r.amount, 0)), 0) AS refunded,
-                (SELECT COUNT(*) FROM processor_event e WHERE e.refund_id IN (SELECT c.id FROM refund_record c
-                     WHERE c.order_id = ? AND c.processor_charge_id = ?) AND e.outcome = 'CONTRADICTING') AS contradictions
-            FROM refund_record r WHERE r.order_id = ? AND r.processor_charge_id = ?""";
+            SELECT r.processor_refund_id, IF(r.phase = 'SUCCEEDED', r.amount, 0) AS succeeded,
+                (SELECT MIN(COALESCE(e.object_id, r.processor_refund_id, '')) FROM processor_event e
+                     WHERE e.refund_id = r.id AND e.outcome = 'CONTRADICTING') AS contradicted_by
+            FROM refund_record r WHERE r.order_id = ? AND r.processor_charge_id = ? AND r.id <> ?""";
 
-    /** What payonce recorded of the refunds of a charge: see {@link #RECORDED_OF_CHARGE}. */
-    record RecordedOfCharge(long refunded, long contradictions) {
+    /**
+     * One of a charge's refunds as payonce recorded it: {@code processorRefundId} null when the processor
+     * named none; {@code succeeded} its amount if it SUCCEEDED, else 0; {@code contradictedBy} the
+     * processor refund a contradicting event named, empty when it named none, null without one.
+     */
+    record RecordedRefund(String processorRefundId, long succeeded, String contradictedBy) {
     }
 
     /** UNIQUE(refund_id): a refund is settled by an operator once. */
     private static final String INSERT_AUDIT = """
-            INSERT INTO refund_settlement (refund_id, operator_id, idem_key, outcome, processor_refund_id, reason, processor_said)
-            VALUES (?, ?, ?, ?, ?, ?, ?)""";
+            INSERT INTO refund_settlement (refund_id, operator_id, idem_key, outcome, processor_refund_id, reason, processor_said,
+                acknowledged)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)""";
 
     /** The refund beside {@code write}'s record; null beside it when no refund has that id. */
-    Uni<WithRecord<RefundSettlementTarget>> findWithRecord(SqlClient client, long refundId, KeyedWrite write) {
+    Uni<WithRecord<SettlementTarget<CardRefund>>> findWithRecord(SqlClient client, long refundId, KeyedWrite write) {
         Tuple parameters = Tuple.of(refundId).addString(write.scope()).addString(write.key().value());
         return client.preparedQuery(SELECT_WITH_RECORD).execute(parameters).map(rows -> {
             Row row = Rows.first(rows);
@@ -72,16 +82,17 @@ class OperatorRefundSettlementRepository {
         });
     }
 
-    Uni<RefundSettlementTarget> find(SqlClient client, long refundId) {
+    Uni<SettlementTarget<CardRefund>> find(SqlClient client, long refundId) {
         return client.preparedQuery(REFUND).execute(Tuple.of(refundId)).map(rows -> from(Rows.first(rows)));
     }
 
-    /** What payonce recorded of the refunds of {@code refund}'s charge, {@code refund} itself left out of the total. */
-    Uni<RecordedOfCharge> recordedOfCharge(SqlClient client, CardRefund refund) {
-        Tuple parameters = Tuple.of(refund.id(), refund.orderId(), refund.chargeId(), refund.orderId()).addString(refund.chargeId());
-        return client.preparedQuery(RECORDED_OF_CHARGE).execute(parameters).map(rows -> {
-            Row row = Rows.first(rows);
-            return new RecordedOfCharge(row.getLong("refunded"), row.getLong("contradictions"));
+    /** What payonce recorded of the other refunds of {@code refund}'s charge. */
+    Uni<List<RecordedRefund>> recordedOfCharge(SqlClient client, CardRefund refund) {
+        return client.preparedQuery(RECORDED_OF_CHARGE).execute(Tuple.of(refund.orderId(), refund.chargeId(), refund.id())).map(rows -> {
+            List<RecordedRefund> recorded = new ArrayList<>();
+            rows.forEach(row -> recorded.add(new RecordedRefund(row.getString("processor_refund_id"), row.getLong("succeeded"),
+                    row.getString("contradicted_by"))));
+            return recorded;
         });
     }
 
@@ -106,7 +117,9 @@ class OperatorRefundSettlementRepository {
     Uni<Void> insertAudit(SqlClient tx, long refundId, String operatorId, String key, RefundSettlementRequest request,
                           String processorSaid) {
         return tx.preparedQuery(INSERT_AUDIT).execute(Tuple.of(refundId, operatorId, key, request.outcome().text(),
-                request.processorRefundId(), request.reason()).addString(processorSaid)).replaceWithVoid();
+                request.processorRefundId(), request.reason()).addString(processorSaid)
+                .addString(request.acknowledgedRefunds().isEmpty() ? null : String.join(",", request.acknowledgedRefunds())))
+                .replaceWithVoid();
     }
 
     private static Tuple settleable(Tuple tuple, CardRefund refund, Duration window) {
@@ -114,9 +127,10 @@ class OperatorRefundSettlementRepository {
     }
 
     /** A refund to the balance has no key of its own to read: it was SUCCEEDED from its first commit. */
-    private static RefundSettlementTarget from(Row row) {
+    private static SettlementTarget<CardRefund> from(Row row) {
         RefundPhase phase = RefundPhase.valueOf(row.getString("phase"));
         CardRefund card = "CARD".equals(row.getString("method")) ? CardRefundRepository.from(row) : null;
-        return new RefundSettlementTarget(row.getLong("id"), phase, card, row.getLong("leased") != 0);
+        return new SettlementTarget<>("Refund " + row.getLong("id"), Phase.valueOf(phase.name()), phase.name(), card,
+                row.getLong("leased") != 0);
     }
 }

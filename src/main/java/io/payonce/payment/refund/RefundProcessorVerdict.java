@@ -3,7 +3,12 @@ package io.payonce.payment.refund;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.processor.ChargeOutcome;
+import io.payonce.payment.refund.OperatorRefundSettlementRepository.RecordedRefund;
 import io.payonce.processor.RefundOutcome;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * What the processor says of an operator's settlement of a refund to the card, read from its lookups:
@@ -15,6 +20,16 @@ import io.payonce.processor.RefundOutcome;
  * @param said what the processor said, in words for the audit row: ids, statuses, amounts, charges and references
  */
 record RefundProcessorVerdict(String said) {
+
+    /** The audit row's {@code processor_said} holds this many characters. */
+    static final int MOST_SAID = 2000;
+
+    /** The processor's words as the audit row keeps them: whole, or cut short at its length, saying so. */
+    RefundProcessorVerdict {
+        if (said.length() > MOST_SAID) {
+            said = said.substring(0, MOST_SAID - 3) + "...";
+        }
+    }
 
     /**
      * The processor's confirmation that the refund named by {@code processorRefundId} is {@code refund}:
@@ -38,21 +53,39 @@ record RefundProcessorVerdict(String said) {
 
     /**
      * The processor's confirmation that {@code refund} was never made: its key holds no succeeded
-     * refund, and its charge ({@code charge}, looked up by id) says it was refunded exactly
-     * {@code recorded}, the total of the refunds of that charge payonce recorded as succeeded, this one
-     * being UNKNOWN. An empty key proves nothing alone: the processor forgets keys after a day, and a
-     * 404 may come from a wrong address as well as from a key it never saw. The charge's total counts
-     * every refund made of it, under any key or none, so a refund made and forgotten shows there.
+     * refund, and its charge ({@code charge}, looked up by id) says it was refunded exactly what
+     * payonce recorded of the charge's other refunds ({@code recorded}), this one being UNKNOWN. An
+     * empty key proves nothing alone: the processor forgets keys after a day, and a 404 may come from a
+     * wrong address as well as from a key it never saw. The charge's total counts every refund made of
+     * it, under any key or none, so a refund made and forgotten shows there.
+     *
+     * <p>The operator may acknowledge, by their ids, the processor's refunds of the charge that payonce
+     * did not make as it recorded them ({@code acknowledged}, as the processor describes each now): one
+     * made in its dashboard, or one of payonce's that it contradicted since. Each counts as the
+     * processor says, in place of payonce's record of it. One the processor contradicted and nobody
+     * acknowledged refuses the settlement: the totals could agree and prove nothing (a refund failed
+     * after it succeeded lowers the total by as much as this one, made, raises it). An acknowledged
+     * refund must be of this charge and cannot be this refund: one under its key or for its reference
+     * is, and one that names neither, of its amount, may be.
      *
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise,
      *                      or does not say how much of the charge it refunded
      */
-    static RefundProcessorVerdict notRefunded(CardRefund refund, RefundOutcome underKey, ChargeOutcome charge, long recorded) {
+    static RefundProcessorVerdict notRefunded(CardRefund refund, RefundOutcome underKey, ChargeOutcome charge, List<RecordedRefund> recorded,
+                                              Map<String, RefundOutcome> acknowledged) {
         requireAnswer(underKey);
         String keyHolds = "under the refund's key: " + describe(underKey);
         if (underKey instanceof RefundOutcome.Succeeded) {
             throw disagrees(keyHolds);
         }
+        List<String> unreconciled = recorded.stream().filter(other -> other.contradictedBy() != null && !isAcknowledged(other, acknowledged))
+                .map(other -> other.contradictedBy().isEmpty() ? "one with no processor id" : other.contradictedBy()).toList();
+        if (!unreconciled.isEmpty()) {
+            throw disagrees("the processor contradicted " + unreconciled.size() + " of the refunds payonce recorded of charge "
+                    + refund.chargeId() + " (" + String.join(", ", unreconciled) + "): acknowledge each by its processor id once "
+                    + "reconciled with the processor");
+        }
+        acknowledged.values().forEach(RefundProcessorVerdict::requireAnswer);
         if (charge instanceof ChargeOutcome.Unknown unknown) {
             throw new ApiException(ErrorCode.PROCESSOR_UNAVAILABLE, unknown.reason());
         }
@@ -63,14 +96,44 @@ record RefundProcessorVerdict(String said) {
                 || charged.amountRefunded() == null) {
             throw disagrees(said);
         }
-        if (charged.amountRefunded() > recorded) {
-            throw disagrees(said + ", more than the " + recorded + " payonce recorded: a refund payonce did not record was made, "
+        acknowledged.forEach((id, outcome) -> checkAcknowledged(refund, underKey, id, outcome, said));
+        long expected = recorded.stream().filter(other -> !isAcknowledged(other, acknowledged)).mapToLong(RecordedRefund::succeeded).sum()
+                + acknowledged.values().stream().mapToLong(RefundProcessorVerdict::succeededAmount).sum();
+        String counted = acknowledged.isEmpty() ? "payonce recorded" : "payonce recorded and acknowledged ("
+                + acknowledged.values().stream().map(RefundProcessorVerdict::describe).collect(Collectors.joining(", ")) + ")";
+        if (charged.amountRefunded() > expected) {
+            throw disagrees(said + ", more than the " + expected + " " + counted + ": a refund payonce did not record was made, "
                     + "this one or another");
         }
-        if (charged.amountRefunded() < recorded) {
-            throw disagrees(said + ", less than the " + recorded + " payonce recorded");
+        if (charged.amountRefunded() < expected) {
+            throw disagrees(said + ", less than the " + expected + " " + counted);
         }
-        return new RefundProcessorVerdict(said + ", as payonce recorded");
+        return new RefundProcessorVerdict(said + ", as " + counted);
+    }
+
+    /** Whether the operator acknowledged this recorded refund: by its processor id, or by the one its contradiction named. */
+    private static boolean isAcknowledged(RecordedRefund other, Map<String, RefundOutcome> acknowledged) {
+        return other.processorRefundId() != null && acknowledged.containsKey(other.processorRefundId())
+                || other.contradictedBy() != null && acknowledged.containsKey(other.contradictedBy());
+    }
+
+    /** An acknowledged refund is one the processor knows, of this refund's charge, and not this refund. */
+    private static void checkAcknowledged(CardRefund refund, RefundOutcome underKey, String id, RefundOutcome outcome, String said) {
+        String acknowledging = said + "; acknowledged " + id + ": " + describe(outcome);
+        if (outcome instanceof RefundOutcome.Succeeded refunded) {
+            boolean thisRefund = refund.processorKey().equals(refunded.key()) || refund.reference().equals(refunded.reference())
+                    || refunded.key() == null && refunded.reference() == null && refunded.amount() == refund.amount();
+            if (!refund.chargeId().equals(refunded.chargeId()) || thisRefund || id.equals(refundIdOf(underKey))) {
+                throw disagrees(acknowledging + ", which is not another refund of charge " + refund.chargeId() + " than this one");
+            }
+        } else if (!(outcome instanceof RefundOutcome.Failed failed) || failed.chargeId() != null && !refund.chargeId().equals(failed.chargeId())
+                || id.equals(refundIdOf(underKey))) {
+            throw disagrees(acknowledging);
+        }
+    }
+
+    private static long succeededAmount(RefundOutcome outcome) {
+        return outcome instanceof RefundOutcome.Succeeded refunded ? refunded.amount() : 0;
     }
 
     /**

@@ -114,6 +114,11 @@ public class RefundService {
      * money goes back to the card it came from, whatever the buyer holds at payonce.
      */
     private Uni<Begun<CardRefund>> startToCard(SqlConnection tx, Order order, PaidBy paidBy, RefundRequest refund, KeyedWrite write) {
+        if (paidBy.chargeId() == null) {
+            // Settled by an operator without the charge's id, which named another payment's charge as payonce keeps ids:
+            // a refund sent under it would refund that other charge.
+            return Uni.createFrom().failure(new ApiException(ErrorCode.CHARGE_NOT_RECORDED, order.id()));
+        }
         String processorKey = processorKeys.refund(write.scope(), write.key().value(), paidBy.chargeId(), refund.refundNo());
         return UniqueKey.insertOr(cardRefunds.insertStarted(tx, order, refund.refundNo(), refund.amount(), write.scope(), write.key(),
                                 processorKey, paidBy.chargeId(), lifecycle.lease())

@@ -3,24 +3,31 @@ package io.payonce.payment.refund;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.payonce.input.Identifiers;
+import io.payonce.payment.operation.OperatorClaim;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
 
+import java.util.List;
 import java.util.Locale;
 
 /**
  * The body of {@code POST /refunds/{id}/settlement}: what an operator found out about a refund to the
  * card the processor cannot account for, the processor's refund when the card was refunded, and why
- * they say so.
+ * they say so. A settlement as not refunded may acknowledge, by their processor ids, the processor's
+ * refunds of the charge that payonce did not make as it recorded them (one made in the processor's
+ * dashboard, one of payonce's the processor contradicted since): the charge's refunded total is then
+ * checked with what the processor says of each of them now.
  */
 @RegisterForReflection
 public record RefundSettlementRequest(
         @NotNull Outcome outcome,
         @Pattern(regexp = Identifiers.PROCESSOR_ID) String processorRefundId,
-        @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason) {
+        @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason,
+        @Size(max = MOST_ACKNOWLEDGED) List<@NotNull @Pattern(regexp = Identifiers.PROCESSOR_ID) String> acknowledged) implements OperatorClaim {
 
     /** What the operator says became of the refund. */
     public enum Outcome {
@@ -41,7 +48,36 @@ public record RefundSettlementRequest(
         return (outcome == Outcome.REFUNDED) == (processorRefundId != null);
     }
 
+    /** How many of the processor's refunds one settlement may acknowledge. */
+    static final int MOST_ACKNOWLEDGED = 10;
+
+    @JsonIgnore
+    @AssertTrue(message = "acknowledged names the processor's refunds a not_refunded reconciles, each once")
+    boolean isAcknowledgedOnlyWithNotRefunded() {
+        return acknowledged == null || acknowledged.isEmpty() || !refunded() && acknowledged.stream().distinct().count() == acknowledged.size();
+    }
+
     boolean refunded() {
         return outcome == Outcome.REFUNDED;
+    }
+
+    /** The processor's refunds this settlement acknowledges; none when it names none. */
+    List<String> acknowledgedRefunds() {
+        return acknowledged == null ? List.of() : acknowledged;
+    }
+
+    @Override
+    public boolean made() {
+        return refunded();
+    }
+
+    @Override
+    public String processorId() {
+        return processorRefundId;
+    }
+
+    @Override
+    public String outcomeText() {
+        return outcome.text();
     }
 }

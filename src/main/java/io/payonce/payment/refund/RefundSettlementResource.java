@@ -6,6 +6,7 @@ import io.payonce.api.Responses;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
 import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.payment.operation.OperatorSettlements;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.idempotency.WriteOperation;
 import io.smallrye.mutiny.Uni;
@@ -41,12 +42,14 @@ import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
 @Tag(name = "payments")
 public class RefundSettlementResource {
 
-    private final OperatorRefundSettlement settlement;
+    private final OperatorSettlements settlements;
+    private final OperatorRefundSettlement refunds;
     private final IdempotencyGuard guard;
     private final CallerIdentity callers;
 
-    RefundSettlementResource(OperatorRefundSettlement settlement, IdempotencyGuard guard, CallerIdentity callers) {
-        this.settlement = settlement;
+    RefundSettlementResource(OperatorSettlements settlements, OperatorRefundSettlement refunds, IdempotencyGuard guard, CallerIdentity callers) {
+        this.settlements = settlements;
+        this.refunds = refunds;
         this.guard = guard;
         this.callers = callers;
     }
@@ -87,6 +90,6 @@ public class RefundSettlementResource {
             @Valid @NotNull RefundSettlementRequest request,
             @Context UriInfo uri) {
         Caller caller = callers.current();
-        return settlement.settle(caller, id, guard.read(WriteOperation.SETTLE_REFUND, id, key, uri.getPath()), request).map(Responses::of);
+        return settlements.settle(refunds, caller, id, guard.read(WriteOperation.SETTLE_REFUND, id, key, uri.getPath()), request).map(Responses::of);
     }
 }

@@ -24,6 +24,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -237,6 +238,102 @@ class OperatorSettlementTest {
         assertTrue(refused.jsonPath().getString("detail").contains("no list of the charges for order-" + overdue.buyer().order()
                 + " (the processor answered 404 to the search)"), refused.asString());
         assertNothingSettled(overdue);
+    }
+
+    /**
+     * The processor's search answers with something other than one whole list of the order's charges,
+     * none of them taken: not charged is refused, as an outage while asking again may help. {@code
+     * {order}} in the body stands for the payment's order.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "a list that goes on                | 200 | {'data':[],'has_more':true}                     | 409 | PROCESSOR_DISAGREES   | not one whole list",
+            "a list that does not say it ends   | 200 | {'data':[]}                                      | 409 | PROCESSOR_DISAGREES   | not one whole list",
+            "no list at all                     | 200 | {'data':{},'has_more':false}                     | 409 | PROCESSOR_DISAGREES   | not one whole list",
+            "another order's charge listed      | 200 | {'data':[{'id':'ch_o','status':'succeeded','amount':1270,'currency':'eur','reference':'order-0'}],'has_more':false} | 409 | PROCESSOR_DISAGREES | the search listed a charge for order-0",
+            "a pending charge of the order      | 200 | {'data':[{'id':'ch_p','status':'pending','amount':1270,'currency':'eur','reference':'order-{order}'}],'has_more':false} | 409 | PROCESSOR_DISAGREES | a charge not yet settled",
+            "a charge naming no order           | 200 | {'data':[{'id':'ch_n','status':'succeeded','amount':1270,'currency':'eur'}],'has_more':false} | 409 | PROCESSOR_DISAGREES | ch_n succeeded",
+            "a refusal of the search            | 400 | {'error':'unknown parameter'}                   | 409 | PROCESSOR_DISAGREES   | answered 400 to the search",
+            "the processor down for the search  | 503 | {'error':'unavailable'}                         | 503 | PROCESSOR_UNAVAILABLE | answered 503 to the search",
+            "too many requests                  | 429 | {'error':'rate_limited'}                        | 503 | PROCESSOR_UNAVAILABLE | answered 429 to the search"})
+    void notChargedIsRefusedWithoutOneWholeListOfTheOrdersChargesNoneTaken(String description, int status, String body, int answered,
+                                                                           String code, String detail) {
+        Overdue overdue = overdue(1270, Fault.ERROR_BEFORE_CHARGE);
+        processor().answerChargeSearchWith(status,
+                new JsonObject(body.replace('\'', '"').replace("{order}", Long.toString(overdue.buyer().order()))));
+
+        Response refused = settle(Tokens.ops(), overdue.payment(), Api.newKey(), notCharged());
+
+        assertEquals(answered, refused.statusCode(), refused.asString());
+        assertEquals(code, refused.jsonPath().getString("code"), refused.asString());
+        assertTrue(refused.jsonPath().getString("detail").contains(detail), refused.asString());
+        assertNothingSettled(overdue);
+    }
+
+    /**
+     * Every earlier pay of the order was declined, more of them than the audit row could describe one
+     * by one, under ids as long as a processor may make them: not charged is settled, and the audit
+     * row names the first few and counts the rest, within its column.
+     */
+    @Test
+    void declinesAloneLetNotChargedThroughAndTheAuditRowCountsThem() {
+        Overdue overdue = overdue(1280, Fault.ERROR_BEFORE_CHARGE);
+        JsonArray declines = new JsonArray();
+        for (int i = 0; i < 40; i++) {
+            declines.add(new JsonObject().put("id", "ch_" + i + "_" + "d".repeat(240)).put("status", "declined").put("decline_code", "card_declined")
+                    .put("amount", 1280).put("currency", "eur").put("reference", "order-" + overdue.buyer().order()));
+        }
+        processor().answerChargeSearchWith(200, new JsonObject().put("object", "list").put("data", declines).put("has_more", false));
+
+        Response settled = settle(Tokens.ops(), overdue.payment(), Api.newKey(), notCharged());
+
+        assertEquals(201, settled.statusCode(), settled.asString());
+        String said = db.string("SELECT processor_said FROM operator_settlement WHERE payment_id = ?", overdue.payment());
+        assertTrue(said.length() <= 1000, said.length() + " characters");
+        assertTrue(said.contains("ch_0_"), said);
+        assertTrue(said.startsWith("under the payment's key: no charge; charges for order-" + overdue.buyer().order()), said);
+        assertEquals("DECLINED", phase(overdue));
+    }
+
+    /**
+     * Two of the processor's charge ids alike once payonce keeps them ({@code ch/zz…} and {@code ch_zz…}):
+     * the second payment's own charge, under its own key, names the first payment's as payonce keeps
+     * ids, so it can never be recorded, and the payment stayed UNKNOWN for ever with its order PAYING.
+     * An operator settles it as charged: recorded without a charge id, whose refund a refund to the
+     * card must not send (it would refund the first payment's charge), so a refund is refused, recorded.
+     */
+    @Test
+    void aPaymentWhoseChargeIdCollidesWithAnothersIsSettledWithoutItAndItsRefundIsLeftToTheProcessor() {
+        String kept = "ch_zz" + UUID.randomUUID().toString().replace("-", "");
+        Checkout first = Buyer.withBalance(0).checkout(1310);
+        processor().plantUnderNextKey(kept, 1310, "EUR", "order-" + first.order());
+        assertEquals(201, first.payByCard("tok_visa").statusCode(), "set-up: the first payment holds " + kept);
+        Checkout second = Buyer.withBalance(0).checkout(1320);
+        processor().plantUnderNextKey(kept.replace("ch_", "ch/"), 1320, "EUR", "order-" + second.order());
+        Response accepted = second.payByCard("tok_visa");
+        assertEquals(202, accepted.statusCode(), "set-up: the second payment's charge, as payonce keeps its id, is the first's: "
+                + accepted.asString());
+        long payment = accepted.jsonPath().getLong("paymentId");
+        db.update("UPDATE pay_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", payment);
+        String operator = "ops-" + UUID.randomUUID();
+
+        Response settled = settle(Tokens.ops(operator), payment, Api.newKey(), charged(kept));
+        Response clientsRetry = second.payByCard("tok_visa");
+        Response refund = Api.refund(Tokens.ops(), second.order(), Api.newKey(), "r-1", 100);
+
+        assertEquals(201, settled.statusCode(), settled.asString());
+        assertTrue(settled.jsonPath().getString("processorSaid").endsWith("recorded without a charge id, to be refunded at the processor"),
+                settled.asString());
+        assertEquals("SUCCEEDED", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
+        assertEquals("PAID", db.orderStatus(second.order()));
+        assertNull(db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", payment), "the first payment's charge is not claimed");
+        assertEquals(kept, db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ?", first.order()));
+        assertEquals(kept, db.string("SELECT charge_id FROM operator_settlement WHERE payment_id = ?", payment), "the audit row names it");
+        assertEquals(201, clientsRetry.statusCode(), clientsRetry.asString());
+        assertEquals(409, refund.statusCode(), refund.asString());
+        assertEquals("CHARGE_NOT_RECORDED", refund.jsonPath().getString("code"));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", second.order()), "nothing reserved, nothing sent");
+        assertEquals(1, processor().charges().stream().filter(charge -> charge.reference().equals("order-" + second.order())).count());
     }
 
     /** A charge named as this payment's, that the processor describes otherwise. */

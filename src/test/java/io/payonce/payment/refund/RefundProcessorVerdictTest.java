@@ -3,11 +3,14 @@ package io.payonce.payment.refund;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.IdempotencyKey;
+import io.payonce.payment.refund.OperatorRefundSettlementRepository.RecordedRefund;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.RefundOutcome;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -38,7 +41,8 @@ class RefundProcessorVerdictTest {
     }
 
     private static ErrorCode refusal(ChargeOutcome charge, long recorded) {
-        return assertThrows(ApiException.class, () -> RefundProcessorVerdict.notRefunded(REFUND, new RefundOutcome.Absent(), charge, recorded))
-                .code();
+        List<RecordedRefund> recordedRefunds = List.of(new RecordedRefund("re_0", recorded, null));
+        return assertThrows(ApiException.class, () -> RefundProcessorVerdict.notRefunded(REFUND, new RefundOutcome.Absent(), charge,
+                recordedRefunds, Map.of())).code();
     }
 }

@@ -194,6 +194,80 @@ class RefundSettlementTest {
     }
 
     /**
+     * Ops reconcile the contradiction with the processor and acknowledge the refund it contradicted,
+     * by its id: that refund counts as the processor describes it now, and the lost refund is settled
+     * as not refunded, its 1300 refundable again. The audit row keeps what was acknowledged.
+     */
+    @Test
+    void notRefundedIsSettledOnceTheContradictedRefundIsAcknowledged() {
+        long order = Buyer.withBalance(0).paidByCard(2100, "tok_visa");
+        Response earlier = Api.refund(OPS, order, Api.newKey(), "r-0", 800);
+        String earlierKey = db.string("SELECT processor_key FROM refund_record WHERE id = ?", earlier.jsonPath().getLong("refundId"));
+        String earlierId = processor().refundUnder(earlierKey).id();
+        Response reversed = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.failed",
+                processor().refundUnder(earlierKey).json().put("status", "failed").put("failure_code", "reversed")));
+        assertEquals("CONTRADICTING", reversed.jsonPath().getString("outcome"), "set-up: " + reversed.asString());
+        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
+        long refund = Api.refund(OPS, order, Api.newKey(), "r-1", 1300).jsonPath().getLong("refundId");
+        db.update("UPDATE refund_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", refund);
+
+        Response settled = settle(OPS, refund, Api.newKey(), notRefundedAcknowledging(earlierId));
+
+        assertEquals(201, settled.statusCode(), settled.asString());
+        assertTrue(settled.jsonPath().getString("processorSaid").contains("800 of 2100 eur refunded, as payonce recorded and acknowledged ("
+                + earlierId + " succeeded"), settled.asString());
+        assertEquals("FAILED", db.string("SELECT phase FROM refund_record WHERE id = ?", refund));
+        assertEquals(800, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the lost refund's 1300 is given back");
+        assertEquals(earlierId, db.string("SELECT acknowledged FROM refund_settlement WHERE refund_id = ?", refund));
+    }
+
+    /**
+     * A goodwill refund made by hand in the processor's dashboard raised the charge's refunded total
+     * beyond what payonce recorded, and not refunded was refused for good. Acknowledged by its id,
+     * it counts, and the lost refund is settled.
+     */
+    @Test
+    void notRefundedIsSettledOnceARefundMadeInTheProcessorsDashboardIsAcknowledged() {
+        Overdue overdue = overdue(2100, Fault.ERROR_BEFORE_CHARGE);
+        String dashboard = processor().refundInDashboard(overdue.chargeId(), 300, "EUR").id();
+
+        Response refused = settle(OPS, overdue.refund(), Api.newKey(), notRefunded());
+        Response settled = settle(OPS, overdue.refund(), Api.newKey(), notRefundedAcknowledging(dashboard));
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertTrue(refused.jsonPath().getString("detail").contains("300 of 2100 eur refunded, more than the 0 payonce recorded"),
+                refused.asString());
+        assertEquals(201, settled.statusCode(), settled.asString());
+        assertEquals("FAILED", phase(overdue));
+        assertEquals(0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", overdue.order()), "the lost refund's 2100 is given back");
+        assertEquals(dashboard, db.string("SELECT acknowledged FROM refund_settlement WHERE refund_id = ?", overdue.refund()));
+    }
+
+    /**
+     * The refund was made and its answer lost, and the processor forgot its key: acknowledging that
+     * very refund, found by its id, would free an amount the card already got back. It names this
+     * refund's reference, and is refused; so is a refund that names nothing and is of this refund's amount.
+     */
+    @Test
+    void anAcknowledgedRefundThatMayBeThisOneIsRefused() {
+        Overdue overdue = overdue(1250, Fault.ERROR_AFTER_CHARGE);
+        String made = processor().refundUnder(overdue.processorKey()).id();
+        processor().retainKeysFor(Duration.ZERO);
+        Overdue other = overdue(900, Fault.ERROR_BEFORE_CHARGE);
+        String alike = processor().refundInDashboard(other.chargeId(), 900, "EUR").id();
+
+        Response refused = settle(OPS, overdue.refund(), Api.newKey(), notRefundedAcknowledging(made));
+        Response alsoRefused = settle(OPS, other.refund(), Api.newKey(), notRefundedAcknowledging(alike));
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertTrue(refused.jsonPath().getString("detail").contains("which is not another refund of charge " + overdue.chargeId()),
+                refused.asString());
+        assertNothingSettled(overdue);
+        assertRefused(alsoRefused, "PROCESSOR_DISAGREES");
+        assertNothingSettled(other);
+    }
+
+    /**
      * The refund was made and its answer lost, and by the time an operator looks the processor has
      * forgotten the refund's key, as processors do after a day: the key finds nothing, but the charge
      * still counts the refund, and the card is not refunded a second time through a freed amount.
@@ -504,7 +578,12 @@ class RefundSettlementTest {
             "not refunded naming a processor's refund   | {\"outcome\":\"not_refunded\",\"processorRefundId\":\"re_1\",\"reason\":\"r\"} | VALIDATION_FAILED",
             "a refund id that leaves the processor path | {\"outcome\":\"refunded\",\"processorRefundId\":\"..\",\"reason\":\"r\"}   | VALIDATION_FAILED",
             "no reason                                  | {\"outcome\":\"not_refunded\"}                                               | VALIDATION_FAILED",
-            "a reason with a line break                 | {\"outcome\":\"not_refunded\",\"reason\":\"a\\nb\"}                        | VALIDATION_FAILED"})
+            "a reason with a line break                 | {\"outcome\":\"not_refunded\",\"reason\":\"a\\nb\"}                        | VALIDATION_FAILED",
+            "refunded acknowledging refunds             | {\"outcome\":\"refunded\",\"processorRefundId\":\"re_1\",\"reason\":\"r\",\"acknowledged\":[\"re_2\"]} | VALIDATION_FAILED",
+            "one refund acknowledged twice              | {\"outcome\":\"not_refunded\",\"reason\":\"r\",\"acknowledged\":[\"re_2\",\"re_2\"]} | VALIDATION_FAILED",
+            "an acknowledged id off the processor path  | {\"outcome\":\"not_refunded\",\"reason\":\"r\",\"acknowledged\":[\"..\"]}        | VALIDATION_FAILED",
+            "eleven refunds acknowledged                | {\"outcome\":\"not_refunded\",\"reason\":\"r\",\"acknowledged\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\"]} | VALIDATION_FAILED",
+            "an acknowledged refund that is no text     | {\"outcome\":\"not_refunded\",\"reason\":\"r\",\"acknowledged\":[7]}           | MALFORMED_REQUEST"})
     void aBodyThatDoesNotSayOneSettlementIsRefused(String description, String body, String code) {
         Overdue overdue = overdue(700, Fault.ERROR_BEFORE_CHARGE);
 
@@ -633,12 +712,18 @@ class RefundSettlementTest {
                 db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'", order));
     }
 
-    private static Response settle(String bearer, long refund, String key, Map<String, String> body) {
+    private static Response settle(String bearer, long refund, String key, Map<String, ?> body) {
         return Api.as(bearer).header("Idempotency-Key", key).contentType(ContentType.JSON).body(body).post("/refunds/" + refund + "/settlement");
     }
 
     private static Map<String, String> notRefunded() {
         return Map.of("outcome", "not_refunded", "reason", "the processor's dashboard shows no refund for this order");
+    }
+
+    /** Not refunded, acknowledging the processor's refunds {@code processorRefundIds} of the charge. */
+    private static Map<String, Object> notRefundedAcknowledging(String... processorRefundIds) {
+        return Map.of("outcome", "not_refunded", "reason", "reconciled with the processor; ticket OPS-20", "acknowledged",
+                List.of(processorRefundIds));
     }
 
     private static Map<String, String> refunded(String processorRefundId) {
