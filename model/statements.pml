@@ -390,7 +390,7 @@ inline replied(me) {
  */
 #define orderFree(me, o) (orderLock[o] == 0 && (orderWaiter[o] == 0 || orderWaiter[o] == me))
 
-/* IdempotencyGuard.claim: the claim's INSERT, its 1062 read later */
+/* KeyAnswers.claim: the claim's INSERT, its 1062 read later */
 inline pipedClaim(me, key) {
     if
     :: abortHere(me)
@@ -470,7 +470,7 @@ inline pipedLedgerLine(me) {
     replied(me)
 }
 
-/* IdempotencyGuard.settle: UPDATE ... SET status = 'DONE' WHERE ... AND status = 'PROCESSING' */
+/* KeyAnswers.settle: UPDATE ... SET status = 'DONE' WHERE ... AND status = 'PROCESSING' */
 inline pipedStore(me, key) {
     if
     :: abortHere(me)
@@ -645,7 +645,7 @@ end_bound:
 /*
  * CardSettlement: the processor's outcome, recorded once by the phase's compare-and-set, the order
  * moved with it (PAYING -> PAID, or back to UNPAID with the payment no longer live), and the card
- * pay's key completed with its answer (IdempotencyGuard.settle).
+ * pay's key completed with its answer (KeyAnswers.settle).
  */
 active proctype Settler() {
     byte k;

@@ -24,11 +24,12 @@ import java.util.function.Function;
  * work, store the answer, commit. A repeat finds the claim and replays the stored answer; a crash
  * before COMMIT rolls back the claim with the work, so no half-done write and no stuck claim can
  * survive. Two lifecycles: a write done in one transaction ({@link #run}), and one that goes on
- * after its first ({@link #begin}, completed by {@link #settle} or answered for now by
- * {@link #answerForNow} on whichever instance learns its outcome). Either counts, times and logs
- * its answer once and runs to its end even if the client goes away. Around them: {@link #read} a
- * request's key at the edge, {@link #firstRead} a finished key's answer before any lock or
- * transaction, and {@link #storedAnswer}, what a key answers now.
+ * after its first ({@link #begin}, completed through {@link KeyAnswers} on whichever instance learns
+ * its outcome). Either counts, times and logs its answer once and runs to its end even if the client
+ * goes away. Around them: {@link #read} a request's key at the edge, and {@link #firstRead} a
+ * finished key's answer before any lock or transaction. These are its only doors; the primitives a
+ * caller's own transaction uses (what a key answers, a begun write's answer, a pipelined claim) are
+ * {@link KeyAnswers}'.
  */
 @ApplicationScoped
 public class IdempotencyGuard {
@@ -42,9 +43,10 @@ public class IdempotencyGuard {
     private final AnswerMeter meter;
     private final PayonceMetrics metrics;
     private final Detached detached;
+    private final KeyAnswers keys;
 
     IdempotencyGuard(Pool pool, Transactions transactions, IdempotencyRepository records, ObjectMapper json, AnswerMeter meter,
-                     PayonceMetrics metrics, Detached detached) {
+                     PayonceMetrics metrics, Detached detached, KeyAnswers keys) {
         this.pool = pool;
         this.transactions = transactions;
         this.records = records;
@@ -52,6 +54,7 @@ public class IdempotencyGuard {
         this.meter = meter;
         this.metrics = metrics;
         this.detached = detached;
+        this.keys = keys;
     }
 
     /** The request a key header names, on {@code targetId}; a missing or malformed key is a 400 and stores nothing. */
@@ -109,30 +112,11 @@ public class IdempotencyGuard {
     }
 
     /**
-     * The claim as one statement, for a body sent pipelined: a twin's claim (1062) fails it, and the
-     * body, reading every reply before COMMIT, rolls back.
-     */
-    public Uni<Boolean> claim(SqlClient tx, KeyedWrite write) {
-        return records.claim(tx, write).replaceWith(Boolean.TRUE);
-    }
-
-    /**
-     * Stores the answer under the key this transaction claimed, for a body sent pipelined; null when
-     * no open claim of the key was there to complete, so that the body rolls back rather than
-     * commit a write without its answer.
-     */
-    public Uni<Answer> storeClaimed(SqlClient tx, KeyedWrite write, Answer answer) {
-        String body = answer.bodyJson(json);
-        return records.completeOpen(tx, write.scope(), write.key(), answer.status(), body, answer.location())
-                .map(completed -> completed ? answer.withJson(body) : null);
-    }
-
-    /**
      * Begins a write that goes on after its first transaction, such as a card payment that waits
      * for its processor: claims the key and runs {@code start} in one transaction. A start that ends
      * there (a repeat it finds, a recorded refusal) has its answer stored as {@link #run} stores it; a
-     * start that goes on leaves the claim open (PROCESSING) for {@link #settle} to complete, on
-     * whichever instance learns the outcome. A key that an earlier request claimed that way, for the
+     * start that goes on leaves the claim open (PROCESSING) for its settlement to complete, on
+     * whichever instance learns the outcome ({@link KeyAnswers#settle}). A key that an earlier request claimed that way, for the
      * same request, comes back {@link Begun.Open}: the caller resumes the write instead of starting it
      * again. {@code proceed} takes the write on from what began, after the transaction.
      */
@@ -142,31 +126,6 @@ public class IdempotencyGuard {
                         : records.find(tx, write).map(record -> IdempotencyGuard.<T>openOrReplayed(record, write))))
                 .onFailure(Refused.class).recoverWithUni(refused -> recordRefusal(write, ((Refused) refused).problem()).map(Begun::<T>answered));
         return answered(write, begun.flatMap(proceed::apply));
-    }
-
-    /**
-     * Completes a begun write with its final answer, in the caller's transaction, from whichever
-     * instance settles it; the key replays this answer from then on.
-     */
-    public Uni<Answer> settle(SqlClient tx, String scope, IdempotencyKey key, Answer answer) {
-        return written(answer, body -> records.complete(tx, scope, key, answer.status(), body, answer.location()));
-    }
-
-    /**
-     * Stores the answer a begun write has for now (its outcome is not known yet), leaving the claim
-     * open: a retry with the key resumes the write, and is answered this while it cannot settle it.
-     */
-    public Uni<Answer> answerForNow(SqlClient tx, String scope, IdempotencyKey key, Answer answer) {
-        return written(answer, body -> records.answerForNow(tx, scope, key, answer.status(), body, answer.location()));
-    }
-
-    /**
-     * What a key answers now: the final answer stored under it, or the answer a begun write has for
-     * now, as stored; null while it has none. Read through {@code client}, so that in a transaction it
-     * sees what that transaction sees.
-     */
-    public Uni<Answer> storedAnswer(SqlClient client, String scope, IdempotencyKey key) {
-        return records.find(client, scope, key).map(record -> answerOf(record, null));
     }
 
     /**
@@ -228,7 +187,7 @@ public class IdempotencyGuard {
             throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
         }
         requireSameRequest(record, write);
-        Answer stored = answerOf(record, write.request().keyDefence());
+        Answer stored = IdempotencyRecord.answerOf(record, write.request().keyDefence());
         return record.done() ? Begun.answered(stored) : new Begun.Open<>(stored);
     }
 
@@ -245,13 +204,7 @@ public class IdempotencyGuard {
     }
 
     private Uni<Answer> store(SqlClient tx, KeyedWrite write, Answer answer) {
-        return settle(tx, write.scope(), write.key(), answer);
-    }
-
-    /** Stores the answer as JSON text and answers with that very text, so that the first answer and every replay are one. */
-    private Uni<Answer> written(Answer answer, Function<String, Uni<Void>> write) {
-        String body = answer.bodyJson(json);
-        return write.apply(body).replaceWith(answer.withJson(body));
+        return keys.settle(tx, write.scope(), write.key(), answer);
     }
 
     /** A key held by another request is a 422 at once, even while that request is still open; the same request's answer replays. */
@@ -264,7 +217,7 @@ public class IdempotencyGuard {
             if (!record.done()) {
                 throw new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE);
             }
-            return answerOf(record, write.request().keyDefence());
+            return IdempotencyRecord.answerOf(record, write.request().keyDefence());
         });
     }
 
@@ -274,18 +227,7 @@ public class IdempotencyGuard {
             return null;
         }
         requireSameRequest(record, write);
-        return answerOf(record, write.request().keyDefence());
-    }
-
-    /**
-     * The one way a record becomes an answer: the status, body and Location stored in it, given to a
-     * repeat that {@code caughtBy} recognised (null: given as stored); null while it stores none.
-     */
-    private static Answer answerOf(IdempotencyRecord record, RepeatDefence caughtBy) {
-        if (record == null || record.httpStatus() == null) {
-            return null;
-        }
-        return new Answer(record.httpStatus(), record.responseBody(), record.responseLocation(), caughtBy);
+        return IdempotencyRecord.answerOf(record, write.request().keyDefence());
     }
 
     /** A key reused for another request is a 422, whatever its record holds. */

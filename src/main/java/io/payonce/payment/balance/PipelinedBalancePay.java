@@ -7,7 +7,7 @@ import io.payonce.events.EventType;
 import io.payonce.events.Method;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
-import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.KeyAnswers;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
@@ -29,16 +29,16 @@ import jakarta.enterprise.context.ApplicationScoped;
 class PipelinedBalancePay {
 
     private final PipelinedTransactions transactions;
-    private final IdempotencyGuard guard;
+    private final KeyAnswers keys;
     private final OrderRepository orders;
     private final BalancePaymentRepository payments;
     private final Ledger ledger;
     private final Outbox outbox;
 
-    PipelinedBalancePay(PipelinedTransactions transactions, IdempotencyGuard guard, OrderRepository orders,
+    PipelinedBalancePay(PipelinedTransactions transactions, KeyAnswers keys, OrderRepository orders,
                         BalancePaymentRepository payments, Ledger ledger, Outbox outbox) {
         this.transactions = transactions;
-        this.guard = guard;
+        this.keys = keys;
         this.orders = orders;
         this.payments = payments;
         this.ledger = ledger;
@@ -57,7 +57,7 @@ class PipelinedBalancePay {
      */
     private Uni<Long> firstFlight(SqlConnection tx, Order order, KeyedWrite write) {
         return Uni.combine().all().unis(
-                        guard.claim(tx, write),
+                        keys.claim(tx, write),
                         orders.compareAndSetStatus(tx, order.id(), OrderStatus.UNPAID, OrderStatus.PAID),
                         payments.insertPayment(tx, order, write.key()),
                         ledger.takeIfCovered(tx, order.userId(), order.currency(), order.amount()))
@@ -72,7 +72,7 @@ class PipelinedBalancePay {
                         ledger.book(tx, order.userId(), -order.amount(), EntryType.PAYMENT, reference),
                         outbox.record(tx, EventType.PAYMENT_SUCCEEDED, Method.BALANCE, order.userId(), order.id(), reference, order.amount(),
                                 order.currency(), write.key().value()),
-                        guard.storeClaimed(tx, write, Answer.created(BalancePayments.paidView(paymentId, order))))
+                        keys.storeClaimed(tx, write, Answer.created(BalancePayments.paidView(paymentId, order))))
                 .collectFailures()
                 .with((booked, recorded, answer) -> answer);
     }

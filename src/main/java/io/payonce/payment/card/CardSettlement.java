@@ -8,7 +8,7 @@ import io.payonce.events.EventType;
 import io.payonce.events.Method;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
-import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.KeyAnswers;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaymentPhase;
@@ -46,17 +46,17 @@ class CardSettlement {
     private final CardPaymentRepository cards;
     private final OrderRepository orders;
     private final Outbox outbox;
-    private final IdempotencyGuard guard;
+    private final KeyAnswers keys;
     private final Duration maxBackoff;
 
-    CardSettlement(Pool pool, Transactions transactions, CardPaymentRepository cards, OrderRepository orders, Outbox outbox, IdempotencyGuard guard,
+    CardSettlement(Pool pool, Transactions transactions, CardPaymentRepository cards, OrderRepository orders, Outbox outbox, KeyAnswers keys,
                    PayonceConfig config) {
         this.pool = pool;
         this.transactions = transactions;
         this.cards = cards;
         this.orders = orders;
         this.outbox = outbox;
-        this.guard = guard;
+        this.keys = keys;
         this.maxBackoff = config.processor().recoveryBackoffMax();
     }
 
@@ -124,7 +124,7 @@ class CardSettlement {
                 .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED, detail, eventId))
                 .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, Method.CARD, payment.userId(), payment.orderId(),
                         EntryType.referenceOf(payment.id()), payment.amount(), payment.currency(), payment.key().value()))
-                .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.created(paid.view())));
+                .flatMap(v -> keys.settle(tx, payment.userId(), payment.key(), Answer.created(paid.view())));
     }
 
     /**
@@ -141,7 +141,7 @@ class CardSettlement {
         ApiException refusal = new CardDecline(payment.id(), declineCode).refusal();
         return orderMoved(tx, payment, OrderStatus.UNPAID)
                 .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED, detail, eventId))
-                .flatMap(v -> guard.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())));
+                .flatMap(v -> keys.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())));
     }
 
     /**
@@ -153,7 +153,7 @@ class CardSettlement {
         return ifMoved(cards.markUnknown(tx, payment, FIRST_BACKOFF, maxBackoff, neverSent),
                 () -> (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
                         : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason))
-                        .flatMap(v -> guard.answerForNow(tx, payment.userId(), payment.key(),
+                        .flatMap(v -> keys.answerForNow(tx, payment.userId(), payment.key(),
                                 Answer.accepted(unknown.view(), unknown.location()))));
     }
 
@@ -177,7 +177,7 @@ class CardSettlement {
      * payment itself, which always tells where it stands.
      */
     private Uni<Answer> answerSoFar(SqlClient client, CardPayment payment) {
-        return guard.storedAnswer(client, payment.userId(), payment.key())
+        return keys.storedAnswer(client, payment.userId(), payment.key())
                 .map(stored -> stored != null ? stored : Answer.accepted(payment.view(), payment.location()));
     }
 }

@@ -5,7 +5,7 @@ import io.payonce.db.Transactions;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.Answer;
-import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.KeyAnswers;
 import io.payonce.idempotency.KeyedWrite;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -31,14 +31,14 @@ public class Lifecycle {
 
     private final Pool pool;
     private final Transactions transactions;
-    private final IdempotencyGuard guard;
+    private final KeyAnswers keys;
     private final Duration lease;
     private final Duration resendWithin;
 
-    Lifecycle(Pool pool, Transactions transactions, IdempotencyGuard guard, PayonceConfig config) {
+    Lifecycle(Pool pool, Transactions transactions, KeyAnswers keys, PayonceConfig config) {
         this.pool = pool;
         this.transactions = transactions;
-        this.guard = guard;
+        this.keys = keys;
         this.lease = config.processor().timeout().multipliedBy(HALF_CALLS_PER_LEASE).dividedBy(2);
         this.resendWithin = config.processor().resendWithin();
     }
@@ -83,7 +83,7 @@ public class Lifecycle {
      */
     public <O extends Operation<O>, R> Uni<Answer> resume(OperationKind<O, R> kind, O found, KeyedWrite write, Answer soFar) {
         if (found == null || found.lifecyclePhase().definite()) {
-            return guard.storedAnswer(pool, write.scope(), write.key())
+            return keys.storedAnswer(pool, write.scope(), write.key())
                     .onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE))
                     .map(settled -> settled.repeatCaughtBy(write.request().keyDefence()));
         }

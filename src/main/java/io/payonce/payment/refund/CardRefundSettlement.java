@@ -9,7 +9,7 @@ import io.payonce.events.EventType;
 import io.payonce.events.Method;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
-import io.payonce.idempotency.IdempotencyGuard;
+import io.payonce.idempotency.KeyAnswers;
 import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
@@ -49,17 +49,17 @@ class CardRefundSettlement {
     private final CardRefundRepository cardRefunds;
     private final OrderRepository orders;
     private final Outbox outbox;
-    private final IdempotencyGuard guard;
+    private final KeyAnswers keys;
     private final Duration maxBackoff;
 
     CardRefundSettlement(Pool pool, Transactions transactions, CardRefundRepository cardRefunds, OrderRepository orders, Outbox outbox,
-                         IdempotencyGuard guard, PayonceConfig config) {
+                         KeyAnswers keys, PayonceConfig config) {
         this.pool = pool;
         this.transactions = transactions;
         this.cardRefunds = cardRefunds;
         this.orders = orders;
         this.outbox = outbox;
-        this.guard = guard;
+        this.keys = keys;
         this.maxBackoff = config.processor().recoveryBackoffMax();
     }
 
@@ -123,7 +123,7 @@ class CardRefundSettlement {
                 .flatMap(v -> outbox.record(tx, EventType.REFUND_CREATED, Method.CARD, refund.userId(), refund.orderId(),
                         EntryType.referenceOf(refund.id()), refund.amount(), refund.currency(), refund.key().value()))
                 .flatMap(v -> orders.findById(tx, refund.orderId()))
-                .flatMap(after -> guard.settle(tx, refund.scope(), refund.key(), Answer.created(refund.in(RefundPhase.SUCCEEDED).view(after))));
+                .flatMap(after -> keys.settle(tx, refund.scope(), refund.key(), Answer.created(refund.in(RefundPhase.SUCCEEDED).view(after))));
     }
 
     /**
@@ -156,7 +156,7 @@ class CardRefundSettlement {
                     }
                 })
                 .flatMap(v -> cardRefunds.recordPhase(tx, refund.id(), RefundPhase.FAILED, detail, eventId))
-                .flatMap(v -> guard.settle(tx, refund.scope(), refund.key(), Answer.problem(refusal, refund.refundPath())));
+                .flatMap(v -> keys.settle(tx, refund.scope(), refund.key(), Answer.problem(refusal, refund.refundPath())));
     }
 
     /** {@code neverSent}: the send that failed certainly never reached the processor, and no send before it is known to have. */
@@ -172,7 +172,7 @@ class CardRefundSettlement {
             return (refund.phase() == RefundPhase.UNKNOWN ? Uni.createFrom().voidItem()
                     : cardRefunds.recordPhase(tx, refund.id(), RefundPhase.UNKNOWN, reason))
                     .flatMap(v -> orders.findById(tx, refund.orderId()))
-                    .flatMap(order -> guard.answerForNow(tx, refund.scope(), refund.key(),
+                    .flatMap(order -> keys.answerForNow(tx, refund.scope(), refund.key(),
                             Answer.accepted(refund.in(RefundPhase.UNKNOWN).view(order), refund.location())));
         });
     }
@@ -205,7 +205,7 @@ class CardRefundSettlement {
      * itself, which always tells where it stands.
      */
     private Uni<Answer> answerSoFar(SqlClient client, CardRefund refund) {
-        return guard.storedAnswer(client, refund.scope(), refund.key()).flatMap(stored -> stored != null
+        return keys.storedAnswer(client, refund.scope(), refund.key()).flatMap(stored -> stored != null
                 ? Uni.createFrom().item(stored)
                 : orders.findById(client, refund.orderId()).map(order -> Answer.accepted(refund.view(order), refund.location())));
     }
