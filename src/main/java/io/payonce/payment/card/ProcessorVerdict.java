@@ -144,7 +144,9 @@ record ProcessorVerdict(String said, boolean chargeIdNamesAnother) {
                     + (charged.reference() == null ? "no reference" : charged.reference());
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {
-            return (declined.chargeId() == null ? "a charge" : declined.chargeId()) + " declined, " + declined.declineCode();
+            return (declined.chargeId() == null ? "a charge" : declined.chargeId()) + " declined, " + declined.declineCode()
+                    + (declined.amount() == null ? "" : ", " + declined.amount() + (declined.currency() == null ? "" : " " + declined.currency()))
+                    + (declined.reference() == null ? "" : " for " + declined.reference());
         }
         if (outcome instanceof ChargeOutcome.Unknown unknown) {
             return "a charge not yet settled (" + unknown.reason() + ")";

@@ -291,6 +291,7 @@ class OperatorSettlementTest {
         String said = db.string("SELECT processor_said FROM operator_settlement WHERE payment_id = ?", overdue.payment());
         assertTrue(said.length() <= 1000, said.length() + " characters");
         assertTrue(said.contains("ch_0_"), said);
+        assertTrue(said.contains(" declined, card_declined, 1280 eur for order-" + overdue.buyer().order()), "a decline says what it was: " + said);
         assertTrue(said.startsWith("under the payment's key: no charge; charges for order-" + overdue.buyer().order()), said);
         assertEquals("DECLINED", phase(overdue));
     }
