@@ -142,10 +142,6 @@ final class SimulatedRefunds {
         return refund;
     }
 
-    /**
-     * How much of charge {@code chargeId} its succeeded refunds returned, under keys known or forgotten:
-     * a charge's {@code amount_refunded}. A refund only its id finds is not counted, as against the charge.
-     */
     /** A refund made by hand in the processor's dashboard: no key, no reference, counted against its charge. */
     Refund inDashboard(String charge, long amount, String currency) {
         Refund refund = new Refund(newRefundId(), null, charge, amount, currency, null, "succeeded", null);
@@ -153,6 +149,10 @@ final class SimulatedRefunds {
         return refund;
     }
 
+    /**
+     * How much of charge {@code chargeId} its succeeded refunds returned, under keys known or forgotten:
+     * a charge's {@code amount_refunded}. A refund only its id finds is not counted, as against the charge.
+     */
     long refundedOf(String chargeId) {
         return all().stream().filter(refund -> refund.charge().equals(chargeId) && refund.succeeded()).mapToLong(Refund::amount).sum();
     }

@@ -68,7 +68,7 @@ class CardSettlement {
     Uni<Answer> settle(CardPayment payment, ChargeOutcome outcome) {
         return transactions.inTransaction(tx -> record(tx, payment, outcome, null)
                 .onFailure(ChargeTaken.class).recoverWithUni(taken -> {
-                    LOG.logf(payment.leftForAnOperator(), "Processor charge %s under payment %d's key is recorded on another payment already: left UNKNOWN for an operator",
+                    LOG.errorf("Processor charge %s under payment %d's key is recorded on another payment already: left UNKNOWN for an operator",
                             ((ChargeTaken) taken).chargeId(), payment.id());
                     return unknown(tx, payment, "the processor reported a charge already recorded on another payment", false);
                 })
@@ -85,7 +85,7 @@ class CardSettlement {
      */
     Uni<Answer> record(SqlConnection tx, CardPayment payment, ChargeOutcome outcome, String eventId) {
         if (!payment.isDescribedBy(outcome)) {
-            LOG.logf(payment.leftForAnOperator(), "Processor said %s under payment %d's key, not of its %d %s for %s: left UNKNOWN for an operator",
+            LOG.errorf("Processor said %s under payment %d's key, not of its %d %s for %s: left UNKNOWN for an operator",
                     outcome, payment.id(), payment.amount(), payment.currency(), payment.reference());
             return unknown(tx, payment, "the processor reported another charge under this key", false);
         }

@@ -49,12 +49,12 @@ record ProcessorVerdict(String said, boolean chargeIdNamesAnother) {
         requireAnswer(named);
         String said = "by id: " + describe(named) + "; under the payment's key: " + describe(underKey);
         if (!isThisPaymentsCharge(payment, request, named)) {
-            if (isThisPaymentsCharge(payment, request, underKey) && named instanceof ChargeOutcome.Succeeded) {
+            if (isThisPaymentsCharge(payment, request, underKey) && namesAnotherOrder(payment, request, named)) {
                 // The key holds this payment's charge, and the id it has as payonce keeps it (cut to 255
                 // characters, reduced to A-Z a-z 0-9 . _ : -) names another charge: two of the processor's
                 // ids alike once kept. Recorded without it, the payment never claims that other charge.
                 return new ProcessorVerdict(said + "; the charge under the payment's key is this payment's, and its id as payonce keeps "
-                        + "it names another charge: recorded without a charge id, to be refunded at the processor", true);
+                        + "it names another order's charge: recorded without a charge id", true);
             }
             throw disagrees(said + "; payment " + payment.id() + " is " + payment.amount() + " " + payment.currency() + " for "
                     + payment.reference());
@@ -118,6 +118,12 @@ record ProcessorVerdict(String said, boolean chargeIdNamesAnother) {
     private static boolean isThisPaymentsCharge(CardPayment payment, SettlementRequest request, ChargeOutcome charge) {
         return charge instanceof ChargeOutcome.Succeeded charged && request.chargeId().equals(charged.chargeId())
                 && charged.reference() != null && payment.isChargedBy(charged);
+    }
+
+    /** {@code charge}, found by the id {@code request} names, is a charge of another order: that id, as payonce keeps it, is two charges. */
+    private static boolean namesAnotherOrder(CardPayment payment, SettlementRequest request, ChargeOutcome charge) {
+        return charge instanceof ChargeOutcome.Succeeded other && request.chargeId().equals(other.chargeId()) && other.reference() != null
+                && !other.reference().equals(payment.reference());
     }
 
     private static void requireAnswer(ChargeOutcome outcome) {

@@ -1,7 +1,5 @@
 package io.payonce.payment.operation;
 
-import org.jboss.logging.Logger;
-
 import java.time.Duration;
 
 /**
@@ -28,13 +26,4 @@ public interface Operation<O extends Operation<O>> {
 
     /** The operation once this worker's first send was marked: SENT, one more attempt. */
     O sent();
-
-    /**
-     * How loud to say that the processor's answer leaves the operation UNKNOWN for an operator: an
-     * error when it first does, a warning at each later pass of the recovery job that finds the
-     * same, so that an alert on errors fires once for it, not at every backoff.
-     */
-    default Logger.Level leftForAnOperator() {
-        return lifecyclePhase() == Phase.UNKNOWN ? Logger.Level.WARN : Logger.Level.ERROR;
-    }
 }

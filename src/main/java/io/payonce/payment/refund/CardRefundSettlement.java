@@ -65,13 +65,13 @@ class CardRefundSettlement {
 
     Uni<Answer> settle(CardRefund refund, RefundOutcome outcome) {
         if (outcome instanceof RefundOutcome.Succeeded refunded && !refund.isRefundedBy(refunded)) {
-            LOG.logf(refund.leftForAnOperator(), "Processor refund %s under refund %d's key is %d %s of charge %s, not %d %s of charge %s: left UNKNOWN for an operator",
+            LOG.errorf("Processor refund %s under refund %d's key is %d %s of charge %s, not %d %s of charge %s: left UNKNOWN for an operator",
                     refunded.refundId(), refund.id(), refunded.amount(), refunded.currency(), refunded.chargeId(), refund.amount(),
                     refund.currency(), refund.chargeId());
             return unknown(refund, "the processor reported another refund under this key", false);
         }
         if (outcome instanceof RefundOutcome.Failed failed && !refund.isFailedBy(failed)) {
-            LOG.logf(refund.leftForAnOperator(), "Processor refund %s under refund %d's key failed for %d %s of charge %s, not %d %s of charge %s: left UNKNOWN for an operator",
+            LOG.errorf("Processor refund %s under refund %d's key failed for %d %s of charge %s, not %d %s of charge %s: left UNKNOWN for an operator",
                     failed.refundId(), refund.id(), failed.amount(), failed.currency(), failed.chargeId(), refund.amount(),
                     refund.currency(), refund.chargeId());
             return unknown(refund, "the processor reported another refund under this key", false);
@@ -188,7 +188,7 @@ class CardRefundSettlement {
         return transactions.inTransaction(tx -> orders.lockById(tx, refund.orderId())
                 .flatMap(order -> record(tx, refund, order, outcome, null))
                 .onFailure(ProcessorRefundTaken.class).recoverWithUni(taken -> {
-                    LOG.logf(refund.leftForAnOperator(), "Processor refund %s under refund %d's key is recorded on another refund already: left UNKNOWN for an operator",
+                    LOG.errorf("Processor refund %s under refund %d's key is recorded on another refund already: left UNKNOWN for an operator",
                             ((ProcessorRefundTaken) taken).processorRefundId(), refund.id());
                     return unknown(tx, refund, "the processor reported a refund already recorded on another refund", false);
                 })

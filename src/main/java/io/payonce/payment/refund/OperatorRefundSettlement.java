@@ -84,11 +84,12 @@ class OperatorRefundSettlement implements OperatorSettlementKind<CardRefund, Ref
         }
         // payonce's record first: a refund of the charge that succeeds meanwhile shows at the processor alone, and
         // refuses; read the other way round, one recorded meanwhile could stand in for this one.
+        // The charge's total last: a refund made meanwhile then shows in it, beyond what the lookups before it counted.
         return settlements.recordedOfCharge(pool, refund)
                 .flatMap(recorded -> processor.refundUnder(refund.processorKey())
-                        .flatMap(underKey -> processor.chargeById(refund.chargeId())
-                                .flatMap(charge -> acknowledged(request).map(acknowledged ->
-                                        RefundProcessorVerdict.notRefunded(refund, underKey, charge, recorded, acknowledged)))));
+                        .flatMap(underKey -> acknowledged(request)
+                                .flatMap(acknowledged -> processor.chargeById(refund.chargeId())
+                                        .map(charge -> RefundProcessorVerdict.notRefunded(refund, underKey, charge, recorded, acknowledged)))));
     }
 
     /** The refunds the operator acknowledges, each as the processor describes it now, by its id, in the order named. */

@@ -47,24 +47,26 @@ class OperatorRefundSettlementRepository {
             + "leased_until = NULL" + SETTLEABLE;
 
     /**
-     * What payonce recorded of a charge's other refunds, in one read, the refund being settled left out
-     * (another operator's settlement may have made it SUCCEEDED since it was read): each one's
-     * processor id, its amount if it SUCCEEDED, and the processor refund a CONTRADICTING event of it
-     * named (the processor failed it after it succeeded, or the other way round), if one did. A charge
-     * pays one order, so the order's refunds are all there are of it.
+     * What payonce recorded of a charge's refunds, in one read: each one's processor id, its amount if
+     * it SUCCEEDED (0 for the refund being settled: another operator's settlement may have made it
+     * SUCCEEDED since it was read), whether it is that refund, and the processor refund a
+     * CONTRADICTING event of it named (the processor failed it after it succeeded, or the other way
+     * round, or named this UNKNOWN refund's outcome otherwise than it may be settled), if one did. A
+     * charge pays one order, so the order's refunds are all there are of it.
      */
     private static final String RECORDED_OF_CHARGE = """
-            SELECT r.processor_refund_id, IF(r.phase = 'SUCCEEDED', r.amount, 0) AS succeeded,
+            SELECT r.processor_refund_id, IF(r.phase = 'SUCCEEDED' AND r.id <> ?, r.amount, 0) AS succeeded, r.id = ? AS settled_now,
                 (SELECT MIN(COALESCE(e.object_id, r.processor_refund_id, '')) FROM processor_event e
                      WHERE e.refund_id = r.id AND e.outcome = 'CONTRADICTING') AS contradicted_by
-            FROM refund_record r WHERE r.order_id = ? AND r.processor_charge_id = ? AND r.id <> ?""";
+            FROM refund_record r WHERE r.order_id = ? AND r.processor_charge_id = ?""";
 
     /**
      * One of a charge's refunds as payonce recorded it: {@code processorRefundId} null when the processor
-     * named none; {@code succeeded} its amount if it SUCCEEDED, else 0; {@code contradictedBy} the
-     * processor refund a contradicting event named, empty when it named none, null without one.
+     * named none; {@code succeeded} its amount if it SUCCEEDED, else 0; {@code settledNow} whether it is
+     * the refund being settled; {@code contradictedBy} the processor refund a contradicting event named,
+     * empty when it named none, null without one.
      */
-    record RecordedRefund(String processorRefundId, long succeeded, String contradictedBy) {
+    record RecordedRefund(String processorRefundId, long succeeded, boolean settledNow, String contradictedBy) {
     }
 
     /** UNIQUE(refund_id): a refund is settled by an operator once. */
@@ -86,12 +88,13 @@ class OperatorRefundSettlementRepository {
         return client.preparedQuery(REFUND).execute(Tuple.of(refundId)).map(rows -> from(Rows.first(rows)));
     }
 
-    /** What payonce recorded of the other refunds of {@code refund}'s charge. */
+    /** What payonce recorded of the refunds of {@code refund}'s charge, {@code refund} among them. */
     Uni<List<RecordedRefund>> recordedOfCharge(SqlClient client, CardRefund refund) {
-        return client.preparedQuery(RECORDED_OF_CHARGE).execute(Tuple.of(refund.orderId(), refund.chargeId(), refund.id())).map(rows -> {
+        Tuple parameters = Tuple.of(refund.id(), refund.id(), refund.orderId(), refund.chargeId());
+        return client.preparedQuery(RECORDED_OF_CHARGE).execute(parameters).map(rows -> {
             List<RecordedRefund> recorded = new ArrayList<>();
             rows.forEach(row -> recorded.add(new RecordedRefund(row.getString("processor_refund_id"), row.getLong("succeeded"),
-                    row.getString("contradicted_by"))));
+                    row.getLong("settled_now") != 0, row.getString("contradicted_by"))));
             return recorded;
         });
     }

@@ -8,6 +8,7 @@ import io.payonce.processor.RefundOutcome;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
@@ -78,7 +79,16 @@ record RefundProcessorVerdict(String said) {
         if (underKey instanceof RefundOutcome.Succeeded) {
             throw disagrees(keyHolds);
         }
-        List<String> unreconciled = recorded.stream().filter(other -> other.contradictedBy() != null && !isAcknowledged(other, acknowledged))
+        List<String> ownContradictions = recorded.stream().filter(RecordedRefund::settledNow).map(RecordedRefund::contradictedBy)
+                .filter(Objects::nonNull).toList();
+        if (!ownContradictions.isEmpty()) {
+            // The processor named an outcome of this very refund that payonce did not record: whatever it was, the
+            // refund may have been made, in part or whole, and no acknowledgement can say it was not.
+            throw disagrees("the processor contradicted this refund (" + String.join(", ", ownContradictions) + "): reconcile it with "
+                    + "the processor, and settle it by what the processor holds");
+        }
+        List<String> unreconciled = recorded.stream()
+                .filter(other -> !other.settledNow() && other.contradictedBy() != null && !isAcknowledged(other, acknowledged))
                 .map(other -> other.contradictedBy().isEmpty() ? "one with no processor id" : other.contradictedBy()).toList();
         if (!unreconciled.isEmpty()) {
             throw disagrees("the processor contradicted " + unreconciled.size() + " of the refunds payonce recorded of charge "
@@ -97,7 +107,8 @@ record RefundProcessorVerdict(String said) {
             throw disagrees(said);
         }
         acknowledged.forEach((id, outcome) -> checkAcknowledged(refund, underKey, id, outcome, said));
-        long expected = recorded.stream().filter(other -> !isAcknowledged(other, acknowledged)).mapToLong(RecordedRefund::succeeded).sum()
+        long expected = recorded.stream().filter(other -> !other.settledNow() && !isAcknowledged(other, acknowledged))
+                .mapToLong(RecordedRefund::succeeded).sum()
                 + acknowledged.values().stream().mapToLong(RefundProcessorVerdict::succeededAmount).sum();
         String counted = acknowledged.isEmpty() ? "payonce recorded" : "payonce recorded and acknowledged ("
                 + acknowledged.values().stream().map(RefundProcessorVerdict::describe).collect(Collectors.joining(", ")) + ")";
@@ -120,14 +131,19 @@ record RefundProcessorVerdict(String said) {
     /** An acknowledged refund is one the processor knows, of this refund's charge, and not this refund. */
     private static void checkAcknowledged(CardRefund refund, RefundOutcome underKey, String id, RefundOutcome outcome, String said) {
         String acknowledging = said + "; acknowledged " + id + ": " + describe(outcome);
+        if (!id.equals(refundIdOf(outcome))) {
+            // Counted by what the processor returns, each once: an alias or another spelling would count one refund twice.
+            throw disagrees(acknowledging + ", which is not the refund of that id");
+        }
         if (outcome instanceof RefundOutcome.Succeeded refunded) {
             boolean thisRefund = refund.processorKey().equals(refunded.key()) || refund.reference().equals(refunded.reference())
                     || refunded.key() == null && refunded.reference() == null && refunded.amount() == refund.amount();
-            if (!refund.chargeId().equals(refunded.chargeId()) || thisRefund || id.equals(refundIdOf(underKey))) {
+            if (!refund.chargeId().equals(refunded.chargeId()) || thisRefund || id.equals(refundIdOf(underKey))
+                    || id.equals(refund.processorRefundId())) {
                 throw disagrees(acknowledging + ", which is not another refund of charge " + refund.chargeId() + " than this one");
             }
         } else if (!(outcome instanceof RefundOutcome.Failed failed) || failed.chargeId() != null && !refund.chargeId().equals(failed.chargeId())
-                || id.equals(refundIdOf(underKey))) {
+                || id.equals(refundIdOf(underKey)) || id.equals(refund.processorRefundId())) {
             throw disagrees(acknowledging);
         }
     }

@@ -117,7 +117,7 @@ public class RefundService {
         if (paidBy.chargeId() == null) {
             // Settled by an operator without the charge's id, which named another payment's charge as payonce keeps ids:
             // a refund sent under it would refund that other charge.
-            return Uni.createFrom().failure(new ApiException(ErrorCode.CHARGE_NOT_RECORDED, order.id()));
+            return Uni.createFrom().failure(new ApiException(ErrorCode.CHARGE_NOT_RECORDED, order.id(), order.id()));
         }
         String processorKey = processorKeys.refund(write.scope(), write.key().value(), paidBy.chargeId(), refund.refundNo());
         return UniqueKey.insertOr(cardRefunds.insertStarted(tx, order, refund.refundNo(), refund.amount(), write.scope(), write.key(),

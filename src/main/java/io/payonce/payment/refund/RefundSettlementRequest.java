@@ -51,6 +51,13 @@ public record RefundSettlementRequest(
     /** How many of the processor's refunds one settlement may acknowledge. */
     static final int MOST_ACKNOWLEDGED = 10;
 
+    /** An empty list acknowledges nothing, as no list does: one request, one fingerprint under its key. */
+    public RefundSettlementRequest {
+        if (acknowledged != null && acknowledged.isEmpty()) {
+            acknowledged = null;
+        }
+    }
+
     @JsonIgnore
     @AssertTrue(message = "acknowledged names the processor's refunds a not_refunded reconciles, each once")
     boolean isAcknowledgedOnlyWithNotRefunded() {

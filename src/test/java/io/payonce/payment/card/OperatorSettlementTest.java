@@ -323,7 +323,7 @@ class OperatorSettlementTest {
         Response refund = Api.refund(Tokens.ops(), second.order(), Api.newKey(), "r-1", 100);
 
         assertEquals(201, settled.statusCode(), settled.asString());
-        assertTrue(settled.jsonPath().getString("processorSaid").endsWith("recorded without a charge id, to be refunded at the processor"),
+        assertTrue(settled.jsonPath().getString("processorSaid").endsWith("names another order's charge: recorded without a charge id"),
                 settled.asString());
         assertEquals("SUCCEEDED", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
         assertEquals("PAID", db.orderStatus(second.order()));

@@ -41,7 +41,7 @@ class RefundProcessorVerdictTest {
     }
 
     private static ErrorCode refusal(ChargeOutcome charge, long recorded) {
-        List<RecordedRefund> recordedRefunds = List.of(new RecordedRefund("re_0", recorded, null));
+        List<RecordedRefund> recordedRefunds = List.of(new RecordedRefund("re_0", recorded, false, null));
         return assertThrows(ApiException.class, () -> RefundProcessorVerdict.notRefunded(REFUND, new RefundOutcome.Absent(), charge,
                 recordedRefunds, Map.of())).code();
     }

@@ -23,6 +23,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
@@ -219,6 +220,30 @@ class RefundSettlementTest {
         assertEquals("FAILED", db.string("SELECT phase FROM refund_record WHERE id = ?", refund));
         assertEquals(800, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the lost refund's 1300 is given back");
         assertEquals(earlierId, db.string("SELECT acknowledged FROM refund_settlement WHERE refund_id = ?", refund));
+    }
+
+    /**
+     * The processor's event named an outcome of this very refund that payonce did not take (a failed
+     * refund of another amount under its key, kept as CONTRADICTING): whatever the totals say, and
+     * whatever is acknowledged, not refunded is refused until ops reconcile the refund itself.
+     */
+    @Test
+    void notRefundedIsRefusedWhileTheProcessorContradictsThisVeryRefund() {
+        Overdue overdue = overdue(1240, Fault.ERROR_BEFORE_CHARGE);
+        String contradicting = "re_contradicting_" + overdue.refund();
+        Response event = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.failed", new JsonObject().put("id", contradicting)
+                .put("object", "refund").put("charge", overdue.chargeId()).put("amount", 1).put("currency", "eur").put("status", "failed")
+                .put("failure_code", "reversed").put("idempotency_key", overdue.processorKey())));
+        assertEquals("CONTRADICTING", event.jsonPath().getString("outcome"), "set-up: " + event.asString());
+
+        Response refused = settle(OPS, overdue.refund(), Api.newKey(), notRefunded());
+        Response stillRefused = settle(OPS, overdue.refund(), Api.newKey(), notRefundedAcknowledging(contradicting));
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertTrue(refused.jsonPath().getString("detail").contains("the processor contradicted this refund (" + contradicting + ")"),
+                refused.asString());
+        assertRefused(stillRefused, "PROCESSOR_DISAGREES");
+        assertNothingSettled(overdue);
     }
 
     /**
