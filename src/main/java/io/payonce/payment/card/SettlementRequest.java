@@ -3,7 +3,6 @@ package io.payonce.payment.card;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.payonce.input.Identifiers;
-import io.payonce.payment.operation.OperatorClaim;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.NotBlank;
@@ -20,7 +19,7 @@ import java.util.Locale;
 public record SettlementRequest(
         @NotNull Outcome outcome,
         @Pattern(regexp = Identifiers.PROCESSOR_ID) String chargeId,
-        @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason) implements OperatorClaim {
+        @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason) {
 
     /** What the operator says became of the payment. */
     public enum Outcome {
@@ -43,20 +42,5 @@ public record SettlementRequest(
 
     boolean charged() {
         return outcome == Outcome.CHARGED;
-    }
-
-    @Override
-    public boolean made() {
-        return charged();
-    }
-
-    @Override
-    public String processorId() {
-        return chargeId;
-    }
-
-    @Override
-    public String outcomeText() {
-        return outcome.text();
     }
 }

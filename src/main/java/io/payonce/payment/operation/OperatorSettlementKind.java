@@ -12,11 +12,11 @@ import java.time.Duration;
 
 /**
  * The hooks a kind gives an operator's settlement ({@link OperatorSettlements}): how it finds the
- * operation, what the processor must confirm (its verdict {@code V}, with its words for the audit
- * row), and how a settled operation is recorded. The flow,
+ * operation, what the processor must confirm of the operator's request {@code C} (its verdict
+ * {@code V}, with its words for the audit row), and how a settled operation is recorded. The flow,
  * its order and its refusals are the lifecycle's.
  */
-public interface OperatorSettlementKind<O extends Operation<O>, C extends OperatorClaim, V> {
+public interface OperatorSettlementKind<O extends Operation<O>, C, V> {
 
     /** The refusal for an id no operation of this kind has. */
     ApiException notFound(long id);

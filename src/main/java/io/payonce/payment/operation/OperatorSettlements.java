@@ -38,7 +38,7 @@ public class OperatorSettlements {
     }
 
     /** Settles operation {@code id} of {@code kind} as {@code claim} says, for {@code operator}, once per key. */
-    public <O extends Operation<O>, C extends OperatorClaim, V> Uni<Answer> settle(OperatorSettlementKind<O, C, V> kind, Caller operator,
+    public <O extends Operation<O>, C, V> Uni<Answer> settle(OperatorSettlementKind<O, C, V> kind, Caller operator,
                                                                                   long id, KeyedRequest keyed, C claim) {
         KeyedWrite write = keyed.by(operator.userId(), claim);
         return guard.firstRead(write, kind.findWithRecord(pool, id, write).map(found -> found.map(target -> {
@@ -49,7 +49,7 @@ public class OperatorSettlements {
         }))).flatMap(first -> first.answered() ? Uni.createFrom().item(first.stored()) : settle(kind, first.row(), write, claim));
     }
 
-    private <O extends Operation<O>, C extends OperatorClaim, V> Uni<Answer> settle(OperatorSettlementKind<O, C, V> kind,
+    private <O extends Operation<O>, C, V> Uni<Answer> settle(OperatorSettlementKind<O, C, V> kind,
                                                                                    SettlementTarget<O> target, KeyedWrite write, C claim) {
         ApiException refusal = target.refusal(window);
         if (refusal != null) {

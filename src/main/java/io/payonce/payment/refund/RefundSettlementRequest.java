@@ -3,7 +3,6 @@ package io.payonce.payment.refund;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.payonce.input.Identifiers;
-import io.payonce.payment.operation.OperatorClaim;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.NotBlank;
@@ -27,7 +26,7 @@ public record RefundSettlementRequest(
         @NotNull Outcome outcome,
         @Pattern(regexp = Identifiers.PROCESSOR_ID) String processorRefundId,
         @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason,
-        @Size(max = MOST_ACKNOWLEDGED) List<@NotNull @Pattern(regexp = Identifiers.PROCESSOR_ID) String> acknowledged) implements OperatorClaim {
+        @Size(max = MOST_ACKNOWLEDGED) List<@NotNull @Pattern(regexp = Identifiers.PROCESSOR_ID) String> acknowledged) {
 
     /** What the operator says became of the refund. */
     public enum Outcome {
@@ -71,20 +70,5 @@ public record RefundSettlementRequest(
     /** The processor's refunds this settlement acknowledges; none when it names none. */
     List<String> acknowledgedRefunds() {
         return acknowledged == null ? List.of() : acknowledged;
-    }
-
-    @Override
-    public boolean made() {
-        return refunded();
-    }
-
-    @Override
-    public String processorId() {
-        return processorRefundId;
-    }
-
-    @Override
-    public String outcomeText() {
-        return outcome.text();
     }
 }
