@@ -42,7 +42,7 @@ public enum ErrorCode {
     REFUND_EXCEEDS_PAYMENT(409, Kind.RECORDED, "Refund exceeds payment", "Refunding %d would take the refunds of order %d beyond its payment of %d; %d remains refundable."),
     ALREADY_APPLIED(409, Kind.RECORDED, "Already applied", "The %s with reference %s was applied to this account before."),
     CHARGE_NOT_RECORDED(409, Kind.RECORDED, "Charge not recorded", "Order %d was paid by a card charge whose id payonce could not "
-            + "keep as that payment's own (an operator settled it): find that charge at the processor by the reference order-%d "
+            + "keep exactly: find that charge at the processor by the reference order-%d "
             + "and refund it there."),
     REFUND_NO_CONFLICT(409, Kind.RECORDED, "Refund number already used", "Refund %s of this order was made for a different amount."),
     ALREADY_SETTLED(409, Kind.REFUSED, "Already settled", "%s is already settled: %s."),

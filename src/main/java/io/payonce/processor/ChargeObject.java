@@ -16,15 +16,17 @@ public final class ChargeObject {
      * What the charge says of its outcome: {@link ChargeOutcome.Succeeded} with the charge's id,
      * amount, currency and reference, and how much of it was refunded, {@link ChargeOutcome.Declined} with its decline code, or
      * {@link ChargeOutcome.Unknown} for a charge that is neither (pending) or too incomplete to settle a
-     * payment with. What the processor says is reduced to the characters payonce stores, at the
-     * lengths it stores.
+     * payment with. The charge's id is kept exactly or not at all ({@link ProcessorText#id}): a
+     * charge that succeeded under an id payonce cannot keep still took the money, and is recorded
+     * without an id. The rest of what the processor says is reduced to the characters payonce
+     * stores, at the lengths it stores.
      */
     public static ChargeOutcome outcome(JsonNode charge) {
         ChargeReply reply = ChargeReply.of(charge);
-        String chargeId = ProcessorText.of(reply.id(), ProcessorText.CHARGE_ID_LENGTH);
+        String chargeId = ProcessorText.id(reply.id(), ProcessorText.CHARGE_ID_LENGTH);
         String declineCode = ProcessorText.of(reply.declineCode(), ProcessorText.CODE_LENGTH);
         return switch (String.valueOf(reply.status())) {
-            case "succeeded" -> chargeId == null || reply.amount() == null || reply.currency() == null
+            case "succeeded" -> reply.id() == null || reply.id().isEmpty() || reply.amount() == null || reply.currency() == null
                     ? new ChargeOutcome.Unknown("the processor's charge is incomplete")
                     : new ChargeOutcome.Succeeded(chargeId, reply.amount(), ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH),
                     ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH), reply.amountRefunded());
@@ -39,9 +41,9 @@ public final class ChargeObject {
                 ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH));
     }
 
-    /** The charge's id at the processor, as payonce stores it; null when it has none. */
+    /** The charge's id at the processor, as payonce keeps it; null when it has none or one payonce cannot keep. */
     public static String id(JsonNode charge) {
-        return ProcessorText.of(ChargeReply.text(charge, "id"), ProcessorText.CHARGE_ID_LENGTH);
+        return ProcessorText.id(ChargeReply.text(charge, "id"), ProcessorText.CHARGE_ID_LENGTH);
     }
 
     /** What the charge says it is for, as payonce stores it; null when it says nothing. */

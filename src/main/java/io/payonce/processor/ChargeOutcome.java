@@ -8,13 +8,16 @@ package io.payonce.processor;
 public sealed interface ChargeOutcome {
 
     /**
-     * {@code reference} is what the charge says it is for, and {@code amountRefunded} how much of it
-     * the processor has refunded in total, under any key; each null when the processor does not say.
+     * {@code chargeId} is null when the processor's id is not one payonce can keep as it is
+     * ({@link ProcessorText#id}); {@code reference} is what the charge says it is for, and
+     * {@code amountRefunded} how much of it the processor has refunded in total, under any key; each
+     * null when the processor does not say.
      */
     record Succeeded(String chargeId, long amount, String currency, String reference, Long amountRefunded) implements ChargeOutcome {
     }
 
     /**
+     * {@code chargeId} is null when the processor names none or one payonce cannot keep;
      * {@code amount}, {@code currency} and {@code reference} are what the declined charge says it was,
      * each null when the processor does not say: a decline frees the order, so one that names another
      * amount, currency or order is not this payment's.

@@ -263,11 +263,7 @@ public class Processor {
             // A refusal of the refund itself, an answer to the refund's POST (a lookup's 400 was turned
             // away above), checked against the refund by whatever it names.
             RefundReply reply = RefundReply.of(refund);
-            String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
-            return failureCode != null
-                    ? new RefundOutcome.Failed(ProcessorText.of(reply.id(), ProcessorText.REFUND_ID_LENGTH),
-                            ProcessorText.of(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
-                            ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), failureCode)
+            return ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH) != null ? RefundObject.failed(reply, null)
                     : new RefundOutcome.Unknown("the processor answered 400");
         }
         return RefundObject.outcome(refund);

@@ -1,9 +1,13 @@
 package io.payonce.processor;
 
+import java.util.regex.Pattern;
+
 /**
- * What payonce keeps of the processor's words (charge ids, decline codes, statuses, the ids and keys
- * its webhook events name): the characters a processor uses for them, at the lengths the columns
- * hold, so that no answer can make the recording of an outcome fail; anything else becomes {@code _}.
+ * What payonce keeps of the processor's words, at the lengths the columns hold, so that no answer
+ * can make the recording of an outcome fail. Words payonce only shows or compares with its own
+ * (decline codes, statuses, currencies, references, what a webhook event names) are reduced to the
+ * characters a processor uses for them. An id payonce names again (a charge's, to refund it or look
+ * it up; a refund's) is kept exactly as the processor wrote it, or not at all.
  */
 public final class ProcessorText {
 
@@ -17,6 +21,23 @@ public final class ProcessorText {
     public static final int CODE_LENGTH = 64;
 
     private ProcessorText() {
+    }
+
+    private static final Pattern KEEPABLE = Pattern.compile("[A-Za-z0-9._:-]+");
+
+    /**
+     * The processor's id exactly as it wrote it, or null when it names none or one payonce cannot keep
+     * as it is (over {@code max} characters, or any other character than A-Z a-z 0-9 . _ : -). Reduced,
+     * two ids could become one ({@code ch/zz} and {@code ch_zz}), and a refund or a lookup by the kept
+     * id would reach another buyer's charge.
+     */
+    public static String id(String text, int max) {
+        return text != null && text.length() <= max && KEEPABLE.matcher(text).matches() ? text : null;
+    }
+
+    /** An id kept by {@link #id}, in words for a history or an audit row: null is one payonce could not keep. */
+    public static String shown(String id) {
+        return id != null ? id : "(an id payonce cannot keep)";
     }
 
     /** {@code text} cut to {@code max} characters of A-Z a-z 0-9 . _ : -; null stays null, and so does an empty text. */

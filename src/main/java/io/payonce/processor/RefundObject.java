@@ -18,25 +18,39 @@ public final class RefundObject {
      * {@link RefundOutcome.Failed} with the same and its failure code ({@code failed} when it names
      * none), or {@link RefundOutcome.Unknown} for a refund that is neither (pending) or too incomplete
      * to settle a refund with: a failure is checked against the refund as closely as a success, since
-     * it gives the refund's amount back to the order. What the processor says is reduced
-     * to the characters payonce stores, at the lengths it stores.
+     * it gives the refund's amount back to the order. Ids are kept exactly or not at all
+     * ({@link ProcessorText#id}); the rest of what the processor says is reduced to the characters
+     * payonce stores, at the lengths it stores.
      */
     public static RefundOutcome outcome(JsonNode refund) {
         RefundReply reply = RefundReply.of(refund);
-        String refundId = ProcessorText.of(reply.id(), ProcessorText.REFUND_ID_LENGTH);
-        String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
-        String chargeId = ProcessorText.of(reply.charge(), ProcessorText.CHARGE_ID_LENGTH);
-        String currency = ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH);
+        boolean named = reply.id() != null && !reply.id().isEmpty();
         return switch (String.valueOf(reply.status())) {
-            case "succeeded" -> refundId == null || reply.amount() == null || reply.currency() == null
+            case "succeeded" -> !named || reply.amount() == null || reply.currency() == null
                     ? new RefundOutcome.Unknown("the processor's refund is incomplete")
-                    : new RefundOutcome.Succeeded(refundId, ProcessorText.of(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
+                    : new RefundOutcome.Succeeded(ProcessorText.id(reply.id(), ProcessorText.REFUND_ID_LENGTH),
+                    ProcessorText.id(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
                     ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), ProcessorText.of(reply.reference(), ProcessorText.REFUND_ID_LENGTH),
                     ProcessorText.of(reply.key(), ProcessorText.REFUND_ID_LENGTH));
-            case "failed", "canceled" -> refundId == null || chargeId == null || reply.amount() == null || currency == null
+            case "failed", "canceled" -> !named || reply.charge() == null || reply.amount() == null || reply.currency() == null
                     ? new RefundOutcome.Unknown("the processor's refund is incomplete")
-                    : new RefundOutcome.Failed(refundId, chargeId, reply.amount(), currency, failureCode == null ? "failed" : failureCode);
+                    : failed(reply, "failed");
             default -> new RefundOutcome.Unknown("the refund is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
         };
+    }
+
+    /**
+     * The refund failed, with whatever it names of itself, its failure code or {@code otherwise}. A
+     * failure gives the refund's amount back, so one that names a charge payonce cannot keep, which
+     * is then no charge of payonce's, is no outcome: it cannot be checked against the refund.
+     */
+    static RefundOutcome failed(RefundReply reply, String otherwise) {
+        String chargeId = ProcessorText.id(reply.charge(), ProcessorText.CHARGE_ID_LENGTH);
+        if (reply.charge() != null && chargeId == null) {
+            return new RefundOutcome.Unknown("the processor's failed refund names a charge payonce cannot keep");
+        }
+        String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
+        return new RefundOutcome.Failed(ProcessorText.id(reply.id(), ProcessorText.REFUND_ID_LENGTH), chargeId, reply.amount(),
+                ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), failureCode == null ? otherwise : failureCode);
     }
 }

@@ -8,7 +8,9 @@ package io.payonce.processor;
 public sealed interface RefundOutcome {
 
     /**
-     * {@code chargeId} is the charge the processor says it refunded, {@code reference} what the refund
+     * {@code refundId} is null when the processor's id is not one payonce can keep as it is
+     * ({@link ProcessorText#id}); {@code chargeId} is the charge the processor says it refunded (null
+     * also when payonce cannot keep its id, which is then no charge of payonce's), {@code reference} what the refund
      * says it is for, {@code key} the Idempotency-Key it was made under; each null when it does not say.
      */
     record Succeeded(String refundId, String chargeId, long amount, String currency, String reference, String key)

@@ -12,7 +12,6 @@ import io.payonce.support.PackagedInstance;
 import io.payonce.support.TcpGate;
 import io.payonce.support.Tokens;
 import io.restassured.RestAssured;
-import io.restassured.response.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

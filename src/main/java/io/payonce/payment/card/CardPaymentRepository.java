@@ -242,7 +242,7 @@ class CardPaymentRepository implements OperationStore<CardPayment> {
 
     /**
      * The processor named, as a payment's outcome, a charge that another payment has recorded
-     * already: a processor's bug, or two of its ids alike once kept ({@code ProcessorText}). It is not
+     * already: a processor's bug (payonce keeps its ids exactly, {@code ProcessorText.id}). It is not
      * this payment's, whatever its amount and order.
      */
     static final class ChargeTaken extends RuntimeException {

@@ -14,6 +14,7 @@ import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaymentPhase;
 import io.payonce.payment.card.CardPaymentRepository.ChargeTaken;
 import io.payonce.processor.ChargeOutcome;
+import io.payonce.processor.ProcessorText;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -91,7 +92,7 @@ class CardSettlement {
         }
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
             return ifMoved(cards.succeed(tx, payment.id(), charged.chargeId()),
-                    () -> charged(tx, payment, "charge " + charged.chargeId(), eventId));
+                    () -> charged(tx, payment, "charge " + ProcessorText.shown(charged.chargeId()), eventId));
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {
             return ifMoved(cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode()),

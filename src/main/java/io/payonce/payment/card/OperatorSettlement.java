@@ -78,18 +78,9 @@ class OperatorSettlement implements OperatorSettlementKind<CardPayment, Settleme
     public Uni<Answer> record(SqlConnection tx, CardPayment payment, SettlementRequest request, Duration window, KeyedWrite write,
                               ProcessorVerdict verdict) {
         Uni<Boolean> moved = request.charged()
-                ? charged(tx, payment, request, window, verdict)
+                ? settlements.succeed(tx, payment, request.chargeId(), window)
                 : settlements.decline(tx, payment, SETTLED_NOT_CHARGED, window);
         return moved.flatMap(settled -> settled ? recordSettled(tx, payment, write, request, verdict.said()) : Uni.createFrom().nullItem());
-    }
-
-    /**
-     * Charged by the named id; where that id, as payonce keeps it, also names another order's charge
-     * at the processor (ProcessorVerdict.charged), without it: a refund sent under it could refund
-     * that other charge, so none is sent ({@code CHARGE_NOT_RECORDED}).
-     */
-    private Uni<Boolean> charged(SqlConnection tx, CardPayment payment, SettlementRequest request, Duration window, ProcessorVerdict verdict) {
-        return settlements.succeed(tx, payment, verdict.chargeIdNamesAnother() ? null : request.chargeId(), window);
     }
 
     private Uni<Answer> recordSettled(SqlConnection tx, CardPayment payment, KeyedWrite write, SettlementRequest request, String said) {

@@ -64,8 +64,7 @@ class OperatorSettlementRepository {
 
     /**
      * Settles {@code payment} as charged by {@code chargeId}, if it still is as the operator found it
-     * ({@link CardPayment#attempts}) and overdue past {@code window}; true when this moved it. A null
-     * {@code chargeId} records it without one: its id, as payonce keeps ids, names another charge.
+     * ({@link CardPayment#attempts}) and overdue past {@code window}; true when this moved it.
      *
      * @throws ApiException CHARGE_ALREADY_RECORDED when another payment holds {@code chargeId} (UNIQUE(processor_charge_id))
      */

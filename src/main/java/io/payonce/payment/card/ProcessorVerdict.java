@@ -4,6 +4,7 @@ import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.ChargesFor;
+import io.payonce.processor.ProcessorText;
 
 import java.time.Duration;
 import java.util.List;
@@ -18,17 +19,13 @@ import java.util.stream.Collectors;
  *
  * @param said what the processor said, in words for the audit row: ids, statuses, amounts and references
  */
-record ProcessorVerdict(String said, boolean chargeIdNamesAnother) {
+record ProcessorVerdict(String said) {
 
     /** The audit row's {@code processor_said} holds this many characters. */
     static final int MOST_SAID = 1000;
 
     /** How many charges of the order's list the verdict describes one by one. */
     private static final int LISTED = 3;
-
-    ProcessorVerdict(String said) {
-        this(said, false);
-    }
 
     /** The processor's words as the audit row keeps them: whole, or cut short at its length, saying so. */
     ProcessorVerdict {
@@ -49,13 +46,6 @@ record ProcessorVerdict(String said, boolean chargeIdNamesAnother) {
         requireAnswer(named);
         String said = "by id: " + describe(named) + "; under the payment's key: " + describe(underKey);
         if (!isThisPaymentsCharge(payment, request, named)) {
-            if (isThisPaymentsCharge(payment, request, underKey) && namesAnotherOrder(payment, request, named)) {
-                // The key holds this payment's charge, and the id it has as payonce keeps it (cut to 255
-                // characters, reduced to A-Z a-z 0-9 . _ : -) names another charge: two of the processor's
-                // ids alike once kept. Recorded without it, the payment never claims that other charge.
-                return new ProcessorVerdict(said + "; the charge under the payment's key is this payment's, and its id as payonce keeps "
-                        + "it names another order's charge: recorded without a charge id", true);
-            }
             throw disagrees(said + "; payment " + payment.id() + " is " + payment.amount() + " " + payment.currency() + " for "
                     + payment.reference());
         }
@@ -120,12 +110,6 @@ record ProcessorVerdict(String said, boolean chargeIdNamesAnother) {
                 && charged.reference() != null && payment.isChargedBy(charged);
     }
 
-    /** {@code charge}, found by the id {@code request} names, is a charge of another order: that id, as payonce keeps it, is two charges. */
-    private static boolean namesAnotherOrder(CardPayment payment, SettlementRequest request, ChargeOutcome charge) {
-        return charge instanceof ChargeOutcome.Succeeded other && request.chargeId().equals(other.chargeId()) && other.reference() != null
-                && !other.reference().equals(payment.reference());
-    }
-
     private static void requireAnswer(ChargeOutcome outcome) {
         if (outcome instanceof ChargeOutcome.Unknown unknown) {
             throw new ApiException(ErrorCode.PROCESSOR_UNAVAILABLE, unknown.reason());
@@ -143,10 +127,10 @@ record ProcessorVerdict(String said, boolean chargeIdNamesAnother) {
         return outcome instanceof ChargeOutcome.Declined declined ? declined.chargeId() : null;
     }
 
-    /** A charge as the processor described it, in the characters it was reduced to when read; one it left unclear only as listed. */
+    /** A charge as the processor described it, as payonce read it; one it left unclear only as listed. */
     private static String describe(ChargeOutcome outcome) {
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
-            return charged.chargeId() + " succeeded, " + charged.amount() + " " + charged.currency() + " for "
+            return ProcessorText.shown(charged.chargeId()) + " succeeded, " + charged.amount() + " " + charged.currency() + " for "
                     + (charged.reference() == null ? "no reference" : charged.reference());
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {

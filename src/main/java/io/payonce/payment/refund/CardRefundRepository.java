@@ -234,7 +234,7 @@ class CardRefundRepository implements OperationStore<CardRefund> {
 
     /**
      * The processor named, as a refund's outcome, a processor refund that another refund has recorded
-     * already: a processor's bug, or two of its ids alike once kept ({@code ProcessorText}). It is not
+     * already: a processor's bug (payonce keeps its ids exactly, {@code ProcessorText.id}). It is not
      * this refund's, whatever its amount and charge.
      */
     static final class ProcessorRefundTaken extends RuntimeException {

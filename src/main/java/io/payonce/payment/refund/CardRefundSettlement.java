@@ -14,6 +14,7 @@ import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
 import io.payonce.payment.refund.CardRefundRepository.ProcessorRefundTaken;
+import io.payonce.processor.ProcessorText;
 import io.payonce.processor.RefundOutcome;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -98,7 +99,7 @@ class CardRefundSettlement {
     Uni<Answer> record(SqlConnection tx, CardRefund refund, Order order, RefundOutcome outcome, String eventId) {
         if (outcome instanceof RefundOutcome.Succeeded refunded) {
             return ifMoved(cardRefunds.succeed(tx, refund.id(), refunded.refundId()),
-                    () -> succeeded(tx, refund, order, "refund " + refunded.refundId(), eventId));
+                    () -> succeeded(tx, refund, order, "refund " + ProcessorText.shown(refunded.refundId()), eventId));
         }
         if (outcome instanceof RefundOutcome.Failed failed) {
             return ifMoved(cardRefunds.fail(tx, refund.id(), failed.refundId(), failed.failureCode()),

@@ -8,6 +8,8 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.Objects;
+
 /**
  * The refund room's door for a refund's outcome that payonce learns from outside its own calls: the
  * processor's webhook events. The refund to the card is found by the key it was made under at the
@@ -78,7 +80,7 @@ public class RefundNotices {
     private static boolean agrees(CardRefund refund, RefundOutcome outcome) {
         if (outcome instanceof RefundOutcome.Succeeded refunded) {
             return refund.phase() == RefundPhase.SUCCEEDED && refund.isRefundedBy(refunded)
-                    && refunded.refundId().equals(refund.processorRefundId());
+                    && Objects.equals(refunded.refundId(), refund.processorRefundId());
         }
         RefundOutcome.Failed failed = (RefundOutcome.Failed) outcome;
         return refund.phase() == RefundPhase.FAILED && refund.isFailedBy(failed)

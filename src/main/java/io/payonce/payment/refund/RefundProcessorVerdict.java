@@ -4,6 +4,7 @@ import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.payment.refund.OperatorRefundSettlementRepository.RecordedRefund;
+import io.payonce.processor.ProcessorText;
 import io.payonce.processor.RefundOutcome;
 
 import java.util.List;
@@ -182,8 +183,8 @@ record RefundProcessorVerdict(String said) {
     /** A refund as the processor described it, in the characters it was reduced to when read; never an unclear answer. */
     private static String describe(RefundOutcome outcome) {
         if (outcome instanceof RefundOutcome.Succeeded refunded) {
-            return refunded.refundId() + " succeeded, " + refunded.amount() + " " + refunded.currency() + " of charge "
-                    + (refunded.chargeId() == null ? "not named" : refunded.chargeId()) + " for "
+            return ProcessorText.shown(refunded.refundId()) + " succeeded, " + refunded.amount() + " " + refunded.currency() + " of charge "
+                    + (refunded.chargeId() == null ? "not named, or not one payonce can keep" : refunded.chargeId()) + " for "
                     + (refunded.reference() == null ? "no reference" : refunded.reference());
         }
         if (outcome instanceof RefundOutcome.Failed failed) {
@@ -195,7 +196,7 @@ record RefundProcessorVerdict(String said) {
     /** The charge asked for by {@code chargeId}, as the processor described it, with how much of it it refunded; never an unclear answer. */
     private static String describe(ChargeOutcome outcome, String chargeId) {
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
-            return charged.chargeId() + " succeeded, " + (charged.amountRefunded() == null ? "not saying how much of it was refunded"
+            return ProcessorText.shown(charged.chargeId()) + " succeeded, " + (charged.amountRefunded() == null ? "not saying how much of it was refunded"
                     : charged.amountRefunded() + " of " + charged.amount() + " " + charged.currency() + " refunded");
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {

@@ -115,8 +115,8 @@ public class RefundService {
      */
     private Uni<Begun<CardRefund>> startToCard(SqlConnection tx, Order order, PaidBy paidBy, RefundRequest refund, KeyedWrite write) {
         if (paidBy.chargeId() == null) {
-            // Settled by an operator without the charge's id, which named another payment's charge as payonce keeps ids:
-            // a refund sent under it would refund that other charge.
+            // Charged under an id the processor wrote in characters or at a length payonce cannot keep exactly:
+            // no refund can name that charge to the processor.
             return Uni.createFrom().failure(new ApiException(ErrorCode.CHARGE_NOT_RECORDED, order.id(), order.id()));
         }
         String processorKey = processorKeys.refund(write.scope(), write.key().value(), paidBy.chargeId(), refund.refundNo());

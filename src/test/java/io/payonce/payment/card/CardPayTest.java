@@ -40,6 +40,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -304,6 +305,42 @@ class CardPayTest {
         assertEquals("PAYING", db.orderStatus(buyer.order()));
         assertEquals(202, buyer.payByCard("tok_visa").statusCode());
         assertEquals(recorded, db.string("SELECT processor_charge_id FROM pay_record WHERE id = ? AND phase = 'SUCCEEDED'", paidPayment));
+    }
+
+    /**
+     * Two of the processor's charge ids differ only in a character payonce cannot keep ({@code ch/zz…}
+     * and {@code ch_zz…}). Reduced to the characters it keeps, the first payment would hold the
+     * second's id: the second payment could never be recorded, and a refund of the first order would
+     * refund the second buyer's charge. An id payonce cannot keep exactly is not kept: the first
+     * payment is paid without one, its refunds are left to the processor (recorded, nothing reserved
+     * or sent), and the second payment keeps and refunds its own.
+     */
+    @Test
+    void aChargeIdPayonceCannotKeepExactlyIsNeverKeptSoNoRefundReachesAnotherBuyersCharge() {
+        String kept = "ch_zz" + UUID.randomUUID().toString().replace("-", "");
+        Checkout first = Buyer.withBalance(0).checkout(1310);
+        Checkout second = Buyer.withBalance(0).checkout(1320);
+        processor().plantUnderNextKey(kept.replace("ch_", "ch/"), 1310, "EUR", "order-" + first.order());
+        Response firstPaid = first.payByCard("tok_visa");
+        processor().plantUnderNextKey(kept, 1320, "EUR", "order-" + second.order());
+        Response secondPaid = second.payByCard("tok_visa");
+
+        Response firstRefund = Api.refund(Tokens.ops(), first.order(), Api.newKey(), "r-1", 100);
+        Response secondRefund = Api.refund(Tokens.ops(), second.order(), Api.newKey(), "r-1", 200);
+
+        assertEquals(201, firstPaid.statusCode(), firstPaid.asString());
+        assertEquals(201, secondPaid.statusCode(), secondPaid.asString());
+        assertNull(db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ?", first.order()));
+        assertEquals("charge (an id payonce cannot keep)",
+                db.string("SELECT p.detail FROM payment_phase p JOIN pay_record r ON r.id = p.payment_id "
+                        + "WHERE r.order_id = ? AND p.phase = 'SUCCEEDED'", first.order()));
+        assertEquals(kept, db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ?", second.order()));
+        assertEquals(409, firstRefund.statusCode(), firstRefund.asString());
+        assertEquals("CHARGE_NOT_RECORDED", firstRefund.jsonPath().getString("code"));
+        assertEquals(0, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", first.order()), "nothing reserved, nothing sent");
+        assertEquals(201, secondRefund.statusCode(), secondRefund.asString());
+        assertEquals(List.of(200L), processor().refunds().stream().filter(refund -> refund.charge().equals(kept)).map(ProcessorSimulator.Refund::amount)
+                .toList(), "the second buyer's charge was refunded by its own refund alone");
     }
 
     /** No charge was made (the processor failed first, or was down): the recovery job sends the same charge again, under the same key. */

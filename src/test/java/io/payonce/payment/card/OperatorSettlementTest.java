@@ -296,47 +296,6 @@ class OperatorSettlementTest {
         assertEquals("DECLINED", phase(overdue));
     }
 
-    /**
-     * Two of the processor's charge ids alike once payonce keeps them ({@code ch/zz…} and {@code ch_zz…}):
-     * the second payment's own charge, under its own key, names the first payment's as payonce keeps
-     * ids, so it can never be recorded, and the payment stayed UNKNOWN for ever with its order PAYING.
-     * An operator settles it as charged: recorded without a charge id, whose refund a refund to the
-     * card must not send (it would refund the first payment's charge), so a refund is refused, recorded.
-     */
-    @Test
-    void aPaymentWhoseChargeIdCollidesWithAnothersIsSettledWithoutItAndItsRefundIsLeftToTheProcessor() {
-        String kept = "ch_zz" + UUID.randomUUID().toString().replace("-", "");
-        Checkout first = Buyer.withBalance(0).checkout(1310);
-        processor().plantUnderNextKey(kept, 1310, "EUR", "order-" + first.order());
-        assertEquals(201, first.payByCard("tok_visa").statusCode(), "set-up: the first payment holds " + kept);
-        Checkout second = Buyer.withBalance(0).checkout(1320);
-        processor().plantUnderNextKey(kept.replace("ch_", "ch/"), 1320, "EUR", "order-" + second.order());
-        Response accepted = second.payByCard("tok_visa");
-        assertEquals(202, accepted.statusCode(), "set-up: the second payment's charge, as payonce keeps its id, is the first's: "
-                + accepted.asString());
-        long payment = accepted.jsonPath().getLong("paymentId");
-        db.update("UPDATE pay_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", payment);
-        String operator = "ops-" + UUID.randomUUID();
-
-        Response settled = settle(Tokens.ops(operator), payment, Api.newKey(), charged(kept));
-        Response clientsRetry = second.payByCard("tok_visa");
-        Response refund = Api.refund(Tokens.ops(), second.order(), Api.newKey(), "r-1", 100);
-
-        assertEquals(201, settled.statusCode(), settled.asString());
-        assertTrue(settled.jsonPath().getString("processorSaid").endsWith("names another order's charge: recorded without a charge id"),
-                settled.asString());
-        assertEquals("SUCCEEDED", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
-        assertEquals("PAID", db.orderStatus(second.order()));
-        assertNull(db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", payment), "the first payment's charge is not claimed");
-        assertEquals(kept, db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ?", first.order()));
-        assertEquals(kept, db.string("SELECT charge_id FROM operator_settlement WHERE payment_id = ?", payment), "the audit row names it");
-        assertEquals(201, clientsRetry.statusCode(), clientsRetry.asString());
-        assertEquals(409, refund.statusCode(), refund.asString());
-        assertEquals("CHARGE_NOT_RECORDED", refund.jsonPath().getString("code"));
-        assertEquals(0, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", second.order()), "nothing reserved, nothing sent");
-        assertEquals(1, processor().charges().stream().filter(charge -> charge.reference().equals("order-" + second.order())).count());
-    }
-
     /** A charge named as this payment's, that the processor describes otherwise. */
     @ParameterizedTest(name = "{0}")
     @CsvSource({

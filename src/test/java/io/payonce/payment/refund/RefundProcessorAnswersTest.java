@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.UUID;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -100,6 +102,28 @@ class RefundProcessorAnswersTest {
         assertEquals(2, db.count("SELECT attempts FROM refund_record WHERE id = ?", refund), "the retry took the refund and looked it up");
         assertEquals("SUCCEEDED", db.string("SELECT phase FROM refund_record WHERE id = ?", settledRefund));
         assertEquals(recorded, db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", settledRefund));
+    }
+
+    /**
+     * Two of the processor's refund ids differ only in a character payonce cannot keep ({@code re/zz…}
+     * and {@code re_zz…}). Reduced, the first refund would hold the second's id, and the second, its own
+     * refund made, would be taken for one already recorded and left UNKNOWN. An id payonce cannot keep
+     * exactly is not kept: the first refund succeeds without one, the second keeps its own.
+     */
+    @Test
+    void aRefundIdPayonceCannotKeepExactlyIsNeverKept() {
+        String kept = "re_zz" + UUID.randomUUID().toString().replace("-", "");
+        long firstOrder = Buyer.withBalance(0).paidByCard(3400, "tok_visa");
+        long secondOrder = Buyer.withBalance(0).paidByCard(3400, "tok_visa");
+        processor().plantRefundUnderNextKey(kept.replace("re_", "re/"), chargeOf(firstOrder), 3400, "EUR", true);
+        Response first = Api.refund(OPS, firstOrder, Api.newKey(), "r-1", 3400);
+        processor().plantRefundUnderNextKey(kept, chargeOf(secondOrder), 3400, "EUR", true);
+        Response second = Api.refund(OPS, secondOrder, Api.newKey(), "r-1", 3400);
+
+        assertEquals(201, first.statusCode(), first.asString());
+        assertEquals(201, second.statusCode(), second.asString());
+        assertNull(db.string("SELECT processor_refund_id FROM refund_record WHERE order_id = ?", firstOrder));
+        assertEquals(kept, db.string("SELECT processor_refund_id FROM refund_record WHERE order_id = ?", secondOrder));
     }
 
     /**
