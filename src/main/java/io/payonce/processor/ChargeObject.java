@@ -26,10 +26,11 @@ public final class ChargeObject {
         String chargeId = ProcessorText.id(reply.id(), ProcessorText.CHARGE_ID_LENGTH);
         String declineCode = ProcessorText.of(reply.declineCode(), ProcessorText.CODE_LENGTH);
         return switch (String.valueOf(reply.status())) {
-            case "succeeded" -> reply.id() == null || reply.id().isEmpty() || reply.amount() == null || reply.currency() == null
+            case "succeeded" -> reply.id() == null || reply.id().isEmpty() || reply.amount() == null
+                    || ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH) == null
                     ? new ChargeOutcome.Unknown("the processor's charge is incomplete")
                     : new ChargeOutcome.Succeeded(chargeId, reply.amount(), ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH),
-                    ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH), reply.amountRefunded());
+                    ProcessorText.compared(reply.reference(), ProcessorText.CODE_LENGTH), reply.amountRefunded());
             case "declined", "failed" -> declined(reply, chargeId, declineCode == null ? "declined" : declineCode);
             default -> new ChargeOutcome.Unknown("the charge is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
         };
@@ -38,7 +39,7 @@ public final class ChargeObject {
     /** A declined charge with whatever it says of itself, reduced as a success's fields are. */
     static ChargeOutcome.Declined declined(ChargeReply reply, String chargeId, String declineCode) {
         return new ChargeOutcome.Declined(chargeId, declineCode, reply.amount(), ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH),
-                ProcessorText.of(reply.reference(), ProcessorText.CODE_LENGTH));
+                ProcessorText.compared(reply.reference(), ProcessorText.CODE_LENGTH));
     }
 
     /** The charge's id at the processor, as payonce keeps it; null when it has none or one payonce cannot keep. */
@@ -48,6 +49,6 @@ public final class ChargeObject {
 
     /** What the charge says it is for, as payonce stores it; null when it says nothing. */
     static String reference(JsonNode charge) {
-        return ProcessorText.of(ChargeReply.text(charge, "reference"), ProcessorText.CODE_LENGTH);
+        return ProcessorText.compared(ChargeReply.text(charge, "reference"), ProcessorText.CODE_LENGTH);
     }
 }

@@ -7,6 +7,11 @@ package io.payonce.processor;
  */
 public sealed interface ChargeOutcome {
 
+    /** The outcome as a definite report; null for one that is not definite. */
+    default ProcessorReport report() {
+        return null;
+    }
+
     /**
      * {@code chargeId} is null when the processor's id is not one payonce can keep as it is
      * ({@link ProcessorText#id}); {@code reference} is what the charge says it is for, and
@@ -14,6 +19,11 @@ public sealed interface ChargeOutcome {
      * null when the processor does not say.
      */
     record Succeeded(String chargeId, long amount, String currency, String reference, Long amountRefunded) implements ChargeOutcome {
+
+        @Override
+        public ProcessorReport report() {
+            return new ProcessorReport(true, chargeId, amount, currency, reference, null);
+        }
     }
 
     /**
@@ -23,6 +33,11 @@ public sealed interface ChargeOutcome {
      * amount, currency or order is not this payment's.
      */
     record Declined(String chargeId, String declineCode, Long amount, String currency, String reference) implements ChargeOutcome {
+
+        @Override
+        public ProcessorReport report() {
+            return new ProcessorReport(false, chargeId, amount, currency, reference, null);
+        }
     }
 
     /**

@@ -23,7 +23,11 @@ public final class ProcessorText {
     private ProcessorText() {
     }
 
-    private static final Pattern KEEPABLE = Pattern.compile("[A-Za-z0-9._:-]+");
+    /** What an id payonce keeps is made of: as an operator names one ({@code Identifiers.PROCESSOR_ID}), never {@code .} or {@code ..}. */
+    private static final Pattern KEEPABLE = Pattern.compile("(?!\\.{1,2}$)[A-Za-z0-9._:-]+");
+
+    /** Marks a compared text payonce could not keep exactly: no text of payonce's own begins with it. */
+    private static final String NOT_KEPT = "?";
 
     /**
      * The processor's id exactly as it wrote it, or null when it names none or one payonce cannot keep
@@ -33,6 +37,17 @@ public final class ProcessorText {
      */
     public static String id(String text, int max) {
         return text != null && text.length() <= max && KEEPABLE.matcher(text).matches() ? text : null;
+    }
+
+    /**
+     * A text the processor echoes back for payonce to compare with its own (a reference, a key): exactly
+     * as written, or, when payonce cannot keep it so, reduced behind a leading {@code ?}, which none of
+     * payonce's own texts has. Reduced alone, {@code order-1-refund-r/1} would equal refund
+     * {@code r_1}'s reference; marked, it equals nothing payonce sent. Null stays null.
+     */
+    public static String compared(String text, int max) {
+        String kept = id(text, max);
+        return kept != null || text == null || text.isEmpty() ? kept : NOT_KEPT + of(text, max - NOT_KEPT.length());
     }
 
     /** An id kept by {@link #id}, in words for a history or an audit row: null is one payonce could not keep. */

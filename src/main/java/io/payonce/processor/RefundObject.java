@@ -26,13 +26,14 @@ public final class RefundObject {
         RefundReply reply = RefundReply.of(refund);
         boolean named = reply.id() != null && !reply.id().isEmpty();
         return switch (String.valueOf(reply.status())) {
-            case "succeeded" -> !named || reply.amount() == null || reply.currency() == null
+            case "succeeded" -> !named || reply.amount() == null || ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH) == null
                     ? new RefundOutcome.Unknown("the processor's refund is incomplete")
                     : new RefundOutcome.Succeeded(ProcessorText.id(reply.id(), ProcessorText.REFUND_ID_LENGTH),
                     ProcessorText.id(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
-                    ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), ProcessorText.of(reply.reference(), ProcessorText.REFUND_ID_LENGTH),
-                    ProcessorText.of(reply.key(), ProcessorText.REFUND_ID_LENGTH));
-            case "failed", "canceled" -> !named || reply.charge() == null || reply.amount() == null || reply.currency() == null
+                    ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), ProcessorText.compared(reply.reference(), ProcessorText.REFUND_ID_LENGTH),
+                    ProcessorText.compared(reply.key(), ProcessorText.REFUND_ID_LENGTH));
+            case "failed", "canceled" -> !named || reply.charge() == null || reply.amount() == null
+                    || ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH) == null
                     ? new RefundOutcome.Unknown("the processor's refund is incomplete")
                     : failed(reply, "failed");
             default -> new RefundOutcome.Unknown("the refund is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));

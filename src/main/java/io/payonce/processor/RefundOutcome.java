@@ -7,6 +7,11 @@ package io.payonce.processor;
  */
 public sealed interface RefundOutcome {
 
+    /** The outcome as a definite report; null for one that is not definite. */
+    default ProcessorReport report() {
+        return null;
+    }
+
     /**
      * {@code refundId} is null when the processor's id is not one payonce can keep as it is
      * ({@link ProcessorText#id}); {@code chargeId} is the charge the processor says it refunded (null
@@ -15,6 +20,11 @@ public sealed interface RefundOutcome {
      */
     record Succeeded(String refundId, String chargeId, long amount, String currency, String reference, String key)
             implements RefundOutcome {
+
+        @Override
+        public ProcessorReport report() {
+            return new ProcessorReport(true, refundId, amount, currency, reference, chargeId);
+        }
     }
 
     /**
@@ -23,6 +33,11 @@ public sealed interface RefundOutcome {
      * refusal of payonce's own refund request names none, since it answers that request.
      */
     record Failed(String refundId, String chargeId, Long amount, String currency, String failureCode) implements RefundOutcome {
+
+        @Override
+        public ProcessorReport report() {
+            return new ProcessorReport(false, refundId, amount, currency, null, chargeId);
+        }
     }
 
     /** {@code delivered} is false only when the request certainly never reached the processor (it could not connect). */

@@ -54,9 +54,9 @@ record ProcessorEvent(String id, String type, JsonNode object) {
         return ProcessorEventType.named(type);
     }
 
-    /** The object's id, as the inbox keeps it; null when it names none. */
+    /** The object's id, as the inbox keeps it: exactly, or null when it names none or one payonce cannot keep ({@link ProcessorText#id}). */
     String objectId() {
-        return ProcessorText.of(scalar("id"), ProcessorText.CHARGE_ID_LENGTH);
+        return ProcessorText.id(scalar("id"), ProcessorText.CHARGE_ID_LENGTH);
     }
 
     /** The key the object was made under, as the inbox keeps it; null when it names none. */

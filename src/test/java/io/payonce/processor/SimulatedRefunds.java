@@ -118,8 +118,8 @@ final class SimulatedRefunds {
 
     /** {@code id}: the planted refund's id, or null for a new one. */
     void plantUnderNextKey(String id, String chargeId, long amount, String currency, boolean succeeded) {
-        toPlant.add(succeeded ? new Refund(id, null, chargeId, amount, currency, "planted", "succeeded", null)
-                : new Refund(id, null, chargeId, amount, currency, "planted", "failed", "expired_or_canceled_card"));
+        toPlant.add(succeeded ? new Refund(id, null, chargeId, amount, currency, null, "succeeded", null)
+                : new Refund(id, null, chargeId, amount, currency, null, "failed", "expired_or_canceled_card"));
     }
 
     /** Every refund made, under a key still known or one forgotten. */
@@ -178,7 +178,7 @@ final class SimulatedRefunds {
         }
         synchronized (refunds) {
             forgetExpiredKeys();
-            plantUnder(key);
+            plantUnder(key, params.getString("reference"));
             if (!admit(request, key, params)) {
                 return;
             }
@@ -261,11 +261,12 @@ final class SimulatedRefunds {
         return refund;
     }
 
-    private void plantUnder(String key) {
+    /** The planted refund under {@code key}, saying it is for {@code reference}, the request's: it differs only where the test planted it so. */
+    private void plantUnder(String key, String reference) {
         Refund planted = toPlant.poll();
         if (planted != null && !refunds.containsKey(key)) {
             refunds.put(key, new Refund(planted.id() != null ? planted.id() : newRefundId(), key, planted.charge(), planted.amount(), planted.currency(),
-                    planted.reference(), planted.status(), planted.failureCode()));
+                    reference, planted.status(), planted.failureCode()));
             keyedAtNanos.put(key, System.nanoTime());
             plantedKeys.add(key);
         }

@@ -6,7 +6,6 @@ import io.payonce.payment.PaymentPhase;
 import io.payonce.payment.PaymentView;
 import io.payonce.payment.operation.Operation;
 import io.payonce.payment.operation.Phase;
-import io.payonce.processor.ChargeOutcome;
 
 import java.time.Duration;
 
@@ -46,7 +45,8 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
     }
 
     /** What the charge tells the processor it is for; a charge that answers with another is not this payment's. */
-    String reference() {
+    @Override
+    public String reference() {
         return "order-" + orderId;
     }
 
@@ -55,47 +55,16 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
         return new PaymentView(id, orderId, amount, currency, PaymentMethod.CARD, phase);
     }
 
-    /**
-     * The charge is this payment's: its amount, its currency (processors write it in either case),
-     * and its order, where the processor echoes what the charge was for; and the very charge recorded,
-     * once one is.
-     */
-    boolean isChargedBy(ChargeOutcome.Succeeded charged) {
-        return isRecorded(charged.chargeId()) && charged.amount() == amount && currency.equalsIgnoreCase(charged.currency())
-                && (charged.reference() == null || charged.reference().equals(reference()));
+    /** A charge acts on no other processor object. */
+    @Override
+    public String actsOn() {
+        return null;
     }
 
-    /**
-     * The processor's declined charge is this payment's: whatever it names of the amount, the
-     * currency and the order agrees. A decline frees the order for another pay, so a decline of
-     * another charge under this payment's key must not. A refusal of payonce's own request names none
-     * of them, and answers that request.
-     */
-    boolean isDeclinedBy(ChargeOutcome.Declined declined) {
-        return (declined.chargeId() == null || isRecorded(declined.chargeId()))
-                && (declined.amount() == null || declined.amount() == amount)
-                && (declined.currency() == null || currency.equalsIgnoreCase(declined.currency()))
-                && (declined.reference() == null || declined.reference().equals(reference()));
-    }
-
-    /**
-     * Whether {@code outcome} describes this payment's charge ({@link #isChargedBy}, {@link #isDeclinedBy});
-     * an outcome that is not definite names no charge to disagree with.
-     */
-    boolean isDescribedBy(ChargeOutcome outcome) {
-        if (outcome instanceof ChargeOutcome.Succeeded charged) {
-            return isChargedBy(charged);
-        }
-        return !(outcome instanceof ChargeOutcome.Declined declined) || isDeclinedBy(declined);
-    }
-
-    /**
-     * The charge id agrees with the one recorded, if one is: under a settled payment's key, another
-     * charge, even of the same amount and order, is a second charge of the card (the processor forgot
-     * the key and took a resend as new).
-     */
-    private boolean isRecorded(String id) {
-        return chargeId == null || chargeId.equals(id);
+    /** The charge recorded as the payment's own. */
+    @Override
+    public String processorId() {
+        return chargeId;
     }
 
     CardPayment in(PaymentPhase next) {

@@ -1,10 +1,10 @@
 package io.payonce.payment.card;
 
-import io.payonce.db.SqlErrors;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.order.Order;
 import io.payonce.payment.PaymentPhase;
 import io.payonce.payment.operation.OperationStore;
+import io.payonce.payment.operation.ProcessorIdTaken;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.mysqlclient.MySQLClient;
 import io.vertx.mutiny.sqlclient.Row;
@@ -156,23 +156,15 @@ class CardPaymentRepository implements OperationStore<CardPayment> {
     /**
      * True when this moved the payment to SUCCEEDED, false when it was settled already.
      *
-     * @throws ChargeTaken when another payment holds {@code chargeId}
+     * @throws ProcessorIdTaken when another payment holds {@code chargeId}
      */
     Uni<Boolean> succeed(SqlClient tx, long id, String chargeId) {
-        return moved(recordedOnce(tx.preparedQuery(SUCCEED).execute(Tuple.of(chargeId, id)), chargeId));
+        return moved(ProcessorIdTaken.recordedOnce(tx.preparedQuery(SUCCEED).execute(Tuple.of(chargeId, id)), chargeId));
     }
 
     /** As {@link #succeed}, to DECLINED; a decline that names no charge ({@code chargeId} null) is never taken. */
     Uni<Boolean> decline(SqlClient tx, long id, String chargeId, String declineCode) {
-        return moved(recordedOnce(tx.preparedQuery(DECLINE).execute(Tuple.of(chargeId, declineCode, id)), chargeId));
-    }
-
-    /**
-     * UNIQUE(processor_charge_id) refuses a charge that another payment recorded (V7): the UPDATE
-     * wrote nothing, and the transaction goes on (MariaDB undoes the one statement, not the transaction).
-     */
-    private static Uni<RowSet<Row>> recordedOnce(Uni<RowSet<Row>> update, String chargeId) {
-        return update.onFailure(SqlErrors::isDuplicateKey).transform(duplicate -> new ChargeTaken(chargeId));
+        return moved(ProcessorIdTaken.recordedOnce(tx.preparedQuery(DECLINE).execute(Tuple.of(chargeId, declineCode, id)), chargeId));
     }
 
     /**
@@ -238,24 +230,5 @@ class CardPaymentRepository implements OperationStore<CardPayment> {
                 row.getString("currency"), PaymentPhase.valueOf(row.getString("phase")), new IdempotencyKey(row.getString("idem_key")),
                 row.getString("card_token"), row.getString("processor_key"), row.getString("processor_charge_id"),
                 sentMicrosAgo == null ? null : Duration.ofNanos(sentMicrosAgo * 1000), row.getInteger("charge_attempts"));
-    }
-
-    /**
-     * The processor named, as a payment's outcome, a charge that another payment has recorded
-     * already: a processor's bug (payonce keeps its ids exactly, {@code ProcessorText.id}). It is not
-     * this payment's, whatever its amount and order.
-     */
-    static final class ChargeTaken extends RuntimeException {
-
-        private final String chargeId;
-
-        ChargeTaken(String chargeId) {
-            super("Charge " + chargeId + " is recorded on another payment", null, false, false);
-            this.chargeId = chargeId;
-        }
-
-        String chargeId() {
-            return chargeId;
-        }
     }
 }

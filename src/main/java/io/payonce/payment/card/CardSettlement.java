@@ -12,7 +12,7 @@ import io.payonce.idempotency.KeyAnswers;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaymentPhase;
-import io.payonce.payment.card.CardPaymentRepository.ChargeTaken;
+import io.payonce.payment.operation.ProcessorIdTaken;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.ProcessorText;
 import io.smallrye.mutiny.Uni;
@@ -68,9 +68,9 @@ class CardSettlement {
      */
     Uni<Answer> settle(CardPayment payment, ChargeOutcome outcome) {
         return transactions.inTransaction(tx -> record(tx, payment, outcome, null)
-                .onFailure(ChargeTaken.class).recoverWithUni(taken -> {
+                .onFailure(ProcessorIdTaken.class).recoverWithUni(taken -> {
                     LOG.errorf("Processor charge %s under payment %d's key is recorded on another payment already: left UNKNOWN for an operator",
-                            ((ChargeTaken) taken).chargeId(), payment.id());
+                            ((ProcessorIdTaken) taken).processorId(), payment.id());
                     return unknown(tx, payment, "the processor reported a charge already recorded on another payment", false);
                 })
                 .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : answerSoFar(tx, payment)));
@@ -82,15 +82,19 @@ class CardSettlement {
      * worker settled or took over the payment first). {@code eventId} names the processor's webhook
      * event that told a definite outcome, null when payonce's own call learnt it.
      *
-     * @throws ChargeTaken when another payment has recorded the charge already: nothing was written
+     * @throws ProcessorIdTaken when another payment has recorded the charge already: nothing was written
      */
     Uni<Answer> record(SqlConnection tx, CardPayment payment, ChargeOutcome outcome, String eventId) {
-        if (!payment.isDescribedBy(outcome)) {
+        if (!payment.isDescribedBy(outcome.report())) {
             LOG.errorf("Processor said %s under payment %d's key, not of its %d %s for %s: left UNKNOWN for an operator",
                     outcome, payment.id(), payment.amount(), payment.currency(), payment.reference());
             return unknown(tx, payment, "the processor reported another charge under this key", false);
         }
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
+            if (charged.chargeId() == null) {
+                LOG.warnf("Payment %d was charged under an id payonce cannot keep: refunds of order %d go through the processor's dashboard",
+                        payment.id(), payment.orderId());
+            }
             return ifMoved(cards.succeed(tx, payment.id(), charged.chargeId()),
                     () -> charged(tx, payment, "charge " + ProcessorText.shown(charged.chargeId()), eventId));
         }

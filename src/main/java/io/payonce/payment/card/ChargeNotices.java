@@ -1,7 +1,7 @@
 package io.payonce.payment.card;
 
 import io.payonce.payment.PaymentPhase;
-import io.payonce.payment.card.CardPaymentRepository.ChargeTaken;
+import io.payonce.payment.operation.ProcessorIdTaken;
 import io.payonce.processor.ChargeOutcome;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -46,22 +46,18 @@ public class ChargeNotices {
                 return Uni.createFrom().item(ChargeNotice.unknownCharge());
             }
             if (payment.phase().definite()) {
-                ChargeNotice.Effect effect = agrees(payment, outcome) ? ChargeNotice.Effect.ALREADY_SETTLED : ChargeNotice.Effect.CONTRADICTING;
+                ChargeNotice.Effect effect = payment.isSettledAs(outcome.report()) ? ChargeNotice.Effect.ALREADY_SETTLED
+                        : ChargeNotice.Effect.CONTRADICTING;
                 return Uni.createFrom().item(new ChargeNotice(payment.id(), payment.phase(), effect));
             }
-            if (!payment.isDescribedBy(outcome)) {
+            if (!payment.isDescribedBy(outcome.report())) {
                 return Uni.createFrom().item(new ChargeNotice(payment.id(), payment.phase(), ChargeNotice.Effect.CONTRADICTING));
             }
             return settlement.record(tx, payment, outcome, eventId)
                     .map(answer -> new ChargeNotice(payment.id(), phaseOf(outcome), ChargeNotice.Effect.APPLIED))
-                    .onFailure(ChargeTaken.class)
+                    .onFailure(ProcessorIdTaken.class)
                     .recoverWithItem(new ChargeNotice(payment.id(), payment.phase(), ChargeNotice.Effect.CONTRADICTING));
         });
-    }
-
-    /** Whether a settled payment already has this outcome: the same phase, of its amount, currency and order, and its very charge. */
-    private static boolean agrees(CardPayment payment, ChargeOutcome outcome) {
-        return payment.phase() == phaseOf(outcome) && payment.isDescribedBy(outcome);
     }
 
     private static PaymentPhase phaseOf(ChargeOutcome outcome) {

@@ -107,7 +107,7 @@ record ProcessorVerdict(String said) {
      */
     private static boolean isThisPaymentsCharge(CardPayment payment, SettlementRequest request, ChargeOutcome charge) {
         return charge instanceof ChargeOutcome.Succeeded charged && request.chargeId().equals(charged.chargeId())
-                && charged.reference() != null && payment.isChargedBy(charged);
+                && charged.reference() != null && payment.isDescribedBy(charged.report());
     }
 
     private static void requireAnswer(ChargeOutcome outcome) {

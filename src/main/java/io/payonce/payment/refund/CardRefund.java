@@ -5,7 +5,6 @@ import io.payonce.order.Order;
 import io.payonce.payment.PaymentMethod;
 import io.payonce.payment.operation.Operation;
 import io.payonce.payment.operation.Phase;
-import io.payonce.processor.RefundOutcome;
 
 import java.time.Duration;
 
@@ -37,28 +36,21 @@ record CardRefund(long id, long orderId, String userId, String refundNo, long am
     }
 
     /** What the refund tells the processor it is for, in words a person at the processor's dashboard can trace. */
-    String reference() {
+    @Override
+    public String reference() {
         return "order-" + orderId + "-refund-" + refundNo;
     }
 
-    /**
-     * The processor's refund is this one: its amount, its currency (processors write it in either
-     * case), and the charge it refunded, which the processor must name.
-     */
-    boolean isRefundedBy(RefundOutcome.Succeeded refunded) {
-        return refunded.amount() == amount && currency.equalsIgnoreCase(refunded.currency()) && chargeId.equals(refunded.chargeId());
+    /** The charge the refund gives money back from, which the processor's refund must name. */
+    @Override
+    public String actsOn() {
+        return chargeId;
     }
 
-    /**
-     * The processor's failed refund is this one: whatever it names of the charge, the amount and the
-     * currency agrees. A failure gives the refund's amount back to the order, so a failed refund of
-     * another charge or amount under this refund's key must not. A refusal of payonce's own request
-     * names none of them, and answers that request.
-     */
-    boolean isFailedBy(RefundOutcome.Failed failed) {
-        return (failed.chargeId() == null || chargeId.equals(failed.chargeId()))
-                && (failed.amount() == null || failed.amount() == amount)
-                && (failed.currency() == null || currency.equalsIgnoreCase(failed.currency()));
+    /** The processor's refund recorded as this one. */
+    @Override
+    public String processorId() {
+        return processorRefundId;
     }
 
     /** The refund as its request is answered, with the order as it stands after it. */

@@ -1,9 +1,9 @@
 package io.payonce.payment.refund;
 
-import io.payonce.db.SqlErrors;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.order.Order;
 import io.payonce.payment.operation.OperationStore;
+import io.payonce.payment.operation.ProcessorIdTaken;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.mysqlclient.MySQLClient;
 import io.vertx.mutiny.sqlclient.Row;
@@ -136,15 +136,15 @@ class CardRefundRepository implements OperationStore<CardRefund> {
     /**
      * True when this moved the refund to SUCCEEDED, false when it was settled already.
      *
-     * @throws ProcessorRefundTaken when another refund holds {@code processorRefundId}
+     * @throws ProcessorIdTaken when another refund holds {@code processorRefundId}
      */
     Uni<Boolean> succeed(SqlClient tx, long id, String processorRefundId) {
-        return moved(recordedOnce(tx.preparedQuery(SUCCEED).execute(Tuple.of(processorRefundId, id)), processorRefundId));
+        return moved(ProcessorIdTaken.recordedOnce(tx.preparedQuery(SUCCEED).execute(Tuple.of(processorRefundId, id)), processorRefundId));
     }
 
     /** As {@link #succeed}, to FAILED; a refusal that names no processor refund ({@code processorRefundId} null) is never taken. */
     Uni<Boolean> fail(SqlClient tx, long id, String processorRefundId, String failureCode) {
-        return moved(recordedOnce(tx.preparedQuery(FAIL).execute(Tuple.of(processorRefundId, failureCode, id)), processorRefundId));
+        return moved(ProcessorIdTaken.recordedOnce(tx.preparedQuery(FAIL).execute(Tuple.of(processorRefundId, failureCode, id)), processorRefundId));
     }
 
     /**
@@ -202,14 +202,6 @@ class CardRefundRepository implements OperationStore<CardRefund> {
         return tx.preparedQuery(INSERT_PHASE).execute(Tuple.of(refundId, phase.name(), detail, eventId)).replaceWithVoid();
     }
 
-    /**
-     * UNIQUE(processor_refund_id) refuses a processor refund that another refund recorded: the UPDATE
-     * wrote nothing, and the transaction goes on (MariaDB undoes the one statement, not the transaction).
-     */
-    private static Uni<RowSet<Row>> recordedOnce(Uni<RowSet<Row>> update, String processorRefundId) {
-        return update.onFailure(SqlErrors::isDuplicateKey).transform(duplicate -> new ProcessorRefundTaken(processorRefundId));
-    }
-
     static Uni<Boolean> moved(Uni<RowSet<Row>> update) {
         return update.map(rows -> rows.rowCount() == 1);
     }
@@ -230,24 +222,5 @@ class CardRefundRepository implements OperationStore<CardRefund> {
                 new IdempotencyKey(row.getString("idem_key")), row.getString("processor_key"), row.getString("processor_charge_id"),
                 row.getInteger("attempts"), sentMicrosAgo == null ? null : Duration.ofNanos(sentMicrosAgo * 1000),
                 row.getString("processor_refund_id"));
-    }
-
-    /**
-     * The processor named, as a refund's outcome, a processor refund that another refund has recorded
-     * already: a processor's bug (payonce keeps its ids exactly, {@code ProcessorText.id}). It is not
-     * this refund's, whatever its amount and charge.
-     */
-    static final class ProcessorRefundTaken extends RuntimeException {
-
-        private final String processorRefundId;
-
-        ProcessorRefundTaken(String processorRefundId) {
-            super("Processor refund " + processorRefundId + " is recorded on another refund", null, false, false);
-            this.processorRefundId = processorRefundId;
-        }
-
-        String processorRefundId() {
-            return processorRefundId;
-        }
     }
 }

@@ -13,7 +13,7 @@ import io.payonce.idempotency.KeyAnswers;
 import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
-import io.payonce.payment.refund.CardRefundRepository.ProcessorRefundTaken;
+import io.payonce.payment.operation.ProcessorIdTaken;
 import io.payonce.processor.ProcessorText;
 import io.payonce.processor.RefundOutcome;
 import io.smallrye.mutiny.Uni;
@@ -65,16 +65,9 @@ class CardRefundSettlement {
     }
 
     Uni<Answer> settle(CardRefund refund, RefundOutcome outcome) {
-        if (outcome instanceof RefundOutcome.Succeeded refunded && !refund.isRefundedBy(refunded)) {
-            LOG.errorf("Processor refund %s under refund %d's key is %d %s of charge %s, not %d %s of charge %s: left UNKNOWN for an operator",
-                    refunded.refundId(), refund.id(), refunded.amount(), refunded.currency(), refunded.chargeId(), refund.amount(),
-                    refund.currency(), refund.chargeId());
-            return unknown(refund, "the processor reported another refund under this key", false);
-        }
-        if (outcome instanceof RefundOutcome.Failed failed && !refund.isFailedBy(failed)) {
-            LOG.errorf("Processor refund %s under refund %d's key failed for %d %s of charge %s, not %d %s of charge %s: left UNKNOWN for an operator",
-                    failed.refundId(), refund.id(), failed.amount(), failed.currency(), failed.chargeId(), refund.amount(),
-                    refund.currency(), refund.chargeId());
+        if (!refund.isDescribedBy(outcome.report())) {
+            LOG.errorf("Processor said %s under refund %d's key, not of its %d %s of charge %s for %s: left UNKNOWN for an operator",
+                    outcome, refund.id(), refund.amount(), refund.currency(), refund.chargeId(), refund.reference());
             return unknown(refund, "the processor reported another refund under this key", false);
         }
         if (outcome instanceof RefundOutcome.Succeeded || outcome instanceof RefundOutcome.Failed) {
@@ -88,13 +81,13 @@ class CardRefundSettlement {
 
     /**
      * Records a definite {@code outcome} in {@code tx}, which holds the order's row lock
-     * ({@code order} as locked): the phase's compare-and-set first, then the rest of the outcome. A
-     * success must be this refund's ({@link CardRefund#isRefundedBy}). Returns the key's new answer,
+     * ({@code order} as locked): the phase's compare-and-set first, then the rest of the outcome. The
+     * outcome must be this refund's ({@link CardRefund#isDescribedBy}). Returns the key's new answer,
      * or null when the compare-and-set moved nothing (the refund was settled already).
      * {@code eventId} names the processor's webhook event that told the outcome, null when payonce's
      * own call learnt it.
      *
-     * @throws ProcessorRefundTaken when another refund has recorded the processor refund already: nothing was written
+     * @throws ProcessorIdTaken when another refund has recorded the processor refund already: nothing was written
      */
     Uni<Answer> record(SqlConnection tx, CardRefund refund, Order order, RefundOutcome outcome, String eventId) {
         if (outcome instanceof RefundOutcome.Succeeded refunded) {
@@ -188,9 +181,9 @@ class CardRefundSettlement {
     private Uni<Answer> definite(CardRefund refund, RefundOutcome outcome) {
         return transactions.inTransaction(tx -> orders.lockById(tx, refund.orderId())
                 .flatMap(order -> record(tx, refund, order, outcome, null))
-                .onFailure(ProcessorRefundTaken.class).recoverWithUni(taken -> {
+                .onFailure(ProcessorIdTaken.class).recoverWithUni(taken -> {
                     LOG.errorf("Processor refund %s under refund %d's key is recorded on another refund already: left UNKNOWN for an operator",
-                            ((ProcessorRefundTaken) taken).processorRefundId(), refund.id());
+                            ((ProcessorIdTaken) taken).processorId(), refund.id());
                     return unknown(tx, refund, "the processor reported a refund already recorded on another refund", false);
                 })
                 .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : answerSoFar(tx, refund)));

@@ -2,13 +2,11 @@ package io.payonce.payment.refund;
 
 import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
-import io.payonce.payment.refund.CardRefundRepository.ProcessorRefundTaken;
+import io.payonce.payment.operation.ProcessorIdTaken;
 import io.payonce.processor.RefundOutcome;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
-
-import java.util.Objects;
 
 /**
  * The refund room's door for a refund's outcome that payonce learns from outside its own calls: the
@@ -55,11 +53,11 @@ public class RefundNotices {
 
     private Uni<RefundNotice> judge(SqlConnection tx, CardRefund refund, Order order, RefundOutcome outcome, String eventId) {
         if (refund.phase().definite()) {
-            RefundNotice.Effect effect = agrees(refund, outcome) ? RefundNotice.Effect.ALREADY_SETTLED : RefundNotice.Effect.CONTRADICTING;
+            RefundNotice.Effect effect = refund.isSettledAs(outcome.report()) ? RefundNotice.Effect.ALREADY_SETTLED
+                    : RefundNotice.Effect.CONTRADICTING;
             return Uni.createFrom().item(new RefundNotice(refund.id(), refund.phase(), effect));
         }
-        if (outcome instanceof RefundOutcome.Succeeded refunded && !refund.isRefundedBy(refunded)
-                || outcome instanceof RefundOutcome.Failed failed && !refund.isFailedBy(failed)) {
+        if (!refund.isDescribedBy(outcome.report())) {
             return Uni.createFrom().item(new RefundNotice(refund.id(), refund.phase(), RefundNotice.Effect.CONTRADICTING));
         }
         return settlement.record(tx, refund, order, outcome, eventId).map(answer -> {
@@ -67,24 +65,8 @@ public class RefundNotices {
                 throw new IllegalStateException("Refund " + refund.id() + " was unsettled under its locks, yet its phase did not move");
             }
             return new RefundNotice(refund.id(), phaseOf(outcome), RefundNotice.Effect.APPLIED);
-        }).onFailure(ProcessorRefundTaken.class)
+        }).onFailure(ProcessorIdTaken.class)
                 .recoverWithItem(new RefundNotice(refund.id(), refund.phase(), RefundNotice.Effect.CONTRADICTING));
-    }
-
-    /**
-     * Whether a settled refund already has this outcome: the same phase, of its amount, currency and
-     * charge, and the very refund payonce recorded. Another processor refund under the same key, even
-     * of the same amount, is a second refund of the card (the processor forgot the key and took a
-     * resend for a new refund): CONTRADICTING, for ops to see, never a quiet repeat.
-     */
-    private static boolean agrees(CardRefund refund, RefundOutcome outcome) {
-        if (outcome instanceof RefundOutcome.Succeeded refunded) {
-            return refund.phase() == RefundPhase.SUCCEEDED && refund.isRefundedBy(refunded)
-                    && Objects.equals(refunded.refundId(), refund.processorRefundId());
-        }
-        RefundOutcome.Failed failed = (RefundOutcome.Failed) outcome;
-        return refund.phase() == RefundPhase.FAILED && refund.isFailedBy(failed)
-                && (refund.processorRefundId() == null || refund.processorRefundId().equals(failed.refundId()));
     }
 
     private static RefundPhase phaseOf(RefundOutcome outcome) {

@@ -159,7 +159,7 @@ record RefundProcessorVerdict(String said) {
      * that charge and amount. A refund that names the key it was made under must name this refund's.
      */
     private static boolean isThisRefund(RefundOutcome.Succeeded refunded, CardRefund refund, String processorRefundId) {
-        return processorRefundId.equals(refunded.refundId()) && refund.isRefundedBy(refunded) && refund.reference().equals(refunded.reference())
+        return processorRefundId.equals(refunded.refundId()) && refund.isDescribedBy(refunded.report()) && refund.reference().equals(refunded.reference())
                 && (refunded.key() == null || refunded.key().equals(refund.processorKey()));
     }
 
@@ -180,7 +180,7 @@ record RefundProcessorVerdict(String said) {
         return outcome instanceof RefundOutcome.Failed failed ? failed.refundId() : null;
     }
 
-    /** A refund as the processor described it, in the characters it was reduced to when read; never an unclear answer. */
+    /** A refund as the processor described it, as payonce read it; never an unclear answer. */
     private static String describe(RefundOutcome outcome) {
         if (outcome instanceof RefundOutcome.Succeeded refunded) {
             return ProcessorText.shown(refunded.refundId()) + " succeeded, " + refunded.amount() + " " + refunded.currency() + " of charge "
