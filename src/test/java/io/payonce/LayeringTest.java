@@ -41,8 +41,8 @@ class LayeringTest {
             Set.of("api"));
 
     /** What the webhook room may use of the pay paths: their doors for an outcome learnt from the processor's events. */
-    private static final Set<String> WEBHOOK_DOORS = Set.of("payment.card.ChargeNotices", "payment.card.ChargeNotice",
-            "payment.refund.RefundNotices", "payment.refund.RefundNotice");
+    private static final Set<String> WEBHOOK_DOORS = Set.of("payment.card.ChargeNotices", "payment.operation.Notice",
+            "payment.refund.RefundNotices");
 
     /** The room of the one lifecycle that every operation at the processor follows. */
     private static final String LIFECYCLE = "payment.operation";

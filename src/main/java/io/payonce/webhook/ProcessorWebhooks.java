@@ -3,9 +3,8 @@ package io.payonce.webhook;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.payonce.db.Transactions;
 import io.payonce.errors.ApiException;
-import io.payonce.payment.card.ChargeNotice;
 import io.payonce.payment.card.ChargeNotices;
-import io.payonce.payment.refund.RefundNotice;
+import io.payonce.payment.operation.Notice;
 import io.payonce.payment.refund.RefundNotices;
 import io.payonce.processor.ChargeObject;
 import io.payonce.processor.ChargeOutcome;
@@ -133,39 +132,27 @@ class ProcessorWebhooks {
         if (accepted.outcome() instanceof ChargeOutcome charge) {
             return event.payonceKey()
                     .map(key -> charges.apply(tx, key, charge, event.id())
-                            .map(notice -> new Effect(outcomeOf(notice.effect()), notice.paymentId(), null, nameOf(notice.phase()))))
+                            .map(notice -> new Effect(outcomeOf(notice.effect(), WebhookOutcome.UNKNOWN_CHARGE), notice.id(), null, notice.phase())))
                     .orElseGet(() -> Uni.createFrom().item(Effect.of(WebhookOutcome.UNKNOWN_CHARGE)));
         }
         if (accepted.outcome() instanceof RefundOutcome refund) {
             return event.payonceKey()
                     .map(key -> refunds.apply(tx, key, refund, event.id())
-                            .map(notice -> new Effect(outcomeOf(notice.effect()), null, notice.refundId(), nameOf(notice.phase()))))
+                            .map(notice -> new Effect(outcomeOf(notice.effect(), WebhookOutcome.UNKNOWN_REFUND), null, notice.id(), notice.phase())))
                     .orElseGet(() -> Uni.createFrom().item(Effect.of(WebhookOutcome.UNKNOWN_REFUND)));
         }
         // charge.refunded: it names no refund of payonce's to settle (ProcessorEventType).
         return Uni.createFrom().item(Effect.of(WebhookOutcome.NOT_APPLIED));
     }
 
-    private static WebhookOutcome outcomeOf(ChargeNotice.Effect effect) {
+    /** {@code unknown}: the kind's word for a key no operation of the kind was made under. */
+    private static WebhookOutcome outcomeOf(Notice.Effect effect, WebhookOutcome unknown) {
         return switch (effect) {
             case APPLIED -> WebhookOutcome.APPLIED;
             case ALREADY_SETTLED -> WebhookOutcome.ALREADY_SETTLED;
             case CONTRADICTING -> WebhookOutcome.CONTRADICTING;
-            case UNKNOWN_CHARGE -> WebhookOutcome.UNKNOWN_CHARGE;
+            case UNKNOWN -> unknown;
         };
-    }
-
-    private static WebhookOutcome outcomeOf(RefundNotice.Effect effect) {
-        return switch (effect) {
-            case APPLIED -> WebhookOutcome.APPLIED;
-            case ALREADY_SETTLED -> WebhookOutcome.ALREADY_SETTLED;
-            case CONTRADICTING -> WebhookOutcome.CONTRADICTING;
-            case UNKNOWN_REFUND -> WebhookOutcome.UNKNOWN_REFUND;
-        };
-    }
-
-    private static String nameOf(Enum<?> phase) {
-        return phase == null ? null : phase.name();
     }
 
     /** Counted and logged once committed: what ops must look at (an event that contradicts, or names a charge or refund payonce did not make) at WARN. */

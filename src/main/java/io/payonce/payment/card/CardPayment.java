@@ -34,6 +34,17 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
         };
     }
 
+    @Override
+    public String phaseNamed(Phase lifecycle) {
+        return switch (lifecycle) {
+            case STARTED -> PaymentPhase.STARTED.name();
+            case SENT -> PaymentPhase.CHARGE_SENT.name();
+            case UNKNOWN -> PaymentPhase.UNKNOWN.name();
+            case SUCCEEDED -> PaymentPhase.SUCCEEDED.name();
+            case FAILED -> PaymentPhase.DECLINED.name();
+        };
+    }
+
     /** Where the client finds the payment: the Location of its 202. */
     String location() {
         return PaymentView.location(id);

@@ -18,6 +18,9 @@ public interface Operation<O extends Operation<O>> {
 
     Phase lifecyclePhase();
 
+    /** {@code phase} in the kind's own stored words (a card payment's FAILED is DECLINED). */
+    String phaseNamed(Phase phase);
+
     String processorKey();
 
     /** In minor units. */

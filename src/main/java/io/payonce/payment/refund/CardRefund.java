@@ -25,6 +25,11 @@ record CardRefund(long id, long orderId, String userId, String refundNo, long am
         return Phase.valueOf(phase.name());
     }
 
+    @Override
+    public String phaseNamed(Phase lifecycle) {
+        return lifecycle.name();
+    }
+
     /** Where ops find the refund: the Location of its 202. */
     String location() {
         return RefundView.location(id);

@@ -103,6 +103,11 @@ class ProcessorReportChecksTest {
         }
 
         @Override
+        public String phaseNamed(Phase phase) {
+            return phase.name();
+        }
+
+        @Override
         public String processorKey() {
             return "payonce-key";
         }
