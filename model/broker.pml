@@ -30,6 +30,7 @@ bool declined = false;         /* ghost: a 402 was stored for the command */
 /* --- RabbitMQ --- */
 chan queue = [3] of { bool };  /* payonce-commands: each message's redelivered flag */
 byte unacked = 0;              /* delivered, neither acked nor nacked yet */
+bool unrepliedMark = false;    /* command_requeue: the unreplied rule sent the command back once (StoredRequeueMarks) */
 chan replies = [4] of { short };   /* the sender's reply queue */
 
 /* --- faults --- */
@@ -123,10 +124,11 @@ end_consumer:
         if
         :: replies ! answer
         :: atomic { lostReplies < MAX_LOST_REPLIES -> lostReplies++ };
-            /* MessageSettlement.unreplied: back to the queue once, then acked */
+            /* MessageSettlement.unreplied: back to the queue once, by the rule's own mark (never the redelivered
+               flag, which a crash and a store down set too), then acked */
             if
-            :: !redelivered -> atomic { unacked--; queue ! true }; goto next
-            :: redelivered -> skip
+            :: !unrepliedMark -> atomic { unrepliedMark = true; unacked--; queue ! true }; goto next
+            :: unrepliedMark -> skip
             fi
         fi;
         crashHere();

@@ -12,6 +12,7 @@ import io.payonce.commands.outcome.OutcomeTable;
 import io.payonce.commands.outcome.Stopping;
 import io.payonce.commands.outcome.TwinCharging;
 import io.payonce.commands.settlement.MessageSettlement;
+import io.payonce.commands.settlement.RequeueMarks;
 import io.payonce.config.PayonceConfig;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
@@ -62,7 +63,7 @@ public class CommandConsumer {
     private final Draining draining;
 
     CommandConsumer(ObjectMapper json, Validator validator, IdempotencyGuard guard, Payments payments, RefundService refunds,
-                    ConfirmedPublisher publisher, GroupedPublisher replies,
+                    ConfirmedPublisher publisher, GroupedPublisher replies, RequeueMarks marks,
                     @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".queue.name") String queue,
                     @ConfigProperty(name = "mp.messaging.incoming." + COMMANDS + ".dead-letter-exchange") String deadLetterExchange,
                     PayonceConfig config, PayonceMetrics metrics, Draining draining) {
@@ -70,7 +71,7 @@ public class CommandConsumer {
         this.payments = payments;
         this.refunds = refunds;
         this.table = new OutcomeTable(draining);
-        this.settlement = new MessageSettlement(json, table, publisher, replies, deadLetterExchange, queue,
+        this.settlement = new MessageSettlement(json, table, publisher, replies, marks, deadLetterExchange, queue,
                 config.commands().requeueAfter(), metrics, draining);
         this.draining = draining;
     }

@@ -128,7 +128,7 @@ class HeldCardChargeCommandTest {
 
             assertTrue(heldMeanwhile, "set-up: the twin held its charge until the redelivery was dead-lettered");
             String reason = String.valueOf(dead.getProps().getHeaders().get(MessageSettlement.REASON_HEADER));
-            assertTrue(reason.startsWith("409 PAYMENT_IN_PROGRESS") && reason.contains("when redelivered") && reason.contains("no reply-to"),
+            assertTrue(reason.startsWith("409 PAYMENT_IN_PROGRESS") && reason.contains("when it came back") && reason.contains("no reply-to"),
                     reason);
             assertEquals(201, firstAnswer.statusCode(), firstAnswer.asString());
             assertChargedOnce(db, buyer, firstAnswer.jsonPath().getLong("paymentId"));

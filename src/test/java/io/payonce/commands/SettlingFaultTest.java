@@ -1,5 +1,6 @@
 package io.payonce.commands;
 
+import io.payonce.commands.outcome.OnceRule;
 import io.payonce.idempotency.Answer;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
@@ -7,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -33,15 +35,35 @@ class SettlingFaultTest {
     }
 
     /**
-     * Redelivered, the failed reply is dead-lettered; the copy fails too, in a way no row of the table
-     * names: the message is rejected to the queue's own dead-letter exchange, not sent round again.
+     * Met a second time, the failed reply is dead-lettered; the copy fails too (no publisher here): the
+     * message is rejected to the queue's own dead-letter exchange, not sent round again.
      */
     @Test
-    void aRedeliveryWhoseSettlingFailsOutsideTheTableIsRejectedNotSentRoundAgain() throws Exception {
+    void aSecondFailureWhoseDeadLetterCopyFailsIsRejectedNotSentRoundAgain() throws Exception {
         IncomingRabbitMQMetadata amqp = SettledMessages.delivered(true, "guest.replies");
 
-        messages.consumer.handle(messages.recorded(amqp), amqp, Uni.createFrom().item(Answer.created(new Object()))).await().atMost(WAIT);
+        for (int delivery = 0; delivery < 2; delivery++) {
+            messages.consumer.handle(messages.recorded(amqp), amqp, Uni.createFrom().item(Answer.created(new Object()))).await().atMost(WAIT);
+        }
 
-        assertEquals(List.of("rejected"), messages.settled);
+        assertEquals(List.of("requeued", "rejected"), messages.settled);
+    }
+
+    /**
+     * Settling fails in a way no row of the table names (a fault in the unforeseen rule's own marks):
+     * the last resort sends the message back to the queue once, by its own mark, and rejects it to the
+     * queue's dead-letter exchange when it fails so again, never leaving it unsettled or round for ever.
+     */
+    @Test
+    void aMessageWhoseSettlingFailsOutsideTheTableGoesBackOnceThenIsRejected() throws Exception {
+        SettledMessages faulty = new SettledMessages(Set.of(OnceRule.UNFORESEEN));
+        IncomingRabbitMQMetadata amqp = SettledMessages.delivered(false, "guest.replies");
+
+        for (int delivery = 0; delivery < 3; delivery++) {
+            faulty.consumer.handle(faulty.recorded(amqp), amqp, Uni.createFrom().item(Answer.created(new Object()))).await().atMost(WAIT);
+        }
+
+        assertEquals(List.of("requeued", "rejected", "rejected"), faulty.settled);
+        assertEquals(Set.of("guest/msg-1/LAST_RESORT"), faulty.marks);
     }
 }

@@ -16,17 +16,18 @@ import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
  * the ack or the nack itself failed                                  UNSETTLED    nothing more: the broker redelivers it
  * never begun, the instance stopping                                 REQUEUE      back to the queue after the pause
  * any other failure once the stop has begun                          REQUEUE_NOW  back to the queue at once
- * come back later, no reply-to: on its first delivery                REQUEUE      back to the queue after the pause
- * come back later, no reply-to: redelivered                          DEAD_LETTER  copied with the code as the reason, then acked
+ * come back later, no reply-to                                       REQUEUE_ONCE back to the queue after the pause, once;
+ *                                                                                 then copied with the code as the reason, acked
  * not now: a store down, a balance pay's twin in flight              REQUEUE      back to the queue after the pause
  * can never succeed: unreadable, invalid, not allowed                DEAD_LETTER  copied with the reason, then acked
- * unforeseen: on its first delivery                                  REQUEUE      back to the queue after the pause
- * unforeseen: redelivered                                            DEAD_LETTER
+ * unforeseen                                                         REQUEUE_ONCE back to the queue once, then dead-lettered
  * </pre>
  * A reply that fails is a result of its own and goes through the table again: anything but an
  * unconfirmed reply, even a reply that could not be built, falls to the rows below REPLY
  * ({@link #unanswered}), never to REPLY again. An unconfirmed reply, and settling that fails, are the
- * settlement's to handle, so that no message is left unsettled.
+ * settlement's to handle, so that no message is left unsettled. "Once" is counted by the rule that
+ * sends the command back ({@link OnceRule}), never by the broker's redelivered flag, which payonce's
+ * own other requeues set too: a command that waited for a store still has its one requeue.
  *
  * <p>Row by row:
  * <ul>
@@ -43,8 +44,8 @@ import io.smallrye.reactive.messaging.rabbitmq.IncomingRabbitMQMetadata;
  * answer that says nothing was done, replied and acked like any other when there is a reply-to, for
  * the sender to send the command again later; held on the queue, it could hold a consumer as long
  * as the processor. With no reply-to nobody would hear it, and an ack would lose the command: it goes
- * back to the queue after the pause, once, and if its redelivery is told the same, it is
- * dead-lettered with the code as its reason;</li>
+ * back to the queue after the pause, once, and if it is told the same when it comes back, it is
+ * dead-lettered with the code as its reason, however often it waited for a store in between;</li>
  * <li>"not now" (a store down, a balance pay's twin in flight): nacked back to the queue after a
  * pause, so that it waits for the store instead of spinning, and never dead-lettered;</li>
  * <li>a message that can never succeed (too large, unreadable, invalid, no message-id, a sender not
@@ -75,11 +76,11 @@ public final class OutcomeTable {
         if (failure == null || isAnAnswer(kindOf(failure)) || comesBackLater(failure) && amqp.getReplyTo().isPresent()) {
             return Outcome.REPLY;
         }
-        return unanswered(failure, amqp);
+        return unanswered(failure);
     }
 
     /** The rows below REPLY: a failure that is no answer, or a reply that failed. */
-    public Outcome unanswered(Throwable failure, IncomingRabbitMQMetadata amqp) {
+    public Outcome unanswered(Throwable failure) {
         ErrorCode.Kind kind = kindOf(failure);
         if (failure instanceof AckLost) {
             return Outcome.UNSETTLED;
@@ -91,9 +92,7 @@ public final class OutcomeTable {
             return Outcome.REQUEUE_NOW;
         }
         if (comesBackLater(failure)) {
-            // The broker's redelivered flag is the bound: a classic queue counts no deliveries, and a
-            // count kept by this instance would start again on another.
-            return amqp.isRedeliver() ? Outcome.DEAD_LETTER : Outcome.REQUEUE;
+            return Outcome.REQUEUE_ONCE;
         }
         if (kind == ErrorCode.Kind.NOT_NOW || DependencyFailure.isTransient(failure)) {
             return Outcome.REQUEUE;
@@ -101,7 +100,12 @@ public final class OutcomeTable {
         if (failure instanceof Unprocessable || kind == ErrorCode.Kind.INVALID) {
             return Outcome.DEAD_LETTER;
         }
-        return amqp.isRedeliver() ? Outcome.DEAD_LETTER : Outcome.REQUEUE;
+        return Outcome.REQUEUE_ONCE;
+    }
+
+    /** The rule whose one requeue a {@link Outcome#REQUEUE_ONCE} of {@code failure} is. */
+    public static OnceRule onceRuleOf(Throwable failure) {
+        return comesBackLater(failure) ? OnceRule.COME_BACK_LATER : OnceRule.UNFORESEEN;
     }
 
     private static ErrorCode.Kind kindOf(Throwable failure) {

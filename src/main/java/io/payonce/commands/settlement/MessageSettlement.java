@@ -6,6 +6,7 @@ import io.payonce.broker.ConfirmedPublisher;
 import io.payonce.broker.GroupedPublisher;
 import io.payonce.commands.intake.Unprocessable;
 import io.payonce.commands.outcome.AckLost;
+import io.payonce.commands.outcome.OnceRule;
 import io.payonce.commands.outcome.Outcome;
 import io.payonce.commands.outcome.OutcomeTable;
 import io.payonce.errors.ApiException;
@@ -24,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Does what {@link OutcomeTable} decided for a message: the reply and the ack, the nack back to the
@@ -32,8 +34,9 @@ import java.util.Map;
  * {@link #unreplied}; anything else, even a reply that could not be built, falls to the rows below
  * REPLY ({@link OutcomeTable#unanswered}), never to REPLY again. Settling that fails in any way but a
  * lost ack or nack puts the message back on the queue once, and rejects it to the queue's dead-letter
- * exchange when it fails so again redelivered ({@link #lastResort}): no message is left unsettled
- * while its channel stays open, and none goes round for ever.
+ * exchange when it fails so again ({@link #lastResort}): no message is left unsettled while its
+ * channel stays open, and none goes round for ever. "Once" is each rule's own mark
+ * ({@link RequeueMarks}), never the broker's redelivered flag.
  */
 public final class MessageSettlement {
 
@@ -52,6 +55,7 @@ public final class MessageSettlement {
     private final OutcomeTable table;
     private final ConfirmedPublisher publisher;
     private final GroupedPublisher replies;
+    private final RequeueMarks marks;
     private final String deadLetterExchange;
     private final String deadLetterRoutingKey;
     /** How long a command that must wait (a store down, its twin in flight) stays away before it goes back to the queue. */
@@ -60,12 +64,13 @@ public final class MessageSettlement {
     private final Draining draining;
 
     public MessageSettlement(ObjectMapper json, OutcomeTable table, ConfirmedPublisher publisher, GroupedPublisher replies,
-                             String deadLetterExchange, String deadLetterRoutingKey, Duration requeueAfter, PayonceMetrics metrics,
+                             RequeueMarks marks, String deadLetterExchange, String deadLetterRoutingKey, Duration requeueAfter, PayonceMetrics metrics,
                              Draining draining) {
         this.json = json;
         this.table = table;
         this.publisher = publisher;
         this.replies = replies;
+        this.marks = marks;
         this.deadLetterExchange = deadLetterExchange;
         this.deadLetterRoutingKey = deadLetterRoutingKey;
         this.requeueAfter = requeueAfter;
@@ -82,27 +87,29 @@ public final class MessageSettlement {
             case REPLY -> Uni.createFrom()
                     .deferred(() -> replyAndAck(message, amqp, failure == null ? answer : Answer.problem((ApiException) failure, null)))
                     .onFailure(replyFailed -> !(replyFailed instanceof AckLost))
-                    .recoverWithUni(replyFailed -> perform(table.unanswered(replyFailed, amqp), message, amqp, null, replyFailed));
+                    .recoverWithUni(replyFailed -> perform(table.unanswered(replyFailed), message, amqp, null, replyFailed));
             case UNSETTLED -> Uni.createFrom().failure(failure);
             case REQUEUE -> requeue(message, amqp, failure);
             case REQUEUE_NOW -> requeueNow(message, amqp, failure);
             case DEAD_LETTER -> deadLetter(message, amqp, failure);
+            case REQUEUE_ONCE -> once(OutcomeTable.onceRuleOf(failure), amqp, () -> requeue(message, amqp, failure),
+                    () -> deadLetter(message, amqp, failure));
         };
     }
 
     /**
      * Settling the message failed in a way the table has no row for, a fault of payonce's own: back
-     * to the queue, after the pause unless the instance is stopping, rather than left unsettled until
-     * the channel closes; a redelivery that fails so again is rejected to the queue's dead-letter
-     * exchange, as an unforeseen failure is, so that no message goes round for ever. Only a lost ack
-     * or nack is left to the broker.
+     * to the queue once, after the pause unless the instance is stopping, rather than left unsettled
+     * until the channel closes; a command this rule sent back before that fails so again is rejected
+     * to the queue's dead-letter exchange, as an unforeseen failure is, so that no message goes round
+     * for ever ({@link OnceRule#LAST_RESORT}). Only a lost ack or nack is left to the broker.
      */
     public Uni<Void> lastResort(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable unsettled) {
         LOG.errorf(unsettled, "Command %s could not be settled as its outcome said", amqp.getMessageId().orElse("?"));
         if (draining.stopping()) {
             return requeueNow(message, amqp, unsettled);
         }
-        return amqp.isRedeliver() ? reject(message, unsettled) : requeue(message, amqp, unsettled);
+        return once(OnceRule.LAST_RESORT, amqp, () -> requeue(message, amqp, unsettled), () -> reject(message, unsettled));
     }
 
     /**
@@ -140,12 +147,26 @@ public final class MessageSettlement {
 
     /**
      * The effect and its answer are stored, but the reply was not confirmed: the command goes back to
-     * the queue once, and its redelivery replies with the stored answer; a redelivery whose reply fails
-     * too is acked, and the sender gets the answer by sending the command again.
+     * the queue once ({@link OnceRule#UNREPLIED}), and when it comes back it replies with the stored
+     * answer; if that reply fails too, it is acked, and the sender gets the answer by sending the
+     * command again. On an instance that is stopping it goes back unmarked, for an instance that stays.
      */
     private Uni<Void> unreplied(Message<?> message, IncomingRabbitMQMetadata amqp, Throwable unreplied) {
         LOG.warnf("Reply to command %s not confirmed: %s", amqp.getMessageId().orElse("?"), unreplied.toString());
-        return amqp.isRedeliver() && !draining.stopping() ? ack(message, "unreplied") : requeue(message, amqp, unreplied);
+        if (draining.stopping()) {
+            return requeue(message, amqp, unreplied);
+        }
+        return once(OnceRule.UNREPLIED, amqp, () -> requeue(message, amqp, unreplied), () -> ack(message, "unreplied"));
+    }
+
+    /**
+     * {@code rule}'s one requeue ({@code backOnce}) at its first meeting with the command, and
+     * {@code thereafter} at any later one. With no mark to read now, the command waits as for a store,
+     * back to the queue after the pause, the rule not used up.
+     */
+    private Uni<Void> once(OnceRule rule, IncomingRabbitMQMetadata amqp, Supplier<Uni<Void>> backOnce, Supplier<Uni<Void>> thereafter) {
+        return Uni.createFrom().deferred(() -> marks.meet(amqp, rule))
+                .flatMap(meeting -> meeting == RequeueMarks.Meeting.AGAIN ? thereafter.get() : backOnce.get());
     }
 
     private Uni<Void> ack(Message<?> message, String outcome) {
@@ -202,7 +223,9 @@ public final class MessageSettlement {
                 .headers(headers)
                 .deliveryMode(ConfirmedPublisher.PERSISTENT)
                 .build();
-        return publisher.publish(new ConfirmedPublisher.Outgoing(deadLetterExchange, deadLetterRoutingKey, properties, message.getPayload()))
+        return Uni.createFrom()
+                .deferred(() -> publisher.publish(new ConfirmedPublisher.Outgoing(deadLetterExchange, deadLetterRoutingKey, properties,
+                        message.getPayload())))
                 .flatMap(copied -> ack(message, "dead_lettered"))
                 // The queue's own dead-letter exchange takes it then, without the reason.
                 .onFailure(failure -> !(failure instanceof AckLost)).recoverWithUni(copyFailed -> reject(message, copyFailed));
@@ -215,7 +238,7 @@ public final class MessageSettlement {
         }
         if (OutcomeTable.comesBackLater(never)) {
             ApiException comeBack = (ApiException) never;
-            return comeBack.code().status() + " " + comeBack.code() + " when redelivered, and no reply-to to tell the sender that"
+            return comeBack.code().status() + " " + comeBack.code() + " when it came back, and no reply-to to tell the sender that"
                     + " nothing was done: " + comeBack.detail();
         }
         return "unexpected failure: " + never;
