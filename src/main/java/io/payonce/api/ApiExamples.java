@@ -56,7 +56,7 @@ public final class ApiExamples {
             {"outcome":"refunded","processorRefundId":"re_1","reason":"the processor's dashboard shows re_1 for order-3-refund-R1; ticket OPS-14",\
             "acknowledged":[]}""";
     public static final String REFUND_SETTLEMENT = """
-            {"refundId":5,"orderId":3,"phase":"SUCCEEDED","outcome":"refunded","processorRefundId":"re_1",\
+            {"refundId":5,"orderId":3,"phase":"SUCCEEDED","outcome":"refunded","processorRefundId":"re_1","acknowledged":[],\
             "reason":"the processor's dashboard shows re_1 for order-3-refund-R1; ticket OPS-14","settledBy":"carol",\
             "processorSaid":"by id: re_1 succeeded, 500 eur of charge ch_1 for order-3-refund-R1; under the refund's key: no refund"}""";
 

@@ -125,6 +125,6 @@ class OperatorRefundSettlement implements OperatorSettlementKind<CardRefund, Ref
                 .flatMap(v -> outbox.recordRefundSettlement(tx, refund.userId(), refund.orderId(), EntryType.referenceOf(refund.id()),
                         refund.amount(), refund.currency(), write.key().value(), request.outcome().text()))
                 .replaceWith(Answer.created(new RefundSettlementView(refund.id(), refund.orderId(), phase, request.outcome(),
-                        request.processorRefundId(), request.reason(), operator, said)));
+                        request.processorRefundId(), request.acknowledgedRefunds(), request.reason(), operator, said)));
     }
 }

@@ -40,10 +40,12 @@ public record RefundDetails(
 
     /**
      * How an operator settled the refund: {@code refunded} (by {@code processorRefundId}) or
-     * {@code not_refunded}, who ({@code settledBy}, their token's subject), why, and what the
-     * processor said when payonce looked the refund up.
+     * {@code not_refunded}, and the charge's refunds it {@code acknowledged} as not payonce's (empty
+     * for none), who ({@code settledBy}, their token's subject), why, and what the processor said when
+     * payonce looked the refund up.
      */
     @RegisterForReflection
-    public record Settlement(String outcome, String processorRefundId, String reason, String settledBy, String processorSaid, Instant at) {
+    public record Settlement(String outcome, String processorRefundId, List<String> acknowledged, String reason, String settledBy,
+                             String processorSaid, Instant at) {
     }
 }

@@ -30,7 +30,7 @@ class RefundLookup {
     private static final String SELECT_HISTORY = "SELECT phase, detail, created_at FROM refund_phase WHERE refund_id = ? ORDER BY id";
 
     private static final String SELECT_SETTLEMENT = """
-            SELECT outcome, processor_refund_id, reason, operator_id, processor_said, created_at FROM refund_settlement WHERE refund_id = ?""";
+            SELECT outcome, processor_refund_id, acknowledged, reason, operator_id, processor_said, created_at FROM refund_settlement WHERE refund_id = ?""";
 
     private final Pool pool;
 
@@ -51,8 +51,9 @@ class RefundLookup {
     private Uni<RefundDetails.Settlement> settlement(Row refund) {
         return pool.preparedQuery(SELECT_SETTLEMENT).execute(Tuple.of(refund.getLong("id"))).map(rows -> {
             Row row = Rows.first(rows);
+            String acknowledged = row == null ? null : row.getString("acknowledged");
             return row == null ? null : new RefundDetails.Settlement(row.getString("outcome"), row.getString("processor_refund_id"),
-                    row.getString("reason"), row.getString("operator_id"), row.getString("processor_said"), UtcTimes.instant(row, "created_at"));
+                    acknowledged == null ? List.of() : List.of(acknowledged.split(",")), row.getString("reason"), row.getString("operator_id"), row.getString("processor_said"), UtcTimes.instant(row, "created_at"));
         });
     }
 

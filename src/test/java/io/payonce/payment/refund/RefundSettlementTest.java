@@ -220,6 +220,9 @@ class RefundSettlementTest {
         assertEquals("FAILED", db.string("SELECT phase FROM refund_record WHERE id = ?", refund));
         assertEquals(800, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the lost refund's 1300 is given back");
         assertEquals(earlierId, db.string("SELECT acknowledged FROM refund_settlement WHERE refund_id = ?", refund));
+        assertEquals(List.of(earlierId), settled.jsonPath().getList("acknowledged"));
+        assertEquals(List.of(earlierId), Api.as(OPS).get("/refunds/" + refund).jsonPath().getList("settlement.acknowledged"),
+                "the refund shows what its settlement acknowledged");
     }
 
     /**
