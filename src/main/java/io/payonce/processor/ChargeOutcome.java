@@ -5,12 +5,7 @@ package io.payonce.processor;
  * {@link Declined} are definite; {@link Unknown} means the card may or may not have been charged;
  * {@link Absent} means the processor holds no charge under the key, so none was made yet.
  */
-public sealed interface ChargeOutcome {
-
-    /** The outcome as a definite report; null for one that is not definite. */
-    default ProcessorReport report() {
-        return null;
-    }
+public sealed interface ChargeOutcome extends ProcessorOutcome {
 
     /**
      * {@code chargeId} is null when the processor's id is not one payonce can keep as it is
@@ -46,6 +41,11 @@ public sealed interface ChargeOutcome {
      * to a charge). Nothing was charged then.
      */
     record Unknown(String reason, boolean delivered) implements ChargeOutcome {
+
+        @Override
+        public String unclear() {
+            return reason;
+        }
 
         public Unknown(String reason) {
             this(reason, true);

@@ -52,6 +52,7 @@ public final class RefundObject {
         }
         String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
         return new RefundOutcome.Failed(ProcessorText.id(reply.id(), ProcessorText.REFUND_ID_LENGTH), chargeId, reply.amount(),
-                ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), failureCode == null ? otherwise : failureCode);
+                ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), ProcessorText.compared(reply.reference(), ProcessorText.REFUND_ID_LENGTH),
+                failureCode == null ? otherwise : failureCode);
     }
 }

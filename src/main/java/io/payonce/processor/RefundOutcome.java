@@ -5,12 +5,7 @@ package io.payonce.processor;
  * are definite; {@link Unknown} means the money may or may not have gone back to the card;
  * {@link Absent} means the processor holds no refund under the key, so none was made yet.
  */
-public sealed interface RefundOutcome {
-
-    /** The outcome as a definite report; null for one that is not definite. */
-    default ProcessorReport report() {
-        return null;
-    }
+public sealed interface RefundOutcome extends ProcessorOutcome {
 
     /**
      * {@code refundId} is null when the processor's id is not one payonce can keep as it is
@@ -29,19 +24,25 @@ public sealed interface RefundOutcome {
 
     /**
      * The processor refused the refund or it failed: nothing went back to the card. {@code chargeId},
-     * {@code amount} and {@code currency} are what the failed refund object names; each null where a
-     * refusal of payonce's own refund request names none, since it answers that request.
+     * {@code amount}, {@code currency} and {@code reference} are what the failed refund object names;
+     * each null where a refusal of payonce's own refund request names none, since it answers that request.
      */
-    record Failed(String refundId, String chargeId, Long amount, String currency, String failureCode) implements RefundOutcome {
+    record Failed(String refundId, String chargeId, Long amount, String currency, String reference, String failureCode)
+            implements RefundOutcome {
 
         @Override
         public ProcessorReport report() {
-            return new ProcessorReport(false, refundId, amount, currency, null, chargeId);
+            return new ProcessorReport(false, refundId, amount, currency, reference, chargeId);
         }
     }
 
     /** {@code delivered} is false only when the request certainly never reached the processor (it could not connect). */
     record Unknown(String reason, boolean delivered) implements RefundOutcome {
+
+        @Override
+        public String unclear() {
+            return reason;
+        }
 
         public Unknown(String reason) {
             this(reason, true);

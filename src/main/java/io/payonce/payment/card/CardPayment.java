@@ -45,6 +45,17 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
         };
     }
 
+    /** A card payment's key is its user's. */
+    @Override
+    public String scope() {
+        return userId;
+    }
+
+    @Override
+    public CardPayment at(Phase lifecycle) {
+        return in(PaymentPhase.valueOf(phaseNamed(lifecycle)));
+    }
+
     /** Where the client finds the payment: the Location of its 202. */
     String location() {
         return PaymentView.location(id);

@@ -12,84 +12,48 @@ import io.payonce.idempotency.KeyAnswers;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaymentPhase;
-import io.payonce.payment.operation.ProcessorIdTaken;
+import io.payonce.payment.operation.OperationSettlement;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.ProcessorText;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
-import java.time.Duration;
-import java.util.function.Supplier;
-
 /**
- * Records what the processor said about a card payment, each outcome in one transaction with the
- * order, the event and the key's answer, exactly alike whoever learnt it: the request itself, a
- * retry of it, the recovery job or the processor's webhook event ({@link ChargeNotices}). A definite outcome settles the payment (SUCCEEDED: the order is
- * PAID and the client's 201 stored; DECLINED: the order is UNPAID again and the 402 stored); any
- * other leaves it UNKNOWN, answered 202 for now, for the recovery job. Each starts with a
- * compare-and-set on the payment's phase, so an outcome learnt twice is recorded once: the second
- * finds the payment settled and answers with what the first stored.
+ * What the processor said about a card payment, recorded as every operation's outcome is
+ * ({@link OperationSettlement}): SUCCEEDED makes the order PAID and stores the client's 201;
+ * DECLINED makes the order UNPAID again and stores the 402.
  */
-@ApplicationScoped
-class CardSettlement {
+@Singleton
+class CardSettlement extends OperationSettlement<CardPayment, ChargeOutcome, Void> {
 
     private static final Logger LOG = Logger.getLogger(CardSettlement.class);
 
-    /** The first wait before the recovery job asks again; each attempt doubles it, up to the configured most. */
-    private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
-
-    private final Pool pool;
-    private final Transactions transactions;
     private final CardPaymentRepository cards;
     private final OrderRepository orders;
     private final Outbox outbox;
     private final KeyAnswers keys;
-    private final Duration maxBackoff;
 
     CardSettlement(Pool pool, Transactions transactions, CardPaymentRepository cards, OrderRepository orders, Outbox outbox, KeyAnswers keys,
                    PayonceConfig config) {
-        this.pool = pool;
-        this.transactions = transactions;
+        super(pool, transactions, cards, keys, config.processor().recoveryBackoffMax(), "charge", "payment");
         this.cards = cards;
         this.orders = orders;
         this.outbox = outbox;
         this.keys = keys;
-        this.maxBackoff = config.processor().recoveryBackoffMax();
     }
 
-    /**
-     * A charge that another payment recorded already is not this payment's, as one of another amount
-     * is not: the payment is left UNKNOWN, in the same transaction, since the refused compare-and-set
-     * wrote nothing and nothing before it writes.
-     */
-    Uni<Answer> settle(CardPayment payment, ChargeOutcome outcome) {
-        return transactions.inTransaction(tx -> record(tx, payment, outcome, null)
-                .onFailure(ProcessorIdTaken.class).recoverWithUni(taken -> {
-                    LOG.errorf("Processor charge %s under payment %d's key is recorded on another payment already: left UNKNOWN for an operator",
-                            ((ProcessorIdTaken) taken).processorId(), payment.id());
-                    return unknown(tx, payment, "the processor reported a charge already recorded on another payment", false);
-                })
-                .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : answerSoFar(tx, payment)));
+    /** A payment's outcome takes no lock before its own compare-and-set: its order waits in PAYING for it alone. */
+    @Override
+    protected Uni<Void> lockFor(SqlConnection tx, CardPayment payment) {
+        return Uni.createFrom().voidItem();
     }
 
-    /**
-     * Records {@code outcome} in {@code tx}: the phase's compare-and-set first, then the rest of the
-     * outcome. Returns the key's new answer, or null when the compare-and-set moved nothing (another
-     * worker settled or took over the payment first). {@code eventId} names the processor's webhook
-     * event that told a definite outcome, null when payonce's own call learnt it.
-     *
-     * @throws ProcessorIdTaken when another payment has recorded the charge already: nothing was written
-     */
-    Uni<Answer> record(SqlConnection tx, CardPayment payment, ChargeOutcome outcome, String eventId) {
-        if (!payment.isDescribedBy(outcome.report())) {
-            LOG.errorf("Processor said %s under payment %d's key, not of its %d %s for %s: left UNKNOWN for an operator",
-                    outcome, payment.id(), payment.amount(), payment.currency(), payment.reference());
-            return unknown(tx, payment, "the processor reported another charge under this key", false);
-        }
+    @Override
+    public Uni<Answer> record(SqlConnection tx, CardPayment payment, Void nothingLocked, ChargeOutcome outcome, String eventId) {
         if (outcome instanceof ChargeOutcome.Succeeded charged) {
             if (charged.chargeId() == null) {
                 LOG.warnf("Payment %d was charged under an id payonce cannot keep: refunds of order %d go through the processor's dashboard",
@@ -99,18 +63,15 @@ class CardSettlement {
                     () -> charged(tx, payment, "charge " + ProcessorText.shown(charged.chargeId()), eventId));
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {
-            return ifMoved(cards.decline(tx, payment.id(), declined.chargeId(), declined.declineCode()),
+            return ifMoved(cards.fail(tx, payment.id(), declined.chargeId(), declined.declineCode()),
                     () -> notCharged(tx, payment, declined.declineCode(), declined.declineCode(), eventId));
         }
-        if (outcome instanceof ChargeOutcome.Unknown unknown) {
-            return unknown(tx, payment, unknown.reason(), !unknown.delivered() && payment.sinceFirstSent() == null);
-        }
-        return unknown(tx, payment, "no charge found yet", false);
+        throw new IllegalArgumentException("Only a definite outcome settles a payment: " + outcome);
     }
 
-    /** What the payment's key answers now, for a worker that found the payment taken over or settled by another. */
-    Uni<Answer> answerSoFar(CardPayment payment) {
-        return answerSoFar(pool, payment);
+    @Override
+    protected Uni<Answer> accepted(SqlClient client, CardPayment payment) {
+        return Uni.createFrom().item(Answer.accepted(payment.view(), payment.location()));
     }
 
     /**
@@ -149,24 +110,6 @@ class CardSettlement {
                 .flatMap(v -> keys.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())));
     }
 
-    /**
-     * {@code neverSent}: the send that failed never reached the processor, and no send was recorded
-     * before it, so the resend window has not started.
-     */
-    private Uni<Answer> unknown(SqlConnection tx, CardPayment payment, String reason, boolean neverSent) {
-        CardPayment unknown = payment.in(PaymentPhase.UNKNOWN);
-        return ifMoved(cards.markUnknown(tx, payment, FIRST_BACKOFF, maxBackoff, neverSent),
-                () -> (payment.phase() == PaymentPhase.UNKNOWN ? Uni.createFrom().voidItem()
-                        : cards.recordPhase(tx, payment.id(), PaymentPhase.UNKNOWN, reason))
-                        .flatMap(v -> keys.answerForNow(tx, payment.userId(), payment.key(),
-                                Answer.accepted(unknown.view(), unknown.location()))));
-    }
-
-    /** The rest of an outcome once its compare-and-set moved the phase; null when it moved nothing. */
-    private static Uni<Answer> ifMoved(Uni<Boolean> compareAndSet, Supplier<Uni<Answer>> rest) {
-        return compareAndSet.flatMap(moved -> moved ? rest.get() : Uni.createFrom().nullItem());
-    }
-
     /** The order waited in PAYING for exactly this payment; anything else is a broken invariant, never an answer. */
     private Uni<Void> orderMoved(SqlConnection tx, CardPayment payment, OrderStatus next) {
         return orders.compareAndSetStatus(tx, payment.orderId(), OrderStatus.PAYING, next).map(moved -> {
@@ -175,14 +118,5 @@ class CardSettlement {
             }
             return null;
         });
-    }
-
-    /**
-     * The key's stored answer; should retention have deleted it, a 202 that sends the client to the
-     * payment itself, which always tells where it stands.
-     */
-    private Uni<Answer> answerSoFar(SqlClient client, CardPayment payment) {
-        return keys.storedAnswer(client, payment.userId(), payment.key())
-                .map(stored -> stored != null ? stored : Answer.accepted(payment.view(), payment.location()));
     }
 }

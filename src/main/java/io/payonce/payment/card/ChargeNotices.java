@@ -34,6 +34,6 @@ public class ChargeNotices {
             throw new IllegalArgumentException("Only a definite outcome settles a payment: " + outcome);
         }
         return cards.lockByProcessorKey(tx, processorKey)
-                .flatMap(payment -> Notice.of(payment, outcome.report(), () -> settlement.record(tx, payment, outcome, eventId)));
+                .flatMap(payment -> Notice.of(payment, outcome.report(), () -> settlement.record(tx, payment, null, outcome, eventId)));
     }
 }

@@ -10,6 +10,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import static io.payonce.payment.operation.Verdicts.disagrees;
+import static io.payonce.payment.operation.Verdicts.idOf;
+import static io.payonce.payment.operation.Verdicts.requireAnswer;
+
 /**
  * What the processor says of an operator's settlement, read from its lookups: the charge it holds
  * under the payment's own key, and the charge the operator names for a settlement as charged, or
@@ -49,7 +53,7 @@ record ProcessorVerdict(String said) {
             throw disagrees(said + "; payment " + payment.id() + " is " + payment.amount() + " " + payment.currency() + " for "
                     + payment.reference());
         }
-        if (!(underKey instanceof ChargeOutcome.Absent) && !request.chargeId().equals(chargeIdOf(underKey))) {
+        if (!(underKey instanceof ChargeOutcome.Absent) && !request.chargeId().equals(idOf(underKey))) {
             throw disagrees(said);
         }
         return new ProcessorVerdict(said);
@@ -108,23 +112,6 @@ record ProcessorVerdict(String said) {
     private static boolean isThisPaymentsCharge(CardPayment payment, SettlementRequest request, ChargeOutcome charge) {
         return charge instanceof ChargeOutcome.Succeeded charged && request.chargeId().equals(charged.chargeId())
                 && charged.reference() != null && payment.isDescribedBy(charged.report());
-    }
-
-    private static void requireAnswer(ChargeOutcome outcome) {
-        if (outcome instanceof ChargeOutcome.Unknown unknown) {
-            throw new ApiException(ErrorCode.PROCESSOR_UNAVAILABLE, unknown.reason());
-        }
-    }
-
-    private static ApiException disagrees(String said) {
-        return new ApiException(ErrorCode.PROCESSOR_DISAGREES, said);
-    }
-
-    private static String chargeIdOf(ChargeOutcome outcome) {
-        if (outcome instanceof ChargeOutcome.Succeeded charged) {
-            return charged.chargeId();
-        }
-        return outcome instanceof ChargeOutcome.Declined declined ? declined.chargeId() : null;
     }
 
     /** A charge as the processor described it, as payonce read it; one it left unclear only as listed. */

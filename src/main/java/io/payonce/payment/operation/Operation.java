@@ -1,5 +1,6 @@
 package io.payonce.payment.operation;
 
+import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.processor.ProcessorReport;
 
 import java.time.Duration;
@@ -15,6 +16,11 @@ import java.time.Duration;
 public interface Operation<O extends Operation<O>> {
 
     long id();
+
+    /** Whose key began it: the scope and the key its answer is stored under. */
+    String scope();
+
+    IdempotencyKey key();
 
     Phase lifecyclePhase();
 
@@ -40,6 +46,9 @@ public interface Operation<O extends Operation<O>> {
     Duration sinceFirstSent();
 
     int attempts();
+
+    /** The operation as it reads once moved to {@code phase}. */
+    O at(Phase phase);
 
     /** The operation once this worker's fenced write counted one more attempt (a lease taken, a resend marked). */
     O nextAttempt();

@@ -30,6 +30,11 @@ record CardRefund(long id, long orderId, String userId, String refundNo, long am
         return lifecycle.name();
     }
 
+    @Override
+    public CardRefund at(Phase lifecycle) {
+        return in(RefundPhase.valueOf(lifecycle.name()));
+    }
+
     /** Where ops find the refund: the Location of its 202. */
     String location() {
         return RefundView.location(id);

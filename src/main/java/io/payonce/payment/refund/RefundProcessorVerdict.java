@@ -1,8 +1,8 @@
 package io.payonce.payment.refund;
 
 import io.payonce.errors.ApiException;
-import io.payonce.errors.ErrorCode;
 import io.payonce.processor.ChargeOutcome;
+import io.payonce.payment.operation.Verdicts;
 import io.payonce.payment.refund.OperatorRefundSettlementRepository.RecordedRefund;
 import io.payonce.processor.ProcessorText;
 import io.payonce.processor.RefundOutcome;
@@ -11,6 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
+
+import static io.payonce.payment.operation.Verdicts.disagrees;
+import static io.payonce.payment.operation.Verdicts.idOf;
+import static io.payonce.payment.operation.Verdicts.requireAnswer;
 
 /**
  * What the processor says of an operator's settlement of a refund to the card, read from its lookups:
@@ -47,7 +51,7 @@ record RefundProcessorVerdict(String said) {
             throw disagrees(said + "; refund " + refund.id() + " is " + refund.amount() + " " + refund.currency() + " of charge "
                     + refund.chargeId() + " for " + refund.reference());
         }
-        if (!(underKey instanceof RefundOutcome.Absent) && !processorRefundId.equals(refundIdOf(underKey))) {
+        if (!(underKey instanceof RefundOutcome.Absent) && !processorRefundId.equals(idOf(underKey))) {
             throw disagrees(said);
         }
         return new RefundProcessorVerdict(said);
@@ -96,10 +100,8 @@ record RefundProcessorVerdict(String said) {
                     + refund.chargeId() + " (" + String.join(", ", unreconciled) + "): acknowledge each by its processor id once "
                     + "reconciled with the processor");
         }
-        acknowledged.values().forEach(RefundProcessorVerdict::requireAnswer);
-        if (charge instanceof ChargeOutcome.Unknown unknown) {
-            throw new ApiException(ErrorCode.PROCESSOR_UNAVAILABLE, unknown.reason());
-        }
+        acknowledged.values().forEach(Verdicts::requireAnswer);
+        requireAnswer(charge);
         // No such charge is a disagreement, not an outage: payonce recorded it as paid, and asking
         // again in a second will not find it (a wrong processor address answers 404 to everything).
         String said = keyHolds + "; its charge by id: " + describe(charge, refund.chargeId());
@@ -132,19 +134,19 @@ record RefundProcessorVerdict(String said) {
     /** An acknowledged refund is one the processor knows, of this refund's charge, and not this refund. */
     private static void checkAcknowledged(CardRefund refund, RefundOutcome underKey, String id, RefundOutcome outcome, String said) {
         String acknowledging = said + "; acknowledged " + id + ": " + describe(outcome);
-        if (!id.equals(refundIdOf(outcome))) {
+        if (!id.equals(idOf(outcome))) {
             // Counted by what the processor returns, each once: an alias or another spelling would count one refund twice.
             throw disagrees(acknowledging + ", which is not the refund of that id");
         }
         if (outcome instanceof RefundOutcome.Succeeded refunded) {
             boolean thisRefund = refund.processorKey().equals(refunded.key()) || refund.reference().equals(refunded.reference())
                     || refunded.key() == null && refunded.reference() == null && refunded.amount() == refund.amount();
-            if (!refund.chargeId().equals(refunded.chargeId()) || thisRefund || id.equals(refundIdOf(underKey))
+            if (!refund.chargeId().equals(refunded.chargeId()) || thisRefund || id.equals(idOf(underKey))
                     || id.equals(refund.processorRefundId())) {
                 throw disagrees(acknowledging + ", which is not another refund of charge " + refund.chargeId() + " than this one");
             }
         } else if (!(outcome instanceof RefundOutcome.Failed failed) || failed.chargeId() != null && !refund.chargeId().equals(failed.chargeId())
-                || id.equals(refundIdOf(underKey)) || id.equals(refund.processorRefundId())) {
+                || id.equals(idOf(underKey)) || id.equals(refund.processorRefundId())) {
             throw disagrees(acknowledging);
         }
     }
@@ -161,23 +163,6 @@ record RefundProcessorVerdict(String said) {
     private static boolean isThisRefund(RefundOutcome.Succeeded refunded, CardRefund refund, String processorRefundId) {
         return processorRefundId.equals(refunded.refundId()) && refund.isDescribedBy(refunded.report()) && refund.reference().equals(refunded.reference())
                 && (refunded.key() == null || refunded.key().equals(refund.processorKey()));
-    }
-
-    private static void requireAnswer(RefundOutcome outcome) {
-        if (outcome instanceof RefundOutcome.Unknown unknown) {
-            throw new ApiException(ErrorCode.PROCESSOR_UNAVAILABLE, unknown.reason());
-        }
-    }
-
-    private static ApiException disagrees(String said) {
-        return new ApiException(ErrorCode.PROCESSOR_DISAGREES, said);
-    }
-
-    private static String refundIdOf(RefundOutcome outcome) {
-        if (outcome instanceof RefundOutcome.Succeeded refunded) {
-            return refunded.refundId();
-        }
-        return outcome instanceof RefundOutcome.Failed failed ? failed.refundId() : null;
     }
 
     /** A refund as the processor described it, as payonce read it; never an unclear answer. */

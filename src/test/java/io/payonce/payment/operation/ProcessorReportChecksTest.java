@@ -1,5 +1,6 @@
 package io.payonce.payment.operation;
 
+import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.processor.ProcessorReport;
 import io.payonce.processor.ProcessorText;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -100,6 +101,21 @@ class ProcessorReportChecksTest {
         @Override
         public long id() {
             return 1;
+        }
+
+        @Override
+        public String scope() {
+            return "user-1";
+        }
+
+        @Override
+        public IdempotencyKey key() {
+            return new IdempotencyKey("key-1");
+        }
+
+        @Override
+        public Checked at(Phase phase) {
+            return new Checked(phase, reference, actsOn, processorId);
         }
 
         @Override

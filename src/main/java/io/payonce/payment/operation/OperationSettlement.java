@@ -1,0 +1,136 @@
+package io.payonce.payment.operation;
+
+import io.payonce.db.Transactions;
+import io.payonce.idempotency.Answer;
+import io.payonce.idempotency.KeyAnswers;
+import io.payonce.processor.ProcessorOutcome;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * Records what the processor said of an operation, each outcome in one transaction with the rest of
+ * it (the order, the event, the key's answer), exactly alike whoever learnt it: the request itself, a
+ * retry of it, the recovery job, or the processor's webhook event ({@link Notice}). The steps are
+ * written once here; a kind supplies what a definite outcome locks first, how it is recorded, and
+ * its 202. An outcome that is not this operation's ({@link Operation#isDescribedBy}) settles nothing;
+ * a definite one settles it; any other leaves it UNKNOWN, answered 202 for now, for the recovery job
+ * after a backoff. Each starts with a compare-and-set on the operation's phase, so an outcome learnt
+ * twice is recorded once: the second finds the operation settled and answers with what the first
+ * stored.
+ *
+ * @param <C> what a definite outcome locks first, and hands to its recording (a refund: its order)
+ */
+public abstract class OperationSettlement<O extends Operation<O>, R extends ProcessorOutcome, C> {
+
+    /** The first wait before the recovery job asks again; each attempt doubles it, up to the configured most. */
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
+
+    private final Logger log = Logger.getLogger(getClass());
+    private final Pool pool;
+    private final Transactions transactions;
+    private final OperationRows<O> rows;
+    private final KeyAnswers keys;
+    private final Duration maxBackoff;
+    /** The kind's words in the history and the logs: what is made at the processor ("charge"), and what holds it ("payment"). */
+    private final String made;
+    private final String holder;
+
+    protected OperationSettlement(Pool pool, Transactions transactions, OperationRows<O> rows, KeyAnswers keys, Duration maxBackoff,
+                                  String made, String holder) {
+        this.pool = pool;
+        this.transactions = transactions;
+        this.rows = rows;
+        this.keys = keys;
+        this.maxBackoff = maxBackoff;
+        this.made = made;
+        this.holder = holder;
+    }
+
+    /** What a definite outcome locks first in its transaction, and hands to {@link #record}. */
+    protected abstract Uni<C> lockFor(SqlConnection tx, O operation);
+
+    /**
+     * Records a definite {@code outcome} of {@code operation} in {@code tx}, holding {@code locked}: the
+     * phase's compare-and-set first, then the rest of the outcome. Returns the key's new answer, or
+     * null when the compare-and-set moved nothing (another worker settled the operation first).
+     * {@code eventId} names the processor's webhook event that told the outcome, null when payonce's
+     * own call learnt it.
+     *
+     * @throws ProcessorIdTaken when another operation recorded the processor's object already: nothing was written
+     */
+    public abstract Uni<Answer> record(SqlConnection tx, O operation, C locked, R outcome, String eventId);
+
+    /** The kind's 202 for {@code operation} as it stands: where to follow it. */
+    protected abstract Uni<Answer> accepted(SqlClient client, O operation);
+
+    /** Records {@code outcome}, learnt by payonce's own call to the processor, and answers with the key's answer after it. */
+    public Uni<Answer> settle(O operation, R outcome) {
+        if (!operation.isDescribedBy(outcome.report())) {
+            log.errorf("Processor said %s under %s %d's key, not of its %d %s for %s: left UNKNOWN for an operator",
+                    outcome, holder, operation.id(), operation.amount(), operation.currency(), operation.reference());
+            return transactions.inTransaction(tx -> unknown(tx, operation, "the processor reported another " + made + " under this key", false));
+        }
+        if (outcome.report() != null) {
+            return definite(operation, outcome);
+        }
+        if (outcome.unclear() != null) {
+            boolean neverSent = !outcome.delivered() && operation.sinceFirstSent() == null;
+            return transactions.inTransaction(tx -> unknown(tx, operation, outcome.unclear(), neverSent));
+        }
+        return transactions.inTransaction(tx -> unknown(tx, operation, "no " + made + " found yet", false));
+    }
+
+    /** What the operation's key answers now, for a worker that found it taken over or settled by another. */
+    public Uni<Answer> answerSoFar(O operation) {
+        return answerSoFar(pool, operation);
+    }
+
+    /**
+     * One definite outcome, one transaction. A processor object that another operation recorded
+     * already is not this one's, as one of another amount is not: the operation is left UNKNOWN, in
+     * the same transaction, since the refused compare-and-set wrote nothing.
+     */
+    private Uni<Answer> definite(O operation, R outcome) {
+        return transactions.inTransaction(tx -> lockFor(tx, operation)
+                .flatMap(locked -> record(tx, operation, locked, outcome, null))
+                .onFailure(ProcessorIdTaken.class).recoverWithUni(taken -> {
+                    log.errorf("Processor %s %s under %s %d's key is recorded on another %s already: left UNKNOWN for an operator",
+                            made, ((ProcessorIdTaken) taken).processorId(), holder, operation.id(), holder);
+                    return unknown(tx, operation, "the processor reported a " + made + " already recorded on another " + holder, false);
+                })
+                .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : answerSoFar(tx, operation)));
+    }
+
+    /**
+     * UNKNOWN, with its history line, and a 202 for now under its key; the key's answer so far when
+     * another worker moved it first. {@code neverSent}: the send that failed never reached the
+     * processor, and no send was recorded before it, so the resend window has not started.
+     */
+    private Uni<Answer> unknown(SqlConnection tx, O operation, String reason, boolean neverSent) {
+        return rows.markUnknown(tx, operation, FIRST_BACKOFF, maxBackoff, neverSent).flatMap(moved -> !moved ? answerSoFar(tx, operation)
+                : (operation.lifecyclePhase() == Phase.UNKNOWN ? Uni.createFrom().voidItem()
+                        : rows.recordPhase(tx, operation.id(), operation.phaseNamed(Phase.UNKNOWN), reason, null))
+                        .flatMap(v -> accepted(tx, operation.at(Phase.UNKNOWN)))
+                        .flatMap(accepted -> keys.answerForNow(tx, operation.scope(), operation.key(), accepted)));
+    }
+
+    /**
+     * The key's stored answer; should retention have deleted it, a 202 that sends the caller to the
+     * operation itself, which always tells where it stands.
+     */
+    protected Uni<Answer> answerSoFar(SqlClient client, O operation) {
+        return keys.storedAnswer(client, operation.scope(), operation.key())
+                .flatMap(stored -> stored != null ? Uni.createFrom().item(stored) : accepted(client, operation));
+    }
+
+    /** The rest of an outcome once its compare-and-set moved the phase; null when it moved nothing. */
+    protected static Uni<Answer> ifMoved(Uni<Boolean> compareAndSet, Supplier<Uni<Answer>> rest) {
+        return compareAndSet.flatMap(moved -> moved ? rest.get() : Uni.createFrom().nullItem());
+    }
+}
