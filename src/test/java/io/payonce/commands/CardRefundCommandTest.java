@@ -63,7 +63,7 @@ class CardRefundCommandTest {
             assertEquals("SUCCEEDED", view.getString("phase"));
             assertEquals(Broker.text(refunded), Broker.text(again), "the resend gets the first answer");
             assertEquals(1, processor().refunds().stream().filter(r -> r.key().equals(processorKey(view.getLong("refundId")))).count());
-            assertEquals(400, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order));
+            assertEquals(400, db.refundedAmount(order));
         }
     }
 

@@ -228,6 +228,46 @@ public final class Database {
         return string("SELECT status FROM orders WHERE id = ?", orderId);
     }
 
+    /** How much of the order its refunds hold: succeeded, and reserved by those still waiting. */
+    public long refundedAmount(long orderId) {
+        return count("SELECT refunded_amount FROM orders WHERE id = ?", orderId);
+    }
+
+    /** A payment's phase, as stored (CHARGE_SENT, DECLINED for a card payment). */
+    public String paymentPhase(long paymentId) {
+        return string("SELECT phase FROM pay_record WHERE id = ?", paymentId);
+    }
+
+    /** A refund's phase, as stored. */
+    public String refundPhase(long refundId) {
+        return string("SELECT phase FROM refund_record WHERE id = ?", refundId);
+    }
+
+    /** The processor's charge a payment recorded as its own; null before its outcome, or where it had none payonce could keep. */
+    public String chargeIdOfPayment(long paymentId) {
+        return string("SELECT processor_charge_id FROM pay_record WHERE id = ?", paymentId);
+    }
+
+    /** The processor's refund a refund recorded as its own; null as for a charge. */
+    public String processorRefundIdOf(long refundId) {
+        return string("SELECT processor_refund_id FROM refund_record WHERE id = ?", refundId);
+    }
+
+    /** The Idempotency-Key a payment's charge carries at the processor. */
+    public String processorKeyOfPayment(long paymentId) {
+        return string("SELECT processor_key FROM pay_record WHERE id = ?", paymentId);
+    }
+
+    /** The Idempotency-Key a refund carries at the processor. */
+    public String processorKeyOfRefund(long refundId) {
+        return string("SELECT processor_key FROM refund_record WHERE id = ?", refundId);
+    }
+
+    /** A card payment's attempts: every lease taken and every send counts one. */
+    public long chargeAttempts(long paymentId) {
+        return count("SELECT charge_attempts FROM pay_record WHERE id = ?", paymentId);
+    }
+
     /** Rows any table holds for a user; used to prove that a rejected request wrote nothing. */
     public long rowsOwnedBy(String userId) {
         return count("""

@@ -236,7 +236,7 @@ class ProcessorWebhookTest {
         Response declined = buyer.payByCard("tok_decline_generic");
         assertEquals(402, declined.statusCode(), declined.asString());
         long payment = declined.jsonPath().getLong("paymentId");
-        assertNotNull(db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", payment), "set-up: the decline named its charge");
+        assertNotNull(db.chargeIdOfPayment(payment), "set-up: the decline named its charge");
 
         Response again = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "charge.failed", chargeOf(buyer, payment)));
         Response second = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "charge.failed",
@@ -276,7 +276,7 @@ class ProcessorWebhookTest {
         Response first = paid.payByCard("tok_visa");
         assertEquals(201, first.statusCode(), first.asString());
         long paidPayment = first.jsonPath().getLong("paymentId");
-        String recorded = db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", paidPayment);
+        String recorded = db.chargeIdOfPayment(paidPayment);
         Checkout buyer = Buyer.withBalance(0).checkout(1500);
         long payment = unknownPayment(buyer, "tok_visa");
 
@@ -439,7 +439,7 @@ class ProcessorWebhookTest {
     }
 
     private String phaseOf(long payment) {
-        return db.string("SELECT phase FROM pay_record WHERE id = ?", payment);
+        return db.paymentPhase(payment);
     }
 
     private static List<String> phases(Checkout buyer, long payment) {

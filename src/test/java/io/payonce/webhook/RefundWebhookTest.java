@@ -135,7 +135,7 @@ class RefundWebhookTest {
         Response accepted = Api.refund(OPS, order, key, "r-1", 1000);
         long refund = accepted.jsonPath().getLong("refundId");
         assertEquals(202, accepted.statusCode(), accepted.asString());
-        assertEquals(1000, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "held while the refund is unknown");
+        assertEquals(1000, db.refundedAmount(order), "held while the refund is unknown");
         JsonObject failed = refundObject(refund).put("status", "failed").put("failure_code", "processing_error");
 
         Response delivered = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.failed", failed));
@@ -146,7 +146,7 @@ class RefundWebhookTest {
         assertEquals(List.of("STARTED", "SENT", "UNKNOWN", "FAILED"), history(refund));
         assertEquals(1, db.count("SELECT COUNT(*) FROM refund_phase WHERE refund_id = ? AND phase = 'FAILED' AND event_id = ?", refund,
                 delivered.jsonPath().getString("eventId")));
-        assertEquals(0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the reservation is given back");
+        assertEquals(0, db.refundedAmount(order), "the reservation is given back");
         assertEquals(0, refundEvents(refund), "a failed refund has no refund.created event");
         Response retry = Api.refund(OPS, order, key, "r-1", 1000);
         assertEquals(402, retry.statusCode(), retry.asString());
@@ -269,7 +269,7 @@ class RefundWebhookTest {
         assertEquals("CONTRADICTING", late.jsonPath().getString("outcome"));
         assertEquals("SUCCEEDED", phaseOf(refund));
         assertEquals(List.of("STARTED", "SENT", "SUCCEEDED"), history(refund));
-        assertEquals(300, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the refund still holds its amount");
+        assertEquals(300, db.refundedAmount(order), "the refund still holds its amount");
         assertEquals(1, refundEvents(refund));
         assertEquals(refund, db.count("SELECT refund_id FROM processor_event WHERE event_id = ? AND outcome = 'CONTRADICTING'", lateId),
                 "kept for ops, naming the refund");
@@ -333,7 +333,7 @@ class RefundWebhookTest {
         Response settled = Api.refund(OPS, settledOrder, Api.newKey(), "r-1", 1500);
         assertEquals(201, settled.statusCode(), settled.asString());
         long settledRefund = settled.jsonPath().getLong("refundId");
-        String recorded = db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", settledRefund);
+        String recorded = db.processorRefundIdOf(settledRefund);
         long refund = unknownRefund(1500);
 
         for (String type : List.of("refund.succeeded", "refund.failed")) {
@@ -354,7 +354,7 @@ class RefundWebhookTest {
         assertEquals(1500, db.count("SELECT o.refunded_amount FROM orders o JOIN refund_record r ON r.order_id = o.id WHERE r.id = ?", refund),
                 "still reserved");
         assertEquals("SUCCEEDED", phaseOf(settledRefund));
-        assertEquals(recorded, db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", settledRefund));
+        assertEquals(recorded, db.processorRefundIdOf(settledRefund));
     }
 
     /** Under a key no refund of payonce's was made, or under none: recorded, counted, and nothing is created or moved. */
@@ -434,7 +434,7 @@ class RefundWebhookTest {
             Await.until(() -> deliveriesOf(event + "_forged") + deliveriesOf(event + "_stale") == 2, Duration.ofSeconds(5),
                     "the forged and stale copies of " + event + " answered");
             assertEquals(0, Webhooks.recorded(db, event + "_forged") + Webhooks.recorded(db, event + "_stale"));
-            assertEquals(i % 2 == 0 ? 100 : 0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", orders.get(i)));
+            assertEquals(i % 2 == 0 ? 100 : 0, db.refundedAmount(orders.get(i)));
         }
         assertTrue(processor().webhooks().deliveries().stream().filter(delivery -> delivery.kind() == WebhookSender.Kind.FORGED
                 || delivery.kind() == WebhookSender.Kind.STALE).allMatch(delivery -> delivery.status() == 400), "every forgery refused with 400");
@@ -475,7 +475,7 @@ class RefundWebhookTest {
      * (its answer was a 500 before it refunded) as the processor would write it.
      */
     private JsonObject refundObject(long refund) {
-        String key = db.string("SELECT processor_key FROM refund_record WHERE id = ?", refund);
+        String key = db.processorKeyOfRefund(refund);
         ProcessorSimulator.Refund made = processor().refundUnder(key);
         if (made != null) {
             return made.json();
@@ -495,7 +495,7 @@ class RefundWebhookTest {
     }
 
     private String phaseOf(long refund) {
-        return db.string("SELECT phase FROM refund_record WHERE id = ?", refund);
+        return db.refundPhase(refund);
     }
 
     private long refundEvents(long refund) {

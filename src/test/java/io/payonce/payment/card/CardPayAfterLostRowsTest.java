@@ -72,7 +72,7 @@ class CardPayAfterLostRowsTest {
         Checkout buyer = Buyer.withBalance(0).checkout(600);
         Response declined = buyer.payByCard("tok_decline_generic");
         long payment = declined.jsonPath().getLong("paymentId");
-        String processorKey = db.string("SELECT processor_key FROM pay_record WHERE id = ?", payment);
+        String processorKey = db.processorKeyOfPayment(payment);
         db.update("DELETE FROM idempotency_record WHERE scope = ? AND idem_key = ?", buyer.userId(), buyer.key());
 
         Response retry = buyer.payByCard("tok_decline_generic");

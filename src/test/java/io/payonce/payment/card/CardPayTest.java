@@ -137,7 +137,7 @@ class CardPayTest {
         Replays.assertReplayOf(declined, replay);
         assertEquals(201, paid.statusCode(), paid.asString());
         assertEquals("PAID", db.orderStatus(buyer.order()));
-        assertEquals("DECLINED", db.string("SELECT phase FROM pay_record WHERE id = ?", declined.jsonPath().getLong("paymentId")));
+        assertEquals("DECLINED", db.paymentPhase(declined.jsonPath().getLong("paymentId")));
         assertEquals(1, db.count("SELECT COUNT(*) FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'", buyer.order()));
     }
 
@@ -192,10 +192,10 @@ class CardPayTest {
         String processorKey = processorKey(buyer, payment);
         assertNotNull(processor().chargeUnder(processorKey), "set-up: the processor had charged the card");
         // Until the recovery job has looked it up twice more, or settled it, whichever comes first.
-        Await.until(() -> db.count("SELECT charge_attempts FROM pay_record WHERE id = ?", payment) >= 3
-                        || !"UNKNOWN".equals(db.string("SELECT phase FROM pay_record WHERE id = ?", payment)), RECOVERY_BOUND,
+        Await.until(() -> db.chargeAttempts(payment) >= 3
+                        || !"UNKNOWN".equals(db.paymentPhase(payment)), RECOVERY_BOUND,
                 "the recovery job's lookups of payment " + payment + ", refused");
-        assertEquals("UNKNOWN", db.string("SELECT phase FROM pay_record WHERE id = ?", payment), "a refused lookup is no decline");
+        assertEquals("UNKNOWN", db.paymentPhase(payment), "a refused lookup is no decline");
         assertEquals("PAYING", db.orderStatus(buyer.order()));
 
         processor().heal();
@@ -246,9 +246,9 @@ class CardPayTest {
         assertEquals(202, answer.statusCode(), answer.asString());
         long payment = answer.jsonPath().getLong("paymentId");
         assertEquals(amount, processor().chargeUnder(processorKey(buyer, payment)).amount(), "the charge was planted under the payment's key");
-        Await.until(() -> db.count("SELECT charge_attempts FROM pay_record WHERE id = ?", payment) >= 3, RECOVERY_BOUND,
+        Await.until(() -> db.chargeAttempts(payment) >= 3, RECOVERY_BOUND,
                 "the recovery job asked the processor again about payment " + payment);
-        assertEquals("UNKNOWN", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
+        assertEquals("UNKNOWN", db.paymentPhase(payment));
         assertEquals("PAYING", db.orderStatus(buyer.order()));
         assertEquals(202, buyer.payByCard("tok_visa").statusCode());
     }
@@ -269,7 +269,7 @@ class CardPayTest {
         assertEquals(202, answer.statusCode(), answer.asString());
         long payment = answer.jsonPath().getLong("paymentId");
         assertEquals("declined", processor().chargeUnder(processorKey(buyer, payment)).status(), "set-up: a decline was planted under the payment's key");
-        assertEquals("UNKNOWN", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
+        assertEquals("UNKNOWN", db.paymentPhase(payment));
         assertEquals("the processor reported another charge under this key",
                 db.string("SELECT detail FROM payment_phase WHERE payment_id = ? AND phase = 'UNKNOWN'", payment));
         assertEquals("PAYING", db.orderStatus(buyer.order()));
@@ -288,7 +288,7 @@ class CardPayTest {
         Response first = paid.payByCard("tok_visa");
         assertEquals(201, first.statusCode(), first.asString());
         long paidPayment = first.jsonPath().getLong("paymentId");
-        String recorded = db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", paidPayment);
+        String recorded = db.chargeIdOfPayment(paidPayment);
         Checkout buyer = Buyer.withBalance(0).checkout(1700);
         processor().plantUnderNextKey(recorded, 1700, "EUR", "order-" + buyer.order());
 
@@ -298,10 +298,10 @@ class CardPayTest {
         long payment = answer.jsonPath().getLong("paymentId");
         assertEquals("the processor reported a charge already recorded on another payment",
                 db.string("SELECT detail FROM payment_phase WHERE payment_id = ? AND phase = 'UNKNOWN'", payment));
-        Await.until(() -> db.count("SELECT charge_attempts FROM pay_record WHERE id = ?", payment) >= 3, RECOVERY_BOUND,
+        Await.until(() -> db.chargeAttempts(payment) >= 3, RECOVERY_BOUND,
                 "the recovery job asked the processor again about payment " + payment);
-        assertEquals("UNKNOWN", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
-        assertNull(db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", payment));
+        assertEquals("UNKNOWN", db.paymentPhase(payment));
+        assertNull(db.chargeIdOfPayment(payment));
         assertEquals("PAYING", db.orderStatus(buyer.order()));
         assertEquals(202, buyer.payByCard("tok_visa").statusCode());
         assertEquals(recorded, db.string("SELECT processor_charge_id FROM pay_record WHERE id = ? AND phase = 'SUCCEEDED'", paidPayment));

@@ -60,7 +60,7 @@ class CardProcessorRefusalTest {
 
         assertEquals(202, refused.statusCode(), refused.asString());
         long payment = refused.jsonPath().getLong("paymentId");
-        assertEquals("UNKNOWN", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
+        assertEquals("UNKNOWN", db.paymentPhase(payment));
         assertEquals(0, db.count("SELECT COUNT(*) FROM pay_record WHERE id = ? AND first_sent_at IS NOT NULL", payment),
                 "nothing was charged: the resend window has not started");
         assertEquals("the processor refused payonce's call (" + status + ") and charged nothing",

@@ -86,7 +86,7 @@ class CardResendWindowTest {
 
         assertEquals(202, later.statusCode(), later.asString());
         assertEquals(1, chargesOf(buyer), "nothing was sent past the window");
-        assertEquals("UNKNOWN", db.string("SELECT phase FROM pay_record WHERE id = ?", payment));
+        assertEquals("UNKNOWN", db.paymentPhase(payment));
     }
 
     /**

@@ -124,7 +124,7 @@ class CardTakeoverPastTheWindowTest {
             db.update("DROP TRIGGER IF EXISTS " + STOPPED_WORKER);
         }
         long payment = db.count("SELECT id FROM pay_record WHERE order_id = ?", buyer.order());
-        Abandoned abandoned = new Abandoned(buyer, payment, db.string("SELECT processor_key FROM pay_record WHERE id = ?", payment));
+        Abandoned abandoned = new Abandoned(buyer, payment, db.processorKeyOfPayment(payment));
         assertEquals("CHARGE_SENT", phase(abandoned), "set-up: the worker recorded nothing after CHARGE_SENT; it answered " + stopped.asString());
         assertNull(processor().chargeUnder(abandoned.processorKey()), "set-up: nothing under the payment's key at the processor");
         db.update("UPDATE pay_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR, busy_until = NOW(6) - INTERVAL 1 SECOND, "
@@ -133,7 +133,7 @@ class CardTakeoverPastTheWindowTest {
     }
 
     private String phase(Abandoned abandoned) {
-        return db.string("SELECT phase FROM pay_record WHERE id = ?", abandoned.payment());
+        return db.paymentPhase(abandoned.payment());
     }
 
     private List<String> history(Abandoned abandoned) {

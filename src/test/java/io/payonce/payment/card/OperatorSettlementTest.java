@@ -140,7 +140,7 @@ class OperatorSettlementTest {
         assertEquals("SUCCEEDED", clientsRetry.jsonPath().getString("phase"));
         assertEquals("true", clientsRetry.header("Idempotent-Replayed"));
         assertEquals("PAID", db.orderStatus(overdue.buyer().order()));
-        assertEquals(charge.id(), db.string("SELECT processor_charge_id FROM pay_record WHERE id = ?", overdue.payment()));
+        assertEquals(charge.id(), db.chargeIdOfPayment(overdue.payment()));
         assertEquals(List.of("STARTED", "CHARGE_SENT", "UNKNOWN", "SUCCEEDED"), history(overdue));
         assertAudited(overdue, operator, key, "charged", charge.id());
         assertEquals(1, events(overdue, "payment.succeeded"), "the money moved: the event every charged card payment has");
@@ -595,7 +595,7 @@ class OperatorSettlementTest {
         Response accepted = buyer.payByCard(cardToken);
         assertEquals(202, accepted.statusCode(), accepted.asString());
         long payment = accepted.jsonPath().getLong("paymentId");
-        return new Overdue(buyer, payment, db.string("SELECT processor_key FROM pay_record WHERE id = ?", payment));
+        return new Overdue(buyer, payment, db.processorKeyOfPayment(payment));
     }
 
     private static Response settle(String bearer, long payment, String key, Map<String, String> body) {
@@ -620,7 +620,7 @@ class OperatorSettlementTest {
     }
 
     private String phase(Overdue overdue) {
-        return db.string("SELECT phase FROM pay_record WHERE id = ?", overdue.payment());
+        return db.paymentPhase(overdue.payment());
     }
 
     private List<String> history(Overdue overdue) {

@@ -51,7 +51,7 @@ class RefundAfterLostRowsTest {
         assertEquals(202, lost.statusCode(), lost.asString());
         assertEquals(1, refundsOf(charge), "the processor refunded the card, and payonce never heard so");
         assertEquals(0, db.count("SELECT COUNT(*) FROM refund_record WHERE order_id = ?", order), "the restored database holds no refund");
-        assertEquals(0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order));
+        assertEquals(0, db.refundedAmount(order));
 
         Response retry = Await.until(() -> Api.refund(OPS, order, key, "r-1", 900), answer -> answer.statusCode() != 202,
                 Duration.ofSeconds(10), "a definite answer to the retry of the refund of order " + order);
@@ -61,7 +61,7 @@ class RefundAfterLostRowsTest {
         Response refund = Api.as(OPS).get("/refunds/" + retry.jsonPath().getLong("refundId"));
         assertEquals(processor().refundUnder(refund.jsonPath().getString("processorKey")).id(), refund.jsonPath().getString("processorRefundId"),
                 "the refund recorded the first refund");
-        assertEquals(900, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order));
+        assertEquals(900, db.refundedAmount(order));
     }
 
     private static long refundsOf(String charge) {

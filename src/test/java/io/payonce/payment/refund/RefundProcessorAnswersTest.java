@@ -84,7 +84,7 @@ class RefundProcessorAnswersTest {
         Response settled = Api.refund(OPS, settledOrder, Api.newKey(), "r-1", 3300);
         assertEquals(201, settled.statusCode(), settled.asString());
         long settledRefund = settled.jsonPath().getLong("refundId");
-        String recorded = db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", settledRefund);
+        String recorded = db.processorRefundIdOf(settledRefund);
         long order = Buyer.withBalance(0).paidByCard(3300, "tok_visa");
         String key = Api.newKey();
         processor().plantRefundUnderNextKey(recorded, chargeOf(order), 3300, "EUR", succeeded);
@@ -97,11 +97,11 @@ class RefundProcessorAnswersTest {
 
         assertSettledNothing(answer, order, 3300, "the processor reported a refund already recorded on another refund");
         assertEquals(202, retried.statusCode(), retried.asString());
-        assertEquals("UNKNOWN", db.string("SELECT phase FROM refund_record WHERE id = ?", refund));
-        assertNull(db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", refund));
+        assertEquals("UNKNOWN", db.refundPhase(refund));
+        assertNull(db.processorRefundIdOf(refund));
         assertEquals(2, db.count("SELECT attempts FROM refund_record WHERE id = ?", refund), "the retry took the refund and looked it up");
-        assertEquals("SUCCEEDED", db.string("SELECT phase FROM refund_record WHERE id = ?", settledRefund));
-        assertEquals(recorded, db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", settledRefund));
+        assertEquals("SUCCEEDED", db.refundPhase(settledRefund));
+        assertEquals(recorded, db.processorRefundIdOf(settledRefund));
     }
 
     /**
@@ -159,9 +159,9 @@ class RefundProcessorAnswersTest {
     private void assertSettledNothing(Response answer, long order, long amount, String detail) {
         assertEquals(202, answer.statusCode(), answer.asString());
         long refund = answer.jsonPath().getLong("refundId");
-        assertEquals("UNKNOWN", db.string("SELECT phase FROM refund_record WHERE id = ?", refund));
+        assertEquals("UNKNOWN", db.refundPhase(refund));
         assertEquals(detail, db.string("SELECT detail FROM refund_phase WHERE refund_id = ? AND phase = 'UNKNOWN'", refund));
-        assertEquals(amount, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "still reserved");
+        assertEquals(amount, db.refundedAmount(order), "still reserved");
         assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE event_type = 'refund.created' AND ref_id = ?", Long.toString(refund)));
     }
 

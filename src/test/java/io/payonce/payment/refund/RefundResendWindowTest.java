@@ -91,7 +91,7 @@ class RefundResendWindowTest {
 
         assertEquals(202, later.statusCode(), later.asString());
         assertEquals(1, refundsOf(refund), "nothing was sent past the window");
-        assertEquals("UNKNOWN", db.string("SELECT phase FROM refund_record WHERE id = ?", refund));
+        assertEquals("UNKNOWN", db.refundPhase(refund));
     }
 
     /**

@@ -81,7 +81,7 @@ class RefundResumeTest {
         assertEquals(202, retry.statusCode(), retry.asString());
         assertEquals("UNKNOWN", details(refund).jsonPath().getString("phase"));
         assertEquals(1, processor().refundRequestsUnder(processorKey(refund)), "looked up, never sent again");
-        assertEquals(800, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "still reserved: it may have been refunded");
+        assertEquals(800, db.refundedAmount(order), "still reserved: it may have been refunded");
     }
 
     /**

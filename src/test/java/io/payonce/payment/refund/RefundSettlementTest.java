@@ -140,7 +140,7 @@ class RefundSettlementTest {
         assertEquals("true", clientsRetry.header("Idempotent-Replayed"), "the key's answer was stored with the settlement");
         assertEquals("FAILED", phase(overdue));
         assertEquals(List.of("STARTED", "SENT", "UNKNOWN", "FAILED"), history(overdue));
-        assertEquals(0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", overdue.order()), "the reservation is given back");
+        assertEquals(0, db.refundedAmount(overdue.order()), "the reservation is given back");
         assertEquals("PAID", db.orderStatus(overdue.order()));
         assertNull(processor().refundUnder(overdue.processorKey()), "nothing was refunded under the settled refund's key");
         assertAudited(overdue, operator, key, "not_refunded", null);
@@ -165,7 +165,7 @@ class RefundSettlementTest {
         assertEquals(201, settled.statusCode(), settled.asString());
         assertTrue(settled.jsonPath().getString("processorSaid").endsWith(" succeeded, 800 of 2100 eur refunded, as payonce recorded"),
                 settled.asString());
-        assertEquals(800, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the lost refund's 1300 is given back");
+        assertEquals(800, db.refundedAmount(order), "the lost refund's 1300 is given back");
     }
 
     /**
@@ -178,7 +178,7 @@ class RefundSettlementTest {
         long order = Buyer.withBalance(0).paidByCard(2100, "tok_visa");
         Response earlier = Api.refund(OPS, order, Api.newKey(), "r-0", 800);
         assertEquals(201, earlier.statusCode(), earlier.asString());
-        String earlierKey = db.string("SELECT processor_key FROM refund_record WHERE id = ?", earlier.jsonPath().getLong("refundId"));
+        String earlierKey = db.processorKeyOfRefund(earlier.jsonPath().getLong("refundId"));
         Response reversed = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.failed",
                 processor().refundUnder(earlierKey).json().put("status", "failed").put("failure_code", "reversed")));
         assertEquals("CONTRADICTING", reversed.jsonPath().getString("outcome"), reversed.asString());
@@ -191,7 +191,7 @@ class RefundSettlementTest {
 
         assertRefused(refused, "PROCESSOR_DISAGREES");
         assertTrue(refused.jsonPath().getString("detail").contains("contradicted 1 of the refunds"), refused.asString());
-        assertEquals(2100, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the lost refund's 1300 stays reserved");
+        assertEquals(2100, db.refundedAmount(order), "the lost refund's 1300 stays reserved");
     }
 
     /**
@@ -203,7 +203,7 @@ class RefundSettlementTest {
     void notRefundedIsSettledOnceTheContradictedRefundIsAcknowledged() {
         long order = Buyer.withBalance(0).paidByCard(2100, "tok_visa");
         Response earlier = Api.refund(OPS, order, Api.newKey(), "r-0", 800);
-        String earlierKey = db.string("SELECT processor_key FROM refund_record WHERE id = ?", earlier.jsonPath().getLong("refundId"));
+        String earlierKey = db.processorKeyOfRefund(earlier.jsonPath().getLong("refundId"));
         String earlierId = processor().refundUnder(earlierKey).id();
         Response reversed = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.failed",
                 processor().refundUnder(earlierKey).json().put("status", "failed").put("failure_code", "reversed")));
@@ -217,8 +217,8 @@ class RefundSettlementTest {
         assertEquals(201, settled.statusCode(), settled.asString());
         assertTrue(settled.jsonPath().getString("processorSaid").contains("800 of 2100 eur refunded, as payonce recorded and acknowledged ("
                 + earlierId + " succeeded"), settled.asString());
-        assertEquals("FAILED", db.string("SELECT phase FROM refund_record WHERE id = ?", refund));
-        assertEquals(800, db.count("SELECT refunded_amount FROM orders WHERE id = ?", order), "the lost refund's 1300 is given back");
+        assertEquals("FAILED", db.refundPhase(refund));
+        assertEquals(800, db.refundedAmount(order), "the lost refund's 1300 is given back");
         assertEquals(earlierId, db.string("SELECT acknowledged FROM refund_settlement WHERE refund_id = ?", refund));
         assertEquals(List.of(earlierId), settled.jsonPath().getList("acknowledged"));
         assertEquals(List.of(earlierId), Api.as(OPS).get("/refunds/" + refund).jsonPath().getList("settlement.acknowledged"),
@@ -267,7 +267,7 @@ class RefundSettlementTest {
                 refused.asString());
         assertEquals(201, settled.statusCode(), settled.asString());
         assertEquals("FAILED", phase(overdue));
-        assertEquals(0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", overdue.order()), "the lost refund's 2100 is given back");
+        assertEquals(0, db.refundedAmount(overdue.order()), "the lost refund's 2100 is given back");
         assertEquals(dashboard, db.string("SELECT acknowledged FROM refund_settlement WHERE refund_id = ?", overdue.refund()));
     }
 
@@ -365,7 +365,7 @@ class RefundSettlementTest {
         assertEquals("SUCCEEDED", clientsRetry.jsonPath().getString("phase"));
         assertEquals("true", clientsRetry.header("Idempotent-Replayed"));
         assertEquals("REFUNDED", db.orderStatus(overdue.order()), "its refunds reached its amount, and none waits any more");
-        assertEquals(found.id(), db.string("SELECT processor_refund_id FROM refund_record WHERE id = ?", overdue.refund()));
+        assertEquals(found.id(), db.processorRefundIdOf(overdue.refund()));
         assertEquals(List.of("STARTED", "SENT", "UNKNOWN", "SUCCEEDED"), history(overdue));
         assertAudited(overdue, operator, key, "refunded", found.id());
         assertEquals(1, events(overdue, "refund.created"), "the money moved: the event every refund to the card that succeeded has");
@@ -537,7 +537,7 @@ class RefundSettlementTest {
         CompletableFuture<Response> refunding = CompletableFuture.supplyAsync(() -> Api.refund(OPS, order, Api.newKey(), "r-1", 960));
         Await.until(() -> processor().heldRefundsOf(order) == 1, Duration.ofSeconds(10), "the refund of order " + order + " held at the processor");
         long refund = db.count("SELECT id FROM refund_record WHERE order_id = ?", order);
-        assertEquals("SENT", db.string("SELECT phase FROM refund_record WHERE id = ?", refund), "set-up: the refund's call is on its way");
+        assertEquals("SENT", db.refundPhase(refund), "set-up: the refund's call is on its way");
         long leasedWhileSent = db.count("SELECT COUNT(*) FROM refund_record WHERE id = ? AND phase = 'SENT' AND leased_until > NOW(6)", refund);
         assertFalse(refunding.isDone(), "set-up: the lease was read while the request still waited for the processor");
         processor().release(order);
@@ -659,7 +659,7 @@ class RefundSettlementTest {
         answers.stream().filter(answer -> answer.statusCode() != 201).forEach(answer -> assertRefused(answer, "ALREADY_SETTLED"));
         boolean refunded = "refunded".equals(settled.get(0).jsonPath().getString("outcome"));
         assertEquals(refunded ? "REFUNDED" : "PAID", db.orderStatus(overdue.order()));
-        assertEquals(refunded ? 2000 : 0, db.count("SELECT refunded_amount FROM orders WHERE id = ?", overdue.order()));
+        assertEquals(refunded ? 2000 : 0, db.refundedAmount(overdue.order()));
         assertEquals(1, db.count("SELECT COUNT(*) FROM refund_settlement WHERE refund_id = ?", overdue.refund()));
         assertEquals(1, db.count("SELECT COUNT(*) FROM refund_phase WHERE refund_id = ? AND phase IN ('SUCCEEDED', 'FAILED')",
                 overdue.refund()));
@@ -736,7 +736,7 @@ class RefundSettlementTest {
         Response accepted = Api.refund(OPS, order, key, "r-1", amount);
         assertEquals(202, accepted.statusCode(), accepted.asString());
         long refund = accepted.jsonPath().getLong("refundId");
-        return new Overdue(order, refund, key, "r-1", amount, db.string("SELECT processor_key FROM refund_record WHERE id = ?", refund),
+        return new Overdue(order, refund, key, "r-1", amount, db.processorKeyOfRefund(refund),
                 db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'", order));
     }
 
@@ -769,7 +769,7 @@ class RefundSettlementTest {
     }
 
     private String phase(Overdue overdue) {
-        return db.string("SELECT phase FROM refund_record WHERE id = ?", overdue.refund());
+        return db.refundPhase(overdue.refund());
     }
 
     private List<String> history(Overdue overdue) {
@@ -807,7 +807,7 @@ class RefundSettlementTest {
     /** A refusal left the refund as it was: UNKNOWN, its amount reserved on its order, no audit row, no event. */
     private void assertNothingSettled(Overdue overdue) {
         assertEquals("UNKNOWN", phase(overdue));
-        assertEquals(overdue.amount(), db.count("SELECT refunded_amount FROM orders WHERE id = ?", overdue.order()));
+        assertEquals(overdue.amount(), db.refundedAmount(overdue.order()));
         assertEquals("PAID", db.orderStatus(overdue.order()));
         assertEquals(0, db.count("SELECT COUNT(*) FROM refund_settlement WHERE refund_id = ?", overdue.refund()));
         assertEquals(0, db.count("SELECT COUNT(*) FROM outbox_event WHERE event_type LIKE 'refund.%' AND ref_id = ?",

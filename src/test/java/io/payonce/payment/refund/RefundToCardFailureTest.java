@@ -79,7 +79,7 @@ class RefundToCardFailureTest {
 
     /** The order's refunded total as stored: what its refunds to the card have taken or hold reserved. */
     private long refundedTotal(long order) {
-        return db.count("SELECT refunded_amount FROM orders WHERE id = ?", order);
+        return db.refundedAmount(order);
     }
 
     private String chargeOf(long order) {
