@@ -5,6 +5,8 @@ import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.restassured.response.Response;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -74,6 +76,32 @@ public enum OperationKinds {
         public Response shown(Response answer) {
             return kind == CHARGE ? Api.as(bearer).get("/payments/" + answer.jsonPath().getLong("paymentId"))
                     : Api.as(bearer).get("/refunds/" + answer.jsonPath().getLong("refundId"));
+        }
+
+        /** The operation's id in its request's answer. */
+        public long id(Response answer) {
+            return answer.jsonPath().getLong(kind == CHARGE ? "paymentId" : "refundId");
+        }
+
+        /** The phases the operation went through, as {@code GET} shows its history, in the kind's stored words. */
+        public List<String> history(Response answer) {
+            return shown(answer).jsonPath().getList("history.phase");
+        }
+
+        /** The lifecycle's {@code phases} in the kind's stored words (a card payment's SENT is CHARGE_SENT). */
+        public List<String> named(String... phases) {
+            return Arrays.stream(phases).map(phase -> kind == CHARGE && phase.equals("SENT") ? "CHARGE_SENT" : phase).toList();
+        }
+
+        /** How many objects of the kind the processor holds under {@code processorKey}. */
+        public long madeUnder(String processorKey) {
+            return kind == CHARGE ? processor().charges().stream().filter(charge -> processorKey.equals(charge.key())).count()
+                    : processor().refunds().stream().filter(refund -> processorKey.equals(refund.key())).count();
+        }
+
+        /** How many requests of the kind reached the processor under {@code processorKey}. */
+        public int requestsUnder(String processorKey) {
+            return kind == CHARGE ? processor().chargeRequestsUnder(processorKey) : processor().refundRequestsUnder(processorKey);
         }
 
         /** The processor's own id of the object under the processor key that {@code shown} names. */

@@ -5,7 +5,6 @@ import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.PausedRecoveryJob;
 import io.payonce.support.Api;
-import io.payonce.support.Await;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.Tokens;
@@ -14,17 +13,14 @@ import io.restassured.response.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * A client's retry resumes a refund to the card from its last committed phase, and sends it again
- * under its key only within the resend window, which a send that may have reached the processor
- * opens however many sends before it could not connect. The recovery job is paused here, so that
- * the retry alone acts on the refund.
+ * A client's retry sends a refund to the card again under its key only within the resend window,
+ * which a send that may have reached the processor opens however many sends before it could not
+ * connect (that a retry resumes the refund at all is proven for every kind by
+ * {@code RetryResumesTest}). The recovery job is paused here, so that the retry alone acts on the refund.
  */
 @QuarkusTest
 @PausedRecoveryJob
@@ -38,29 +34,6 @@ class RefundResumeTest {
     void resumeIt() {
         processor().heal();
         processor().up();
-    }
-
-    @Test
-    void aRetryWithTheSameKeyResumesAnUnknownRefundAndRefundsTheCardOnce() {
-        long order = Buyer.withBalance(0).paidByCard(1500, "tok_visa");
-        String key = Api.newKey();
-        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
-
-        Response accepted = Api.refund(OPS, order, key, "r-1", 1500);
-        long refund = accepted.jsonPath().getLong("refundId");
-        Response resumed = Await.until(() -> Api.refund(OPS, order, key, "r-1", 1500), answer -> answer.statusCode() != 202,
-                Duration.ofSeconds(10), "a retry that settled refund " + refund);
-
-        assertEquals(202, accepted.statusCode(), accepted.asString());
-        assertEquals(201, resumed.statusCode(), resumed.asString());
-        assertNull(resumed.header("Idempotent-Replayed"), "the retry settled the refund itself");
-        assertEquals(refund, resumed.jsonPath().getLong("refundId"));
-        assertEquals(List.of("STARTED", "SENT", "UNKNOWN", "SUCCEEDED"), details(refund).jsonPath().getList("history.phase"));
-        assertEquals(1, processor().refunds().stream().filter(r -> r.key().equals(processorKey(refund))).count());
-        assertEquals(2, processor().refundRequestsUnder(processorKey(refund)), "the failed send and its resend, under one key");
-        Response replay = Api.refund(OPS, order, key, "r-1", 1500);
-        assertEquals("true", replay.header("Idempotent-Replayed"));
-        assertEquals(resumed.asString(), replay.asString());
     }
 
     /**
