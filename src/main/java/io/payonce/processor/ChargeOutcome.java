@@ -42,9 +42,10 @@ public sealed interface ChargeOutcome extends ProcessorOutcome {
      */
     record Unknown(String reason, boolean delivered) implements ChargeOutcome {
 
+        /** Never null, so that an unclear answer is never taken for an absent one. */
         @Override
         public String unclear() {
-            return reason;
+            return reason == null ? "the processor's answer was unclear" : reason;
         }
 
         public Unknown(String reason) {

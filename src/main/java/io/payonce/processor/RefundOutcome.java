@@ -39,9 +39,10 @@ public sealed interface RefundOutcome extends ProcessorOutcome {
     /** {@code delivered} is false only when the request certainly never reached the processor (it could not connect). */
     record Unknown(String reason, boolean delivered) implements RefundOutcome {
 
+        /** Never null, so that an unclear answer is never taken for an absent one. */
         @Override
         public String unclear() {
-            return reason;
+            return reason == null ? "the processor's answer was unclear" : reason;
         }
 
         public Unknown(String reason) {

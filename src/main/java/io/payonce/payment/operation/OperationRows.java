@@ -155,7 +155,7 @@ public abstract class OperationRows<O extends Operation<O>> implements Operation
      * plain words for its owner, never a token; {@code eventId} the processor's webhook event whose
      * delivery moved it into {@code phase}, or null.
      */
-    protected Uni<Void> recordPhase(SqlClient tx, long id, String phase, String detail, String eventId) {
+    public Uni<Void> recordPhase(SqlClient tx, long id, String phase, String detail, String eventId) {
         return tx.preparedQuery(insertPhase).execute(Tuple.of(id, phase, detail, eventId)).replaceWithVoid();
     }
 

@@ -72,8 +72,9 @@ public abstract class OperationSettlement<O extends Operation<O>, R extends Proc
     /** Records {@code outcome}, learnt by payonce's own call to the processor, and answers with the key's answer after it. */
     public Uni<Answer> settle(O operation, R outcome) {
         if (!operation.isDescribedBy(outcome.report())) {
-            log.errorf("Processor said %s under %s %d's key, not of its %d %s for %s: left UNKNOWN for an operator",
-                    outcome, holder, operation.id(), operation.amount(), operation.currency(), operation.reference());
+            log.errorf("Processor said %s under %s %d's key, not of its %d %s for %s%s: left UNKNOWN for an operator",
+                    outcome, holder, operation.id(), operation.amount(), operation.currency(), operation.reference(),
+                    operation.actsOn() == null ? "" : " of " + operation.actsOn());
             return transactions.inTransaction(tx -> unknown(tx, operation, "the processor reported another " + made + " under this key", false));
         }
         if (outcome.report() != null) {
