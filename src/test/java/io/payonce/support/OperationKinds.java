@@ -20,22 +20,22 @@ public enum OperationKinds {
     /** A card pay of an order of 1800. */
     CHARGE {
         @Override
-        public Operation begin() {
+        public Begun begin() {
             Buyer.Checkout buyer = Buyer.withBalance(0).checkout(AMOUNT);
-            return new Operation(this, buyer.order(), () -> buyer.payByCard("tok_visa"), buyer.bearer(), null);
+            return new Begun(this, buyer.order(), () -> buyer.payByCard("tok_visa"), buyer.bearer(), null);
         }
     },
 
     /** A refund to the card of 900 of an order of 1800 paid by card. */
     REFUND {
         @Override
-        public Operation begin() {
+        public Begun begin() {
             long order = Buyer.withBalance(0).paidByCard(AMOUNT, "tok_visa");
             String charge = Database.forTests().string("SELECT processor_charge_id FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'",
                     order);
             String key = Api.newKey();
             String ops = Tokens.ops();
-            return new Operation(this, order, () -> Api.refund(ops, order, key, "r-1", REFUNDED), ops, charge);
+            return new Begun(this, order, () -> Api.refund(ops, order, key, "r-1", REFUNDED), ops, charge);
         }
     };
 
@@ -43,7 +43,7 @@ public enum OperationKinds {
     static final long REFUNDED = 900;
 
     /** An operation of {@code kind} begun on {@code order}; {@code charge} is the charge a refund gives back from. */
-    public record Operation(OperationKinds kind, long order, Supplier<Response> request, String bearer, String charge) {
+    public record Begun(OperationKinds kind, long order, Supplier<Response> request, String bearer, String charge) {
 
         /** The operation's request, sent once more under its key. */
         public Response send() {
@@ -76,6 +76,11 @@ public enum OperationKinds {
         public Response shown(Response answer) {
             return kind == CHARGE ? Api.as(bearer).get("/payments/" + answer.jsonPath().getLong("paymentId"))
                     : Api.as(bearer).get("/refunds/" + answer.jsonPath().getLong("refundId"));
+        }
+
+        /** The kind's table, where a test moves time back or a lease out. */
+        public String table() {
+            return kind == CHARGE ? "pay_record" : "refund_record";
         }
 
         /** The operation's id in its request's answer. */
@@ -132,7 +137,7 @@ public enum OperationKinds {
     }
 
     /** One operation of the kind, begun on an order of its own. */
-    public abstract Operation begin();
+    public abstract Begun begin();
 
     private static ProcessorSimulator processor() {
         return ProcessorSimulatorResource.simulator();

@@ -5,7 +5,7 @@ import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Await;
 import io.payonce.support.Database;
 import io.payonce.support.OperationKinds;
-import io.payonce.support.OperationKinds.Operation;
+import io.payonce.support.OperationKinds.Begun;
 import io.payonce.support.PausedRecoveryJob;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -38,7 +38,7 @@ class AfterLostRowsTest {
     @ParameterizedTest
     @EnumSource(OperationKinds.class)
     void aRetryAfterTheDatabaseWasRestoredToBeforeTheRequestMeetsTheFirstObjectAndMakesNoOther(OperationKinds kind) {
-        Operation operation = kind.begin();
+        Begun operation = kind.begin();
         String backup = db.backUpOrder(operation.order());
         operation.failNext(Fault.ERROR_AFTER_CHARGE);
 

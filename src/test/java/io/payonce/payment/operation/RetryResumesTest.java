@@ -4,7 +4,7 @@ import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
 import io.payonce.support.Await;
 import io.payonce.support.OperationKinds;
-import io.payonce.support.OperationKinds.Operation;
+import io.payonce.support.OperationKinds.Begun;
 import io.payonce.support.PausedRecoveryJob;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -36,7 +36,7 @@ class RetryResumesTest {
     @ParameterizedTest
     @EnumSource(OperationKinds.class)
     void aRetryWithTheSameKeyResumesAnUnknownOperationAndMakesItOnce(OperationKinds kind) {
-        Operation operation = kind.begin();
+        Begun operation = kind.begin();
         operation.failNext(Fault.ERROR_BEFORE_CHARGE);
 
         Response accepted = operation.send();
