@@ -7,6 +7,7 @@ import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
+import io.payonce.payment.operation.OperationRows;
 import io.payonce.payment.operation.SettlementTarget;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
@@ -69,13 +70,13 @@ class OperatorSettlementRepository {
      * @throws ApiException CHARGE_ALREADY_RECORDED when another payment holds {@code chargeId} (UNIQUE(processor_charge_id))
      */
     Uni<Boolean> succeed(SqlClient tx, CardPayment payment, String chargeId, Duration window) {
-        return CardPaymentRepository.moved(tx.preparedQuery(SUCCEED).execute(settleable(Tuple.of(chargeId), payment, window))
+        return OperationRows.moved(tx.preparedQuery(SUCCEED).execute(settleable(Tuple.of(chargeId), payment, window))
                 .onFailure(SqlErrors::isDuplicateKey).transform(duplicate -> new ApiException(ErrorCode.CHARGE_ALREADY_RECORDED, chargeId)));
     }
 
     /** As {@link #succeed}, settling it as not charged, with {@code declineCode}. */
     Uni<Boolean> decline(SqlClient tx, CardPayment payment, String declineCode, Duration window) {
-        return CardPaymentRepository.moved(tx.preparedQuery(DECLINE).execute(settleable(Tuple.of(declineCode), payment, window)));
+        return OperationRows.moved(tx.preparedQuery(DECLINE).execute(settleable(Tuple.of(declineCode), payment, window)));
     }
 
     Uni<Void> insertAudit(SqlClient tx, long paymentId, String operatorId, String key, SettlementRequest request, String processorSaid) {
@@ -84,7 +85,7 @@ class OperatorSettlementRepository {
     }
 
     private static Tuple settleable(Tuple tuple, CardPayment payment, Duration window) {
-        return tuple.addLong(payment.id()).addInteger(payment.attempts()).addLong(CardPaymentRepository.micros(window));
+        return tuple.addLong(payment.id()).addInteger(payment.attempts()).addLong(OperationRows.micros(window));
     }
 
     /** Card or not: a balance payment is SUCCEEDED from its first commit, and only told so. */

@@ -7,6 +7,7 @@ import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
+import io.payonce.payment.operation.OperationRows;
 import io.payonce.payment.operation.Phase;
 import io.payonce.payment.operation.SettlementTarget;
 import io.smallrye.mutiny.Uni;
@@ -107,14 +108,14 @@ class OperatorRefundSettlementRepository {
      * @throws ApiException REFUND_ALREADY_RECORDED when another refund holds {@code processorRefundId} (UNIQUE(processor_refund_id))
      */
     Uni<Boolean> succeed(SqlClient tx, CardRefund refund, String processorRefundId, Duration window) {
-        return CardRefundRepository.moved(tx.preparedQuery(SUCCEED).execute(settleable(Tuple.of(processorRefundId), refund, window))
+        return OperationRows.moved(tx.preparedQuery(SUCCEED).execute(settleable(Tuple.of(processorRefundId), refund, window))
                 .onFailure(SqlErrors::isDuplicateKey)
                 .transform(duplicate -> new ApiException(ErrorCode.REFUND_ALREADY_RECORDED, processorRefundId)));
     }
 
     /** As {@link #succeed}, settling it as not refunded, with {@code failureCode}. */
     Uni<Boolean> fail(SqlClient tx, CardRefund refund, String failureCode, Duration window) {
-        return CardRefundRepository.moved(tx.preparedQuery(FAIL).execute(settleable(Tuple.of(failureCode), refund, window)));
+        return OperationRows.moved(tx.preparedQuery(FAIL).execute(settleable(Tuple.of(failureCode), refund, window)));
     }
 
     Uni<Void> insertAudit(SqlClient tx, long refundId, String operatorId, String key, RefundSettlementRequest request,
@@ -126,7 +127,7 @@ class OperatorRefundSettlementRepository {
     }
 
     private static Tuple settleable(Tuple tuple, CardRefund refund, Duration window) {
-        return tuple.addLong(refund.id()).addInteger(refund.attempts()).addLong(CardRefundRepository.micros(window));
+        return tuple.addLong(refund.id()).addInteger(refund.attempts()).addLong(OperationRows.micros(window));
     }
 
     /** A refund to the balance has no key of its own to read: it was SUCCEEDED from its first commit. */
