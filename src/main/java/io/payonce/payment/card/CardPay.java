@@ -80,7 +80,7 @@ public class CardPay {
     private Uni<Begun<CardPayment>> start(SqlConnection tx, Order order, KeyedWrite write, String cardToken) {
         return orders.compareAndSetStatus(tx, order.id(), OrderStatus.UNPAID, OrderStatus.PAYING).flatMap(moved -> moved
                 ? insertStarted(tx, order, write, cardToken)
-                        .call(payment -> cards.recordPhase(tx, payment.id(), PaymentPhase.STARTED, null))
+                        .call(payment -> cards.recordPhase(tx, payment.id(), PaymentPhase.STARTED.name(), null, null))
                         .map(Begun::started)
                 : paidOrders.existingPayment(tx, order.id(), RepeatDefence.STATE_CAS).map(Begun::answered));
     }

@@ -87,16 +87,6 @@ class CardPaymentRepository extends OperationRows<CardPayment> {
         return tx.preparedQuery(SELECT_BY_PROCESSOR_KEY_FOR_UPDATE).execute(Tuple.of(processorKey)).map(this::single);
     }
 
-    /** One line of the payment's history; {@code detail} is plain words for its owner, never a token. */
-    Uni<Void> recordPhase(SqlClient tx, long paymentId, PaymentPhase phase, String detail) {
-        return recordPhase(tx, paymentId, phase, detail, null);
-    }
-
-    /** {@code eventId}: the processor's webhook event whose delivery moved the payment into {@code phase}, or null. */
-    Uni<Void> recordPhase(SqlClient tx, long paymentId, PaymentPhase phase, String detail, String eventId) {
-        return recordPhase(tx, paymentId, phase.name(), detail, eventId);
-    }
-
     /** A payment from a row of {@link #COLUMNS}. */
     static CardPayment from(Row row) {
         Long sentMicrosAgo = row.getLong("sent_micros_ago");

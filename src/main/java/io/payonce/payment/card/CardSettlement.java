@@ -60,11 +60,11 @@ class CardSettlement extends OperationSettlement<CardPayment, ChargeOutcome, Voi
                         payment.id(), payment.orderId());
             }
             return ifMoved(cards.succeed(tx, payment.id(), charged.chargeId()),
-                    () -> charged(tx, payment, "charge " + ProcessorText.shown(charged.chargeId()), eventId));
+                    () -> succeeded(tx, payment, null, "charge " + ProcessorText.shown(charged.chargeId()), eventId));
         }
         if (outcome instanceof ChargeOutcome.Declined declined) {
             return ifMoved(cards.fail(tx, payment.id(), declined.chargeId(), declined.declineCode()),
-                    () -> notCharged(tx, payment, declined.declineCode(), declined.declineCode(), eventId));
+                    () -> failed(tx, payment, null, declined.declineCode(), declined.declineCode(), eventId));
         }
         throw new IllegalArgumentException("Only a definite outcome settles a payment: " + outcome);
     }
@@ -74,39 +74,23 @@ class CardSettlement extends OperationSettlement<CardPayment, ChargeOutcome, Voi
         return Uni.createFrom().item(Answer.accepted(payment.view(), payment.location()));
     }
 
-    /**
-     * The rest of a payment that charged the card, once its phase has moved to SUCCEEDED in {@code tx}:
-     * the order PAID, the phase in its history with {@code detail}, its event, and the client's 201
-     * stored under its key, which this answers.
-     */
-    Uni<Answer> charged(SqlConnection tx, CardPayment payment, String detail) {
-        return charged(tx, payment, detail, null);
-    }
-
-    /** {@code eventId}: the processor's webhook event that told the outcome, or null. */
-    private Uni<Answer> charged(SqlConnection tx, CardPayment payment, String detail, String eventId) {
+    /** A payment that charged the card: the order PAID, its event, and the client's 201. */
+    @Override
+    protected Uni<Answer> succeeded(SqlConnection tx, CardPayment payment, Void nothingLocked, String detail, String eventId) {
         CardPayment paid = payment.in(PaymentPhase.SUCCEEDED);
         return orderMoved(tx, payment, OrderStatus.PAID)
-                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED, detail, eventId))
+                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED.name(), detail, eventId))
                 .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, Method.CARD, payment.userId(), payment.orderId(),
                         EntryType.referenceOf(payment.id()), payment.amount(), payment.currency(), payment.key().value()))
                 .flatMap(v -> keys.settle(tx, payment.userId(), payment.key(), Answer.created(paid.view())));
     }
 
-    /**
-     * The rest of a payment that charged nothing, once its phase has moved to DECLINED in {@code tx}:
-     * the order UNPAID again, the phase in its history with {@code detail}, and the client's 402
-     * CARD_DECLINED with {@code declineCode} stored under its key, which this answers.
-     */
-    Uni<Answer> notCharged(SqlConnection tx, CardPayment payment, String declineCode, String detail) {
-        return notCharged(tx, payment, declineCode, detail, null);
-    }
-
-    /** {@code eventId}: the processor's webhook event that told the outcome, or null. */
-    private Uni<Answer> notCharged(SqlConnection tx, CardPayment payment, String declineCode, String detail, String eventId) {
+    /** A payment that charged nothing: the order UNPAID again, and the client's 402 CARD_DECLINED with {@code declineCode}. */
+    @Override
+    protected Uni<Answer> failed(SqlConnection tx, CardPayment payment, Void nothingLocked, String declineCode, String detail, String eventId) {
         ApiException refusal = new CardDecline(payment.id(), declineCode).refusal();
         return orderMoved(tx, payment, OrderStatus.UNPAID)
-                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED, detail, eventId))
+                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED.name(), detail, eventId))
                 .flatMap(v -> keys.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())));
     }
 

@@ -2,10 +2,8 @@ package io.payonce.payment.card;
 
 import io.payonce.account.EntryType;
 import io.payonce.config.PayonceConfig;
-import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.events.Outbox;
-import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.WithRecord;
 import io.payonce.payment.PaymentPhase;
@@ -28,10 +26,13 @@ import java.time.Duration;
  * key), with the audit row and the settlement's event.
  */
 @ApplicationScoped
-class OperatorSettlement implements OperatorSettlementKind<CardPayment, SettlementRequest, ProcessorVerdict> {
+class OperatorSettlement implements OperatorSettlementKind<CardPayment, SettlementRequest> {
 
     /** The decline code of a payment an operator settled as not charged: the client's 402 names it. */
     static final String SETTLED_NOT_CHARGED = "settled_not_charged";
+
+    /** The audit row's {@code processor_said} holds 1000 characters. */
+    private static final Words WORDS = new Words(ErrorCode.PAYMENT_NOT_FOUND, ErrorCode.CHARGE_ALREADY_RECORDED, SETTLED_NOT_CHARGED, 1000);
 
     private final OperatorSettlementRepository settlements;
     private final CardSettlement outcomes;
@@ -49,8 +50,8 @@ class OperatorSettlement implements OperatorSettlementKind<CardPayment, Settleme
     }
 
     @Override
-    public ApiException notFound(long id) {
-        return new ApiException(ErrorCode.PAYMENT_NOT_FOUND, id);
+    public Words words() {
+        return WORDS;
     }
 
     @Override
@@ -68,32 +69,24 @@ class OperatorSettlement implements OperatorSettlementKind<CardPayment, Settleme
      * charged, the processor's list of the order's charges.
      */
     @Override
-    public Uni<ProcessorVerdict> askProcessor(CardPayment payment, SettlementRequest request) {
-        return processor.chargeUnder(payment.processorKey()).flatMap(underKey -> request.charged()
-                ? processor.chargeById(request.chargeId()).map(named -> ProcessorVerdict.charged(payment, request, underKey, named))
+    public Uni<String> askProcessor(CardPayment payment, SettlementRequest request) {
+        return processor.chargeUnder(payment.processorKey()).flatMap(underKey -> request.succeeded()
+                ? processor.chargeById(request.chargeId()).map(named -> ProcessorVerdict.charged(payment, request.chargeId(), underKey, named))
                 : processor.chargesFor(payment.reference()).map(forOrder -> ProcessorVerdict.notCharged(payment, underKey, forOrder, keyRetention)));
     }
 
     @Override
-    public Uni<Answer> record(SqlConnection tx, CardPayment payment, SettlementRequest request, Duration window, KeyedWrite write,
-                              ProcessorVerdict verdict) {
-        Uni<Boolean> moved = request.charged()
-                ? settlements.succeed(tx, payment, request.chargeId(), window)
-                : settlements.decline(tx, payment, SETTLED_NOT_CHARGED, window);
-        return moved.flatMap(settled -> settled ? recordSettled(tx, payment, write, request, verdict.said()) : Uni.createFrom().nullItem());
+    public CardSettlement outcomes() {
+        return outcomes;
     }
 
-    private Uni<Answer> recordSettled(SqlConnection tx, CardPayment payment, KeyedWrite write, SettlementRequest request, String said) {
-        String operator = write.scope();
-        PaymentPhase phase = request.charged() ? PaymentPhase.SUCCEEDED : PaymentPhase.DECLINED;
-        Uni<Answer> clientsAnswer = request.charged()
-                ? outcomes.charged(tx, payment, "charge " + request.chargeId() + ", settled by an operator")
-                : outcomes.notCharged(tx, payment, SETTLED_NOT_CHARGED, SETTLED_NOT_CHARGED + ", settled by an operator");
-        return clientsAnswer
-                .flatMap(v -> settlements.insertAudit(tx, payment.id(), operator, write.key().value(), request, said))
+    @Override
+    public Uni<Object> audit(SqlConnection tx, CardPayment payment, SettlementRequest request, KeyedWrite write, String said) {
+        PaymentPhase phase = request.succeeded() ? PaymentPhase.SUCCEEDED : PaymentPhase.DECLINED;
+        return settlements.insertAudit(tx, payment.id(), write, request, said)
                 .flatMap(v -> outbox.recordSettlement(tx, payment.userId(), payment.orderId(), EntryType.referenceOf(payment.id()),
-                        payment.amount(), payment.currency(), write.key().value(), request.outcome().text()))
-                .replaceWith(Answer.created(new SettlementView(payment.id(), payment.orderId(), phase, request.outcome(), request.chargeId(),
-                        request.reason(), operator, said)));
+                        payment.amount(), payment.currency(), write.key().value(), request.outcomeText()))
+                .replaceWith(new SettlementView(payment.id(), payment.orderId(), phase, request.outcome(), request.chargeId(), request.reason(),
+                        write.scope(), said));
     }
 }

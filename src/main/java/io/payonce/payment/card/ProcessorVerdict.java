@@ -4,6 +4,7 @@ import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.ChargesFor;
+import io.payonce.payment.operation.Verdicts;
 import io.payonce.processor.ProcessorText;
 
 import java.time.Duration;
@@ -11,52 +12,35 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 import static io.payonce.payment.operation.Verdicts.disagrees;
-import static io.payonce.payment.operation.Verdicts.idOf;
 import static io.payonce.payment.operation.Verdicts.requireAnswer;
 
 /**
  * What the processor says of an operator's settlement, read from its lookups: the charge it holds
  * under the payment's own key, and the charge the operator names for a settlement as charged, or
  * the processor's list of the order's charges for one as not charged. The
- * settlement goes ahead only where the processor confirms it, checked as a lookup is checked; its
- * words are kept in the audit row. A lookup without a clear answer settles nothing.
- *
- * @param said what the processor said, in words for the audit row: ids, statuses, amounts and references
+ * settlement goes ahead only where the processor confirms it, checked as a lookup is checked; what
+ * it said (ids, statuses, amounts and references) is kept in the audit row. A lookup without a clear
+ * answer settles nothing.
  */
-record ProcessorVerdict(String said) {
-
-    /** The audit row's {@code processor_said} holds this many characters. */
-    static final int MOST_SAID = 1000;
+final class ProcessorVerdict {
 
     /** How many charges of the order's list the verdict describes one by one. */
     private static final int LISTED = 3;
 
-    /** The processor's words as the audit row keeps them: whole, or cut short at its length, saying so. */
-    ProcessorVerdict {
-        if (said.length() > MOST_SAID) {
-            said = said.substring(0, MOST_SAID - 3) + "...";
-        }
+    private ProcessorVerdict() {
     }
 
     /**
-     * The processor's confirmation that {@code payment} charged the card by the charge {@code request}
-     * names: {@code named} is that charge, looked up by its id, and {@code underKey} what the processor
-     * holds under the payment's key, which must be no other charge.
+     * The processor's confirmation that {@code payment} charged the card by {@code chargeId}: {@code named}
+     * is that charge, looked up by its id, and {@code underKey} what the processor holds under the
+     * payment's key, which must be no other charge.
      *
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
      */
-    static ProcessorVerdict charged(CardPayment payment, SettlementRequest request, ChargeOutcome underKey, ChargeOutcome named) {
-        requireAnswer(underKey);
-        requireAnswer(named);
-        String said = "by id: " + describe(named) + "; under the payment's key: " + describe(underKey);
-        if (!isThisPaymentsCharge(payment, request, named)) {
-            throw disagrees(said + "; payment " + payment.id() + " is " + payment.amount() + " " + payment.currency() + " for "
-                    + payment.reference());
-        }
-        if (!(underKey instanceof ChargeOutcome.Absent) && !request.chargeId().equals(idOf(underKey))) {
-            throw disagrees(said);
-        }
-        return new ProcessorVerdict(said);
+    static String charged(CardPayment payment, String chargeId, ChargeOutcome underKey, ChargeOutcome named) {
+        return Verdicts.succeeded(chargeId, underKey, named, "by id: " + describe(named) + "; under the payment's key: " + describe(underKey),
+                isThisPaymentsCharge(payment, chargeId, named),
+                "payment " + payment.id() + " is " + payment.amount() + " " + payment.currency() + " for " + payment.reference());
     }
 
     /**
@@ -72,7 +56,7 @@ record ProcessorVerdict(String said) {
      * @throws ApiException PROCESSOR_UNAVAILABLE while either answer may yet come, PROCESSOR_DISAGREES where the
      *                      processor says otherwise or gives no list
      */
-    static ProcessorVerdict notCharged(CardPayment payment, ChargeOutcome underKey, ChargesFor forOrder, Duration keyRetention) {
+    static String notCharged(CardPayment payment, ChargeOutcome underKey, ChargesFor forOrder, Duration keyRetention) {
         requireAnswer(underKey);
         String keyHolds = "under the payment's key: " + describe(underKey);
         if (payment.sinceFirstSent().compareTo(keyRetention) > 0) {
@@ -93,7 +77,7 @@ record ProcessorVerdict(String said) {
         if (!notDeclined.isEmpty()) {
             throw disagrees(keyHolds + "; charges for " + payment.reference() + ": " + listed(notDeclined));
         }
-        return new ProcessorVerdict(keyHolds + "; charges for " + payment.reference() + ": " + listed(charges));
+        return keyHolds + "; charges for " + payment.reference() + ": " + listed(charges);
     }
 
     /** The first few charges of a list as the processor described them, and how many more there were. */
@@ -106,11 +90,11 @@ record ProcessorVerdict(String said) {
     }
 
     /**
-     * {@code charge} is the one {@code request} names, and this payment's: it must say what it paid
+     * {@code charge} is the one named {@code chargeId}, and this payment's: it must say what it paid
      * for, since without a reference it could be any order's charge of that amount.
      */
-    private static boolean isThisPaymentsCharge(CardPayment payment, SettlementRequest request, ChargeOutcome charge) {
-        return charge instanceof ChargeOutcome.Succeeded charged && request.chargeId().equals(charged.chargeId())
+    private static boolean isThisPaymentsCharge(CardPayment payment, String chargeId, ChargeOutcome charge) {
+        return charge instanceof ChargeOutcome.Succeeded charged && chargeId.equals(charged.chargeId())
                 && charged.reference() != null && payment.isDescribedBy(charged.report());
     }
 

@@ -3,6 +3,7 @@ package io.payonce.payment.card;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.payonce.input.Identifiers;
+import io.payonce.payment.operation.OperatorClaim;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.NotBlank;
@@ -19,7 +20,7 @@ import java.util.Locale;
 public record SettlementRequest(
         @NotNull Outcome outcome,
         @Pattern(regexp = Identifiers.PROCESSOR_ID) String chargeId,
-        @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason) {
+        @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason) implements OperatorClaim {
 
     /** What the operator says became of the payment. */
     public enum Outcome {
@@ -40,7 +41,18 @@ public record SettlementRequest(
         return (outcome == Outcome.CHARGED) == (chargeId != null);
     }
 
-    boolean charged() {
+    @Override
+    public boolean succeeded() {
         return outcome == Outcome.CHARGED;
+    }
+
+    @Override
+    public String processorId() {
+        return chargeId;
+    }
+
+    @Override
+    public String outcomeText() {
+        return outcome.text();
     }
 }

@@ -55,6 +55,8 @@ public abstract class OperationRows<O extends Operation<O>> implements Operation
     private final String selectUnattended;
     private final String insertPhase;
     private final String countOverdue;
+    private final String settleSucceeded;
+    private final String settleFailed;
 
     protected OperationRows(Table table, Function<Row, O> reader) {
         this.reader = reader;
@@ -91,6 +93,14 @@ public abstract class OperationRows<O extends Operation<O>> implements Operation
         this.insertPhase = "INSERT INTO " + table.history() + " (" + table.historyOf() + ", phase, detail, event_id) VALUES (?, ?, ?, ?)";
         this.countOverdue = "SELECT COUNT(*) AS overdue FROM " + name + " WHERE phase IN " + unsettled
                 + " AND created_at < NOW(6) - INTERVAL ? MICROSECOND";
+        // An operator's settlement, on all the operator checked: UNKNOWN, overdue, no lease, and no worker that took the
+        // operation since it was read (the attempts count every lease taken).
+        String settleable = " WHERE id = ? AND phase = 'UNKNOWN' AND " + attempts + " = ? "
+                + "AND (leased_until IS NULL OR leased_until <= NOW(6)) AND first_sent_at < NOW(6) - INTERVAL ? MICROSECOND";
+        this.settleSucceeded = "UPDATE " + name + " SET phase = 'SUCCEEDED', " + table.processorId() + " = ?, busy_until = NULL, "
+                + "leased_until = NULL" + settleable;
+        this.settleFailed = "UPDATE " + name + " SET phase = '" + table.failed() + "', " + table.failureCode() + " = ?, busy_until = NULL, "
+                + "leased_until = NULL" + settleable;
     }
 
     /** SENT, with its history line: the first send is the worker's that holds {@code operation} (its attempts as it holds them). */
@@ -134,6 +144,20 @@ public abstract class OperationRows<O extends Operation<O>> implements Operation
     public Uni<Boolean> markUnknown(SqlClient tx, O operation, Duration firstBackoff, Duration maxBackoff, boolean neverSent) {
         return moved(tx.preparedQuery(markUnknown).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), neverSent,
                 operation.attempts(), operation.attempts(), operation.id())));
+    }
+
+    /**
+     * An operator's settlement of {@code operation} as {@code claim} says (a failure with
+     * {@code failureCode}), if it still is as the operator found it ({@link Operation#attempts}) and
+     * overdue past {@code window}; true when this moved it.
+     *
+     * @throws ProcessorIdTaken when another operation of the kind holds the processor's id the claim names
+     */
+    Uni<Boolean> settleByOperator(SqlClient tx, O operation, OperatorClaim claim, String failureCode, Duration window) {
+        Tuple settled = claim.succeeded() ? Tuple.of(claim.processorId()) : Tuple.of(failureCode);
+        settled.addLong(operation.id()).addInteger(operation.attempts()).addLong(micros(window));
+        return moved(ProcessorIdTaken.recordedOnce(tx.preparedQuery(claim.succeeded() ? settleSucceeded : settleFailed).execute(settled),
+                claim.processorId()));
     }
 
     @Override

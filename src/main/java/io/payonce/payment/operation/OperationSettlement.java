@@ -66,6 +66,16 @@ public abstract class OperationSettlement<O extends Operation<O>, R extends Proc
      */
     public abstract Uni<Answer> record(SqlConnection tx, O operation, C locked, R outcome, String eventId);
 
+    /**
+     * The rest of a success once its compare-and-set moved {@code operation} to SUCCEEDED in {@code tx},
+     * holding {@code locked}: its history line ({@code detail}, {@code eventId}), what it does to the
+     * order, its event, and its key's answer, which this returns.
+     */
+    protected abstract Uni<Answer> succeeded(SqlConnection tx, O operation, C locked, String detail, String eventId);
+
+    /** As {@link #succeeded}, for a failure with {@code failureCode}: nothing was made, and the key answers 402. */
+    protected abstract Uni<Answer> failed(SqlConnection tx, O operation, C locked, String failureCode, String detail, String eventId);
+
     /** The kind's 202 for {@code operation} as it stands: where to follow it. */
     protected abstract Uni<Answer> accepted(SqlClient client, O operation);
 
@@ -85,6 +95,20 @@ public abstract class OperationSettlement<O extends Operation<O>, R extends Proc
             return transactions.inTransaction(tx -> unknown(tx, operation, outcome.unclear(), neverSent));
         }
         return transactions.inTransaction(tx -> unknown(tx, operation, "no " + made + " found yet", false));
+    }
+
+    /**
+     * An operator's settlement, recorded in {@code tx} exactly as the processor's own outcome would be:
+     * the kind's lock, the compare-and-set on all the operator checked (UNKNOWN, overdue past
+     * {@code window}, no lease, no worker that took it since it was read), then the rest of the
+     * outcome. The key's new answer, or null when the compare-and-set moved nothing.
+     *
+     * @throws ProcessorIdTaken when another operation recorded the processor's object the claim names: nothing was written
+     */
+    Uni<Answer> settledByOperator(SqlConnection tx, O operation, OperatorClaim claim, String failureCode, Duration window) {
+        String detail = (claim.succeeded() ? made + " " + claim.processorId() : failureCode) + ", settled by an operator";
+        return lockFor(tx, operation).flatMap(locked -> ifMoved(rows.settleByOperator(tx, operation, claim, failureCode, window),
+                () -> claim.succeeded() ? succeeded(tx, operation, locked, detail, null) : failed(tx, operation, locked, failureCode, detail, null)));
     }
 
     /** What the operation's key answers now, for a worker that found it taken over or settled by another. */

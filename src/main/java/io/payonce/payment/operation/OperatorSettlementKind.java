@@ -1,25 +1,30 @@
 package io.payonce.payment.operation;
 
-import io.payonce.errors.ApiException;
-import io.payonce.idempotency.Answer;
+import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.WithRecord;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 
-import java.time.Duration;
-
 /**
  * The hooks a kind gives an operator's settlement ({@link OperatorSettlements}): how it finds the
- * operation, what the processor must confirm of the operator's request {@code C} (its verdict
- * {@code V}, with its words for the audit row), and how a settled operation is recorded. The flow,
- * its order and its refusals are the lifecycle's.
+ * operation, what the processor must confirm of the operator's claim {@code C}, how its outcomes are
+ * recorded ({@link OperationSettlement}, as the processor's own would be), and the audit row and
+ * event that name the operator. The flow, its order, its compare-and-set and its refusals are the
+ * lifecycle's.
  */
-public interface OperatorSettlementKind<O extends Operation<O>, C, V> {
+public interface OperatorSettlementKind<O extends Operation<O>, C extends OperatorClaim> {
 
-    /** The refusal for an id no operation of this kind has. */
-    ApiException notFound(long id);
+    /**
+     * The kind's words: the refusal for an id no operation of the kind has, and for a processor object
+     * another operation recorded already; the failure code a settlement as failed records; and how many
+     * characters of what the processor said its audit row keeps.
+     */
+    record Words(ErrorCode notFound, ErrorCode recordedElsewhere, String settledFailureCode, int mostSaid) {
+    }
+
+    Words words();
 
     /** The operation beside {@code write}'s record; null beside it when no operation has that id. */
     Uni<WithRecord<SettlementTarget<O>>> findWithRecord(SqlClient client, long id, KeyedWrite write);
@@ -28,17 +33,21 @@ public interface OperatorSettlementKind<O extends Operation<O>, C, V> {
     Uni<SettlementTarget<O>> find(SqlClient client, long id);
 
     /**
-     * What the processor says, asked outside any transaction, once it confirms {@code claim}.
+     * What the processor says, in words for the audit row, asked outside any transaction, once it
+     * confirms {@code claim}.
      *
-     * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
+     * @throws io.payonce.errors.ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it
+     *                                        says otherwise
      */
-    Uni<V> askProcessor(O operation, C claim);
+    Uni<String> askProcessor(O operation, C claim);
+
+    /** How the kind records an outcome: what it locks first, and the rest once the phase has moved. */
+    OperationSettlement<O, ?, ?> outcomes();
 
     /**
-     * In {@code tx}: the compare-and-set on all that was checked (UNKNOWN, overdue past {@code window},
-     * no lease, no worker that took it since it was read), then the outcome exactly as the processor's
-     * own would be recorded, the audit row (with what the {@code verdict} says) and the settlement's
-     * event. The operator's answer, or null when the compare-and-set moved nothing.
+     * In {@code tx}, once the settled outcome is recorded: the audit row naming the operator
+     * ({@code write}'s scope) with what the processor {@code said}, and the settlement's event. The
+     * operator's answer's body.
      */
-    Uni<Answer> record(SqlConnection tx, O operation, C claim, Duration window, KeyedWrite write, V verdict);
+    Uni<Object> audit(SqlConnection tx, O operation, C claim, KeyedWrite write, String said);
 }

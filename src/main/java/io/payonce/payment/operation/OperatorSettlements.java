@@ -21,7 +21,9 @@ import java.time.Duration;
  * hold it; the processor is asked, outside any transaction, and must confirm what the operator says
  * ({@link OperatorSettlementKind#askProcessor}); then one transaction claims the key and records the
  * settlement by compare-and-set on all that was checked, so that a worker that took the operation
- * meanwhile, or a twin settlement, wins alone. A refusal writes nothing and leaves the key free.
+ * meanwhile, or a twin settlement, wins alone; the outcome is recorded exactly as the processor's
+ * own would be ({@link OperationSettlement#settledByOperator}), with the kind's audit row and event.
+ * A refusal writes nothing and leaves the key free.
  */
 @ApplicationScoped
 public class OperatorSettlements {
@@ -38,27 +40,32 @@ public class OperatorSettlements {
     }
 
     /** Settles operation {@code id} of {@code kind} as {@code claim} says, for {@code operator}, once per key. */
-    public <O extends Operation<O>, C, V> Uni<Answer> settle(OperatorSettlementKind<O, C, V> kind, Caller operator,
-                                                                                  long id, KeyedRequest keyed, C claim) {
+    public <O extends Operation<O>, C extends OperatorClaim> Uni<Answer> settle(OperatorSettlementKind<O, C> kind, Caller operator, long id,
+                                                                            KeyedRequest keyed, C claim) {
         KeyedWrite write = keyed.by(operator.userId(), claim);
         return guard.firstRead(write, kind.findWithRecord(pool, id, write).map(found -> found.map(target -> {
             if (target == null) {
-                throw kind.notFound(id);
+                throw new ApiException(kind.words().notFound(), id);
             }
             return target;
         }))).flatMap(first -> first.answered() ? Uni.createFrom().item(first.stored()) : settle(kind, first.row(), write, claim));
     }
 
-    private <O extends Operation<O>, C, V> Uni<Answer> settle(OperatorSettlementKind<O, C, V> kind,
-                                                                                   SettlementTarget<O> target, KeyedWrite write, C claim) {
+    private <O extends Operation<O>, C extends OperatorClaim> Uni<Answer> settle(OperatorSettlementKind<O, C> kind, SettlementTarget<O> target,
+                                                                             KeyedWrite write, C claim) {
         ApiException refusal = target.refusal(window);
         if (refusal != null) {
             return Uni.createFrom().failure(refusal);
         }
         O operation = target.operation();
-        return kind.askProcessor(operation, claim).flatMap(verdict -> guard.run(write, tx -> kind.record(tx, operation, claim, window, write, verdict)
-                .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : kind.find(tx, operation.id()).map(now -> {
-                    throw now.refusalOnceMoved(window);
-                }))));
+        OperatorSettlementKind.Words words = kind.words();
+        return kind.askProcessor(operation, claim).map(said -> Verdicts.kept(said, words.mostSaid()))
+                .flatMap(said -> guard.run(write, tx -> kind.outcomes().settledByOperator(tx, operation, claim, words.settledFailureCode(), window)
+                        .onFailure(ProcessorIdTaken.class).transform(taken -> new ApiException(words.recordedElsewhere(), claim.processorId()))
+                        .flatMap(answer -> answer != null
+                                ? kind.audit(tx, operation, claim, write, said).map(Answer::created)
+                                : kind.find(tx, operation.id()).map(now -> {
+                                    throw now.refusalOnceMoved(window);
+                                }))));
     }
 }

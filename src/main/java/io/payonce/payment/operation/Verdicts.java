@@ -26,4 +26,30 @@ public final class Verdicts {
     public static String idOf(ProcessorOutcome outcome) {
         return outcome.report() == null ? null : outcome.report().id();
     }
+
+    /**
+     * What an operator's settlement as succeeded writes in its audit row ({@code said}), once the
+     * processor confirms it: a clear answer by the id the operator names ({@code named}), which must
+     * be this operation's ({@code namedIsThisOne}; else the refusal names {@code thisOne}), and one
+     * under the operation's own key ({@code underKey}), which holds nothing or that very object.
+     *
+     * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
+     */
+    public static String succeeded(String claimedId, ProcessorOutcome underKey, ProcessorOutcome named, String said, boolean namedIsThisOne,
+                                   String thisOne) {
+        requireAnswer(underKey);
+        requireAnswer(named);
+        if (!namedIsThisOne) {
+            throw disagrees(said + "; " + thisOne);
+        }
+        if (underKey.report() != null && !claimedId.equals(idOf(underKey))) {
+            throw disagrees(said);
+        }
+        return said;
+    }
+
+    /** The processor's words as an audit row of {@code most} characters keeps them: whole, or cut short, saying so. */
+    static String kept(String said, int most) {
+        return said.length() > most ? said.substring(0, most - 3) + "..." : said;
+    }
 }

@@ -82,16 +82,6 @@ class CardRefundRepository extends OperationRows<CardRefund> {
         return tx.preparedQuery(COUNT_UNSETTLED_OF_ORDER).execute(Tuple.of(orderId)).map(rows -> rows.iterator().next().getLong("unsettled"));
     }
 
-    /** One line of the refund's history; {@code detail} is plain words for ops, never a token. */
-    Uni<Void> recordPhase(SqlClient tx, long refundId, RefundPhase phase, String detail) {
-        return recordPhase(tx, refundId, phase, detail, null);
-    }
-
-    /** {@code eventId}: the processor's webhook event whose delivery moved the refund into {@code phase}, or null. */
-    Uni<Void> recordPhase(SqlClient tx, long refundId, RefundPhase phase, String detail, String eventId) {
-        return recordPhase(tx, refundId, phase.name(), detail, eventId);
-    }
-
     static CardRefund from(Row row) {
         Long sentMicrosAgo = row.getLong("sent_micros_ago");
         return new CardRefund(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getString("refund_no"),

@@ -62,7 +62,7 @@ class CardRefundSettlement extends OperationSettlement<CardRefund, RefundOutcome
         }
         if (outcome instanceof RefundOutcome.Failed failed) {
             return ifMoved(cardRefunds.fail(tx, refund.id(), failed.refundId(), failed.failureCode()),
-                    () -> failed(tx, refund, failed.failureCode(), failed.failureCode(), eventId));
+                    () -> failed(tx, refund, order, failed.failureCode(), failed.failureCode(), eventId));
         }
         throw new IllegalArgumentException("Only a definite outcome settles a refund: " + outcome);
     }
@@ -73,13 +73,10 @@ class CardRefundSettlement extends OperationSettlement<CardRefund, RefundOutcome
         return orders.findById(client, refund.orderId()).map(order -> Answer.accepted(refund.view(order), refund.location()));
     }
 
-    /**
-     * The rest of {@code refund}'s success once its phase moved to SUCCEEDED in {@code tx}, under the
-     * order's row lock ({@code order} as locked): its history line ({@code detail}, {@code eventId}),
-     * the order, its event and its key's answer. An operator's settlement records it so too.
-     */
-    Uni<Answer> succeeded(SqlConnection tx, CardRefund refund, Order order, String detail, String eventId) {
-        return cardRefunds.recordPhase(tx, refund.id(), RefundPhase.SUCCEEDED, detail, eventId)
+    /** A refund that succeeded, under the order's row lock ({@code order} as locked): the order, its event and its 201. */
+    @Override
+    protected Uni<Answer> succeeded(SqlConnection tx, CardRefund refund, Order order, String detail, String eventId) {
+        return cardRefunds.recordPhase(tx, refund.id(), RefundPhase.SUCCEEDED.name(), detail, eventId)
                 .flatMap(v -> refundedInFull(tx, order))
                 .flatMap(v -> outbox.record(tx, EventType.REFUND_CREATED, Method.CARD, refund.userId(), refund.orderId(),
                         EntryType.referenceOf(refund.id()), refund.amount(), refund.currency(), refund.key().value()))
@@ -102,12 +99,9 @@ class CardRefundSettlement extends OperationSettlement<CardRefund, RefundOutcome
                 : Uni.createFrom().voidItem());
     }
 
-    /**
-     * The rest of {@code refund}'s failure once its phase moved to FAILED in {@code tx}, under the
-     * order's row lock: its reservation given back to the order, its history line ({@code detail},
-     * {@code eventId}), and its key's 402 naming {@code failureCode}. An operator's settlement records it so too.
-     */
-    Uni<Answer> failed(SqlConnection tx, CardRefund refund, String failureCode, String detail, String eventId) {
+    /** A refund that failed, under the order's row lock: its reservation given back to the order, and its 402. */
+    @Override
+    protected Uni<Answer> failed(SqlConnection tx, CardRefund refund, Order order, String failureCode, String detail, String eventId) {
         ApiException refusal = new ApiException(ErrorCode.REFUND_FAILED, Map.of("refundId", refund.id(), "failureCode", failureCode),
                 failureCode);
         return orders.releaseRefund(tx, refund.orderId(), refund.amount())
@@ -116,7 +110,7 @@ class CardRefundSettlement extends OperationSettlement<CardRefund, RefundOutcome
                         throw new IllegalStateException("Order " + refund.orderId() + " held no reservation for refund " + refund.id());
                     }
                 })
-                .flatMap(v -> cardRefunds.recordPhase(tx, refund.id(), RefundPhase.FAILED, detail, eventId))
+                .flatMap(v -> cardRefunds.recordPhase(tx, refund.id(), RefundPhase.FAILED.name(), detail, eventId))
                 .flatMap(v -> keys.settle(tx, refund.scope(), refund.key(), Answer.problem(refusal, refund.refundPath())));
     }
 }

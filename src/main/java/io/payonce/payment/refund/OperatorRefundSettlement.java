@@ -1,14 +1,10 @@
 package io.payonce.payment.refund;
 
 import io.payonce.account.EntryType;
-import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.events.Outbox;
-import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.WithRecord;
-import io.payonce.order.Order;
-import io.payonce.order.OrderRepository;
 import io.payonce.payment.operation.OperatorSettlementKind;
 import io.payonce.payment.operation.SettlementTarget;
 import io.payonce.processor.Processor;
@@ -20,7 +16,6 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -34,31 +29,32 @@ import java.util.Map;
  * refund's key), with the audit row and the settlement's event.
  */
 @ApplicationScoped
-class OperatorRefundSettlement implements OperatorSettlementKind<CardRefund, RefundSettlementRequest, RefundProcessorVerdict> {
+class OperatorRefundSettlement implements OperatorSettlementKind<CardRefund, RefundSettlementRequest> {
 
     /** The failure code of a refund an operator settled as not refunded: the refund's 402 names it. */
     static final String SETTLED_NOT_REFUNDED = "settled_not_refunded";
 
+    /** The audit row's {@code processor_said} holds 2000 characters. */
+    private static final Words WORDS = new Words(ErrorCode.REFUND_NOT_FOUND, ErrorCode.REFUND_ALREADY_RECORDED, SETTLED_NOT_REFUNDED, 2000);
+
     private final Pool pool;
     private final OperatorRefundSettlementRepository settlements;
     private final CardRefundSettlement outcomes;
-    private final OrderRepository orders;
     private final Processor processor;
     private final Outbox outbox;
 
     OperatorRefundSettlement(Pool pool, OperatorRefundSettlementRepository settlements, CardRefundSettlement outcomes,
-                             OrderRepository orders, Processor processor, Outbox outbox) {
+                             Processor processor, Outbox outbox) {
         this.pool = pool;
         this.settlements = settlements;
         this.outcomes = outcomes;
-        this.orders = orders;
         this.processor = processor;
         this.outbox = outbox;
     }
 
     @Override
-    public ApiException notFound(long id) {
-        return new ApiException(ErrorCode.REFUND_NOT_FOUND, id);
+    public Words words() {
+        return WORDS;
     }
 
     @Override
@@ -77,8 +73,8 @@ class OperatorRefundSettlement implements OperatorSettlementKind<CardRefund, Ref
      * operator acknowledges.
      */
     @Override
-    public Uni<RefundProcessorVerdict> askProcessor(CardRefund refund, RefundSettlementRequest request) {
-        if (request.refunded()) {
+    public Uni<String> askProcessor(CardRefund refund, RefundSettlementRequest request) {
+        if (request.succeeded()) {
             return processor.refundUnder(refund.processorKey()).flatMap(underKey -> processor.refundById(request.processorRefundId())
                     .map(named -> RefundProcessorVerdict.refunded(refund, request.processorRefundId(), underKey, named)));
         }
@@ -103,28 +99,17 @@ class OperatorRefundSettlement implements OperatorSettlementKind<CardRefund, Ref
     }
 
     @Override
-    public Uni<Answer> record(SqlConnection tx, CardRefund refund, RefundSettlementRequest request, Duration window, KeyedWrite write,
-                              RefundProcessorVerdict verdict) {
-        return orders.lockById(tx, refund.orderId()).flatMap(order -> {
-            Uni<Boolean> moved = request.refunded()
-                    ? settlements.succeed(tx, refund, request.processorRefundId(), window)
-                    : settlements.fail(tx, refund, SETTLED_NOT_REFUNDED, window);
-            return moved.flatMap(settled -> settled ? recordSettled(tx, order, refund, write, request, verdict.said()) : Uni.createFrom().nullItem());
-        });
+    public CardRefundSettlement outcomes() {
+        return outcomes;
     }
 
-    private Uni<Answer> recordSettled(SqlConnection tx, Order order, CardRefund refund, KeyedWrite write, RefundSettlementRequest request,
-                                      String said) {
-        String operator = write.scope();
-        RefundPhase phase = request.refunded() ? RefundPhase.SUCCEEDED : RefundPhase.FAILED;
-        Uni<Answer> refundsAnswer = request.refunded()
-                ? outcomes.succeeded(tx, refund, order, "refund " + request.processorRefundId() + ", settled by an operator", null)
-                : outcomes.failed(tx, refund, SETTLED_NOT_REFUNDED, SETTLED_NOT_REFUNDED + ", settled by an operator", null);
-        return refundsAnswer
-                .flatMap(v -> settlements.insertAudit(tx, refund.id(), operator, write.key().value(), request, said))
+    @Override
+    public Uni<Object> audit(SqlConnection tx, CardRefund refund, RefundSettlementRequest request, KeyedWrite write, String said) {
+        RefundPhase phase = request.succeeded() ? RefundPhase.SUCCEEDED : RefundPhase.FAILED;
+        return settlements.insertAudit(tx, refund.id(), write, request, said)
                 .flatMap(v -> outbox.recordRefundSettlement(tx, refund.userId(), refund.orderId(), EntryType.referenceOf(refund.id()),
-                        refund.amount(), refund.currency(), write.key().value(), request.outcome().text()))
-                .replaceWith(Answer.created(new RefundSettlementView(refund.id(), refund.orderId(), phase, request.outcome(),
-                        request.processorRefundId(), request.acknowledgedRefunds(), request.reason(), operator, said)));
+                        refund.amount(), refund.currency(), write.key().value(), request.outcomeText()))
+                .replaceWith(new RefundSettlementView(refund.id(), refund.orderId(), phase, request.outcome(), request.processorRefundId(),
+                        request.acknowledgedRefunds(), request.reason(), write.scope(), said));
     }
 }

@@ -1,13 +1,9 @@
 package io.payonce.payment.refund;
 
 import io.payonce.db.Rows;
-import io.payonce.db.SqlErrors;
-import io.payonce.errors.ApiException;
-import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
-import io.payonce.payment.operation.OperationRows;
 import io.payonce.payment.operation.Phase;
 import io.payonce.payment.operation.SettlementTarget;
 import io.smallrye.mutiny.Uni;
@@ -16,13 +12,13 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * SQL for operator settlements of refunds to the card: a refund as the operator finds it, what
- * payonce recorded refunded of its charge, the compare-and-set that settles it, and the audit row, which the settlement's transaction writes with it.
+ * payonce recorded refunded of its charge, and the audit row, which the settlement's transaction
+ * writes with the lifecycle's compare-and-set ({@code OperationRows}).
  */
 @ApplicationScoped
 class OperatorRefundSettlementRepository {
@@ -33,19 +29,6 @@ class OperatorRefundSettlementRepository {
 
     /** The refund as a table of its own, so that the idempotency record joined beside it may take the alias r. */
     private static final String SELECT_WITH_RECORD = "SELECT t.*, " + RecordJoin.COLUMNS + " FROM (" + REFUND + ") t " + RecordJoin.JOIN;
-
-    /**
-     * The settlement's compare-and-set, on all the operator checked: UNKNOWN, overdue, no lease, and
-     * no worker that took the refund since it was read (attempts counts every lease taken).
-     */
-    private static final String SETTLEABLE = " WHERE id = ? AND phase = 'UNKNOWN' AND attempts = ? "
-            + "AND (leased_until IS NULL OR leased_until <= NOW(6)) AND first_sent_at < NOW(6) - INTERVAL ? MICROSECOND";
-
-    private static final String SUCCEED = "UPDATE refund_record SET phase = 'SUCCEEDED', processor_refund_id = ?, busy_until = NULL, "
-            + "leased_until = NULL" + SETTLEABLE;
-
-    private static final String FAIL = "UPDATE refund_record SET phase = 'FAILED', failure_code = ?, busy_until = NULL, "
-            + "leased_until = NULL" + SETTLEABLE;
 
     /**
      * What payonce recorded of a charge's refunds, in one read: each one's processor id, its amount if
@@ -100,34 +83,12 @@ class OperatorRefundSettlementRepository {
         });
     }
 
-    /**
-     * Settles {@code refund} as refunded by the processor's {@code processorRefundId}, if it still is as
-     * the operator found it ({@link CardRefund#attempts}) and overdue past {@code window}; true when
-     * this moved it.
-     *
-     * @throws ApiException REFUND_ALREADY_RECORDED when another refund holds {@code processorRefundId} (UNIQUE(processor_refund_id))
-     */
-    Uni<Boolean> succeed(SqlClient tx, CardRefund refund, String processorRefundId, Duration window) {
-        return OperationRows.moved(tx.preparedQuery(SUCCEED).execute(settleable(Tuple.of(processorRefundId), refund, window))
-                .onFailure(SqlErrors::isDuplicateKey)
-                .transform(duplicate -> new ApiException(ErrorCode.REFUND_ALREADY_RECORDED, processorRefundId)));
-    }
-
-    /** As {@link #succeed}, settling it as not refunded, with {@code failureCode}. */
-    Uni<Boolean> fail(SqlClient tx, CardRefund refund, String failureCode, Duration window) {
-        return OperationRows.moved(tx.preparedQuery(FAIL).execute(settleable(Tuple.of(failureCode), refund, window)));
-    }
-
-    Uni<Void> insertAudit(SqlClient tx, long refundId, String operatorId, String key, RefundSettlementRequest request,
-                          String processorSaid) {
-        return tx.preparedQuery(INSERT_AUDIT).execute(Tuple.of(refundId, operatorId, key, request.outcome().text(),
+    /** The audit row of {@code write}'s operator (its scope) and key. */
+    Uni<Void> insertAudit(SqlClient tx, long refundId, KeyedWrite write, RefundSettlementRequest request, String processorSaid) {
+        return tx.preparedQuery(INSERT_AUDIT).execute(Tuple.of(refundId, write.scope(), write.key().value(), request.outcomeText(),
                 request.processorRefundId(), request.reason()).addString(processorSaid)
                 .addString(request.acknowledgedRefunds().isEmpty() ? null : String.join(",", request.acknowledgedRefunds())))
                 .replaceWithVoid();
-    }
-
-    private static Tuple settleable(Tuple tuple, CardRefund refund, Duration window) {
-        return tuple.addLong(refund.id()).addInteger(refund.attempts()).addLong(OperationRows.micros(window));
     }
 
     /** A refund to the balance has no key of its own to read: it was SUCCEEDED from its first commit. */

@@ -20,21 +20,13 @@ import static io.payonce.payment.operation.Verdicts.requireAnswer;
  * What the processor says of an operator's settlement of a refund to the card, read from its lookups:
  * the refund it holds under the refund's own key and, for a settlement as refunded, the refund the
  * operator names, or, for a settlement as not refunded, the charge the refund is of. The settlement
- * goes ahead only where the processor confirms it, checked as a lookup is checked; its words are kept
- * in the audit row. A lookup without a clear answer settles nothing.
- *
- * @param said what the processor said, in words for the audit row: ids, statuses, amounts, charges and references
+ * goes ahead only where the processor confirms it, checked as a lookup is checked; what it said (ids,
+ * statuses, amounts, charges and references) is kept in the audit row. A lookup without a clear
+ * answer settles nothing.
  */
-record RefundProcessorVerdict(String said) {
+final class RefundProcessorVerdict {
 
-    /** The audit row's {@code processor_said} holds this many characters. */
-    static final int MOST_SAID = 2000;
-
-    /** The processor's words as the audit row keeps them: whole, or cut short at its length, saying so. */
-    RefundProcessorVerdict {
-        if (said.length() > MOST_SAID) {
-            said = said.substring(0, MOST_SAID - 3) + "...";
-        }
+    private RefundProcessorVerdict() {
     }
 
     /**
@@ -43,18 +35,11 @@ record RefundProcessorVerdict(String said) {
      *
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
      */
-    static RefundProcessorVerdict refunded(CardRefund refund, String processorRefundId, RefundOutcome underKey, RefundOutcome named) {
-        requireAnswer(underKey);
-        requireAnswer(named);
-        String said = "by id: " + describe(named) + "; under the refund's key: " + describe(underKey);
-        if (!(named instanceof RefundOutcome.Succeeded refunded) || !isThisRefund(refunded, refund, processorRefundId)) {
-            throw disagrees(said + "; refund " + refund.id() + " is " + refund.amount() + " " + refund.currency() + " of charge "
-                    + refund.chargeId() + " for " + refund.reference());
-        }
-        if (!(underKey instanceof RefundOutcome.Absent) && !processorRefundId.equals(idOf(underKey))) {
-            throw disagrees(said);
-        }
-        return new RefundProcessorVerdict(said);
+    static String refunded(CardRefund refund, String processorRefundId, RefundOutcome underKey, RefundOutcome named) {
+        return Verdicts.succeeded(processorRefundId, underKey, named, "by id: " + describe(named) + "; under the refund's key: " + describe(underKey),
+                named instanceof RefundOutcome.Succeeded refunded && isThisRefund(refunded, refund, processorRefundId),
+                "refund " + refund.id() + " is " + refund.amount() + " " + refund.currency() + " of charge " + refund.chargeId() + " for "
+                        + refund.reference());
     }
 
     /**
@@ -77,8 +62,8 @@ record RefundProcessorVerdict(String said) {
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise,
      *                      or does not say how much of the charge it refunded
      */
-    static RefundProcessorVerdict notRefunded(CardRefund refund, RefundOutcome underKey, ChargeOutcome charge, List<RecordedRefund> recorded,
-                                              Map<String, RefundOutcome> acknowledged) {
+    static String notRefunded(CardRefund refund, RefundOutcome underKey, ChargeOutcome charge, List<RecordedRefund> recorded,
+                              Map<String, RefundOutcome> acknowledged) {
         requireAnswer(underKey);
         String keyHolds = "under the refund's key: " + describe(underKey);
         if (underKey instanceof RefundOutcome.Succeeded) {
@@ -122,7 +107,7 @@ record RefundProcessorVerdict(String said) {
         if (charged.amountRefunded() < expected) {
             throw disagrees(said + ", less than the " + expected + " " + counted);
         }
-        return new RefundProcessorVerdict(said + ", as " + counted);
+        return said + ", as " + counted;
     }
 
     /** Whether the operator acknowledged this recorded refund: by its processor id, or by the one its contradiction named. */

@@ -127,7 +127,7 @@ public class RefundService {
                                 throw beyondCap(order, refund.amount());
                             }
                         }))
-                        .call(started -> cardRefunds.recordPhase(tx, started.id(), RefundPhase.STARTED, null))
+                        .call(started -> cardRefunds.recordPhase(tx, started.id(), RefundPhase.STARTED.name(), null, null))
                         .map(Begun::started),
                 () -> existingRefund(tx, order, refund).map(Begun::answered));
     }

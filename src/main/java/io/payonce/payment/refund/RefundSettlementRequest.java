@@ -3,6 +3,7 @@ package io.payonce.payment.refund;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.payonce.input.Identifiers;
+import io.payonce.payment.operation.OperatorClaim;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.NotBlank;
@@ -26,7 +27,8 @@ public record RefundSettlementRequest(
         @NotNull Outcome outcome,
         @Pattern(regexp = Identifiers.PROCESSOR_ID) String processorRefundId,
         @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason,
-        @Size(max = MOST_ACKNOWLEDGED) List<@NotNull @Pattern(regexp = Identifiers.PROCESSOR_ID) String> acknowledged) {
+        @Size(max = MOST_ACKNOWLEDGED) List<@NotNull @Pattern(regexp = Identifiers.PROCESSOR_ID) String> acknowledged)
+        implements OperatorClaim {
 
     /** What the operator says became of the refund. */
     public enum Outcome {
@@ -60,11 +62,22 @@ public record RefundSettlementRequest(
     @JsonIgnore
     @AssertTrue(message = "acknowledged names the processor's refunds a not_refunded reconciles, each once")
     boolean isAcknowledgedOnlyWithNotRefunded() {
-        return acknowledged == null || acknowledged.isEmpty() || !refunded() && acknowledged.stream().distinct().count() == acknowledged.size();
+        return acknowledged == null || acknowledged.isEmpty() || !succeeded() && acknowledged.stream().distinct().count() == acknowledged.size();
     }
 
-    boolean refunded() {
+    @Override
+    public boolean succeeded() {
         return outcome == Outcome.REFUNDED;
+    }
+
+    @Override
+    public String processorId() {
+        return processorRefundId;
+    }
+
+    @Override
+    public String outcomeText() {
+        return outcome.text();
     }
 
     /** The processor's refunds this settlement acknowledges; none when it names none. */

@@ -1,0 +1,19 @@
+package io.payonce.payment.operation;
+
+/**
+ * What an operator says became of an operation the processor cannot account for, as an operator's
+ * settlement ({@link OperatorSettlements}) reads it from the kind's request body.
+ */
+public interface OperatorClaim {
+
+    /** The operation succeeded at the processor, by the object {@link #processorId} names; else nothing was made. */
+    boolean succeeded();
+
+    /** The processor's object the operation made, for a success; null for a settlement as failed. */
+    String processorId();
+
+    /** The outcome as the request, the audit row and the event write it ("charged", "not_refunded"). */
+    String outcomeText();
+
+    String reason();
+}
