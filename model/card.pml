@@ -28,7 +28,7 @@ bool wasSucceeded = false;
 /*
  * Processor.charge under key: the processor charges once per key (a known key answers with its
  * charge). The answer may be lost after the charge (a timeout, a 500, a reset), or the call may
- * never reach the processor (refused connection): both are ChargeOutcome.Unknown.
+ * never reach the processor (refused connection): both are Unclear outcomes.
  */
 inline sendCharge(key, definite) {
     atomic {

@@ -15,7 +15,7 @@ public final class ChargeObject {
     /**
      * What the charge says of its outcome: {@link ChargeOutcome.Succeeded} with the charge's id,
      * amount, currency and reference, and how much of it was refunded, {@link ChargeOutcome.Declined} with its decline code, or
-     * {@link ChargeOutcome.Unknown} for a charge that is neither (pending) or too incomplete to settle a
+     * {@link Unclear} for a charge that is neither (pending) or too incomplete to settle a
      * payment with. The charge's id is kept exactly or not at all ({@link ProcessorText#id}): a
      * charge that succeeded under an id payonce cannot keep still took the money, and is recorded
      * without an id. The rest of what the processor says is reduced to the characters payonce
@@ -28,11 +28,11 @@ public final class ChargeObject {
         return switch (String.valueOf(reply.status())) {
             case "succeeded" -> reply.id() == null || reply.id().isEmpty() || reply.amount() == null
                     || ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH) == null
-                    ? new ChargeOutcome.Unknown("the processor's charge is incomplete")
+                    ? new Unclear("the processor's charge is incomplete")
                     : new ChargeOutcome.Succeeded(chargeId, reply.amount(), ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH),
                     ProcessorText.compared(reply.reference(), ProcessorText.CODE_LENGTH), reply.amountRefunded());
             case "declined", "failed" -> declined(reply, chargeId, declineCode == null ? "declined" : declineCode);
-            default -> new ChargeOutcome.Unknown("the charge is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
+            default -> new Unclear("the charge is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
         };
     }
 

@@ -2,10 +2,11 @@ package io.payonce.processor;
 
 /**
  * What payonce learnt from the processor about one charge. Only {@link Succeeded} and
- * {@link Declined} are definite; {@link Unknown} means the card may or may not have been charged;
+ * {@link Declined} are definite; {@link Unclear} means the card may or may not have been charged;
  * {@link Absent} means the processor holds no charge under the key, so none was made yet.
  */
-public sealed interface ChargeOutcome extends ProcessorOutcome {
+public sealed interface ChargeOutcome extends ProcessorOutcome
+        permits ChargeOutcome.Succeeded, ChargeOutcome.Declined, ChargeOutcome.Absent, Unclear {
 
     /**
      * {@code chargeId} is null when the processor's id is not one payonce can keep as it is
@@ -32,24 +33,6 @@ public sealed interface ChargeOutcome extends ProcessorOutcome {
         @Override
         public ProcessorReport report() {
             return new ProcessorReport(false, chargeId, amount, currency, reference, null);
-        }
-    }
-
-    /**
-     * {@code delivered} is false only when the processor certainly did not take the request in: it
-     * could not connect, or the processor refused the call before handling it (401, 403; 404 or 405
-     * to a charge). Nothing was charged then.
-     */
-    record Unknown(String reason, boolean delivered) implements ChargeOutcome {
-
-        /** Never null, so that an unclear answer is never taken for an absent one. */
-        @Override
-        public String unclear() {
-            return reason == null ? "the processor's answer was unclear" : reason;
-        }
-
-        public Unknown(String reason) {
-            this(reason, true);
         }
     }
 

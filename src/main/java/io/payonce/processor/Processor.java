@@ -26,14 +26,14 @@ import java.util.stream.Stream;
  * payonce's side of the processor: one call, one outcome. Every call is bounded by
  * {@code payonce.processor.timeout} and made once: nothing here retries, so nothing can send a
  * charge or a refund again under a new key. Whatever is not a definite answer (a timeout, a 5xx, a
- * connection that failed or was reset, a reply that cannot be read) is unknown
- * ({@link ChargeOutcome.Unknown}, {@link RefundOutcome.Unknown}): the card may have been charged, or
- * refunded, and only the processor can say. A call the processor refused before handling it (401 or
- * 403: payonce's API key is wrong, as after a key rotation gone wrong; 404 or 405 to a charge or a
- * refund: the processor's address is) charged or refunded nothing: it is not sent, like a call that
- * could not connect, and counted in {@code payonce_processor_refused_total}, which an operator alerts
- * on, since every card pay and refund to the card waits until it is put right. Made at start, so that the counter is there,
- * at 0, before the first card pay.
+ * connection that failed or was reset, a reply that cannot be read) is unknown ({@link Unclear}):
+ * the card may have been charged, or refunded, and only the processor can say. A call the
+ * processor refused before handling it (401 or 403: payonce's API key is wrong, as after a key
+ * rotation gone wrong; 404 or 405 to a charge or a refund: the processor's address is) charged or
+ * refunded nothing: it is not sent, like a call that could not connect, and counted in
+ * {@code payonce_processor_refused_total}, which an operator alerts on, since every card pay and
+ * refund to the card waits until it is put right. Made at start, so that the counter is there, at
+ * 0, before the first card pay.
  */
 @Startup
 @ApplicationScoped
@@ -45,14 +45,12 @@ public class Processor {
     static final int SEARCH_LIMIT = 100;
 
     private final ProcessorApi api;
-    private final ProcessorRefundApi refunds;
     private final Duration timeout;
     private final String authorization;
     private final Map<Integer, Counter> refusals;
 
-    Processor(@RestClient ProcessorApi api, @RestClient ProcessorRefundApi refunds, PayonceConfig config, MeterRegistry registry) {
+    Processor(@RestClient ProcessorApi api, PayonceConfig config, MeterRegistry registry) {
         this.api = api;
-        this.refunds = refunds;
         this.timeout = config.processor().timeout();
         this.authorization = config.processor().apiKey().map(key -> "Bearer " + key).orElse(null);
         // Each status counted from 0 at start, so that the first refusal is an increase an alert sees.
@@ -103,12 +101,12 @@ public class Processor {
 
     /** Sends the refund under {@code key}; the same key always names the same refund at the processor. */
     public Uni<RefundOutcome> refund(String key, RefundRequest request) {
-        return refundOutcome("refund under key " + key, refunds.refund(key, authorization, request), false);
+        return refundOutcome("refund under key " + key, api.refund(key, authorization, request), false);
     }
 
     /** The refund the processor holds under {@code key}, or {@link RefundOutcome.Absent} if it holds none. */
     public Uni<RefundOutcome> refundUnder(String key) {
-        return refundOutcome("refund lookup under key " + key, refunds.refundUnder(key, authorization), true);
+        return refundOutcome("refund lookup under key " + key, api.refundUnder(key, authorization), true);
     }
 
     /**
@@ -117,30 +115,28 @@ public class Processor {
      * refund the processor can no longer find under its key.
      */
     public Uni<RefundOutcome> refundById(String refundId) {
-        return refundOutcome("lookup of refund " + refundId, refunds.refundById(refundId, authorization), true);
+        return refundOutcome("lookup of refund " + refundId, api.refundById(refundId, authorization), true);
     }
 
     /** {@code described}: the call in words for the log, which call and under which key or of which charge. */
     private Uni<ChargeOutcome> outcome(String described, Uni<Response> call, boolean lookup) {
         return bounded(call)
                 .map(response -> answerOf(response, lookup))
-                .onFailure().recoverWithItem(failure -> new ChargeOutcome.Unknown(unknownBecause(failure), delivered(failure)))
-                .invoke(outcome -> {
-                    if (outcome instanceof ChargeOutcome.Unknown unknown) {
-                        LOG.warnf("Processor %s: outcome unknown (%s)", described, unknown.reason());
-                    }
-                });
+                .onFailure().recoverWithItem(failure -> new Unclear(unknownBecause(failure), delivered(failure)))
+                .invoke(outcome -> warnIfUnclear(described, outcome));
     }
 
     private Uni<RefundOutcome> refundOutcome(String described, Uni<Response> call, boolean lookup) {
         return bounded(call)
                 .map(response -> refundAnswerOf(response, lookup))
-                .onFailure().recoverWithItem(failure -> new RefundOutcome.Unknown(unknownBecause(failure), delivered(failure)))
-                .invoke(outcome -> {
-                    if (outcome instanceof RefundOutcome.Unknown unknown) {
-                        LOG.warnf("Processor %s: outcome unknown (%s)", described, unknown.reason());
-                    }
-                });
+                .onFailure().recoverWithItem(failure -> new Unclear(unknownBecause(failure), delivered(failure)))
+                .invoke(outcome -> warnIfUnclear(described, outcome));
+    }
+
+    private static void warnIfUnclear(String described, ProcessorOutcome outcome) {
+        if (outcome instanceof Unclear unclear) {
+            LOG.warnf("Processor %s: outcome unknown (%s)", described, unclear.reason());
+        }
     }
 
     /** The processor's answer whatever its status, or a failure once the call's bound has passed. */
@@ -152,12 +148,12 @@ public class Processor {
 
     private ChargeOutcome answerOf(Response response, boolean lookup) {
         int status = response.getStatus();
-        return refusedUnhandled(status, lookup) ? new ChargeOutcome.Unknown(notSent(status, "charged"), false) : read(response, lookup);
+        return refusedUnhandled(status, lookup) ? new Unclear(notSent(status, "charged"), false) : read(response, lookup);
     }
 
     private RefundOutcome refundAnswerOf(Response response, boolean lookup) {
         int status = response.getStatus();
-        return refusedUnhandled(status, lookup) ? new RefundOutcome.Unknown(notSent(status, "refunded"), false) : readRefund(response, lookup);
+        return refusedUnhandled(status, lookup) ? new Unclear(notSent(status, "refunded"), false) : readRefund(response, lookup);
     }
 
     /**
@@ -192,17 +188,17 @@ public class Processor {
         if (lookup && status != 200) {
             // A lookup reads what the processor holds: 200 with the charge, whatever became of it. Any other
             // answer to it, a 402 as much as a 400, comes from something refusing the lookup itself.
-            return new ChargeOutcome.Unknown("the processor answered " + status + " to a lookup");
+            return new Unclear("the processor answered " + status + " to a lookup");
         }
         if (status != 200 && status != 201 && status != 400 && status != 402) {
-            return new ChargeOutcome.Unknown("the processor answered " + status);
+            return new Unclear("the processor answered " + status);
         }
         JsonNode charge = response.readEntity(JsonNode.class);
         if (status == 400) {
             ChargeReply reply = ChargeReply.of(charge);
             String declineCode = ProcessorText.of(reply.declineCode(), ProcessorText.CODE_LENGTH);
             return declineCode != null ? ChargeObject.declined(reply, ChargeObject.id(charge), declineCode)
-                    : new ChargeOutcome.Unknown("the processor answered 400");
+                    : new Unclear("the processor answered 400");
         }
         return ChargeObject.outcome(charge);
     }
@@ -253,10 +249,10 @@ public class Processor {
             return new RefundOutcome.Absent();
         }
         if (lookup && status != 200) {
-            return new RefundOutcome.Unknown("the processor answered " + status + " to a lookup");
+            return new Unclear("the processor answered " + status + " to a lookup");
         }
         if (status != 200 && status != 201 && status != 400 && status != 402) {
-            return new RefundOutcome.Unknown("the processor answered " + status);
+            return new Unclear("the processor answered " + status);
         }
         JsonNode refund = response.readEntity(JsonNode.class);
         if (status == 400) {
@@ -264,7 +260,7 @@ public class Processor {
             // away above), checked against the refund by whatever it names.
             RefundReply reply = RefundReply.of(refund);
             return ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH) != null ? RefundObject.failed(reply, null)
-                    : new RefundOutcome.Unknown("the processor answered 400");
+                    : new Unclear("the processor answered 400");
         }
         return RefundObject.outcome(refund);
     }

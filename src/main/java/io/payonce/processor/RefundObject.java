@@ -16,7 +16,7 @@ public final class RefundObject {
      * What the refund says of its outcome: {@link RefundOutcome.Succeeded} with the refund's id, the
      * charge it refunded, its amount and currency, and its reference and key where it names them,
      * {@link RefundOutcome.Failed} with the same and its failure code ({@code failed} when it names
-     * none), or {@link RefundOutcome.Unknown} for a refund that is neither (pending) or too incomplete
+     * none), or {@link Unclear} for a refund that is neither (pending) or too incomplete
      * to settle a refund with: a failure is checked against the refund as closely as a success, since
      * it gives the refund's amount back to the order. Ids are kept exactly or not at all
      * ({@link ProcessorText#id}); the rest of what the processor says is reduced to the characters
@@ -27,16 +27,16 @@ public final class RefundObject {
         boolean named = reply.id() != null && !reply.id().isEmpty();
         return switch (String.valueOf(reply.status())) {
             case "succeeded" -> !named || reply.amount() == null || ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH) == null
-                    ? new RefundOutcome.Unknown("the processor's refund is incomplete")
+                    ? new Unclear("the processor's refund is incomplete")
                     : new RefundOutcome.Succeeded(ProcessorText.id(reply.id(), ProcessorText.REFUND_ID_LENGTH),
                     ProcessorText.id(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
                     ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), ProcessorText.compared(reply.reference(), ProcessorText.REFUND_ID_LENGTH),
                     ProcessorText.compared(reply.key(), ProcessorText.REFUND_ID_LENGTH));
             case "failed", "canceled" -> !named || reply.charge() == null || reply.amount() == null
                     || ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH) == null
-                    ? new RefundOutcome.Unknown("the processor's refund is incomplete")
+                    ? new Unclear("the processor's refund is incomplete")
                     : failed(reply, "failed");
-            default -> new RefundOutcome.Unknown("the refund is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
+            default -> new Unclear("the refund is " + ProcessorText.of(reply.status(), ProcessorText.CODE_LENGTH));
         };
     }
 
@@ -48,7 +48,7 @@ public final class RefundObject {
     static RefundOutcome failed(RefundReply reply, String otherwise) {
         String chargeId = ProcessorText.id(reply.charge(), ProcessorText.CHARGE_ID_LENGTH);
         if (reply.charge() != null && chargeId == null) {
-            return new RefundOutcome.Unknown("the processor's failed refund names a charge payonce cannot keep");
+            return new Unclear("the processor's failed refund names a charge payonce cannot keep");
         }
         String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
         return new RefundOutcome.Failed(ProcessorText.id(reply.id(), ProcessorText.REFUND_ID_LENGTH), chargeId, reply.amount(),

@@ -2,10 +2,11 @@ package io.payonce.processor;
 
 /**
  * What payonce learnt from the processor about one refund. Only {@link Succeeded} and {@link Failed}
- * are definite; {@link Unknown} means the money may or may not have gone back to the card;
+ * are definite; {@link Unclear} means the money may or may not have gone back to the card;
  * {@link Absent} means the processor holds no refund under the key, so none was made yet.
  */
-public sealed interface RefundOutcome extends ProcessorOutcome {
+public sealed interface RefundOutcome extends ProcessorOutcome
+        permits RefundOutcome.Succeeded, RefundOutcome.Failed, RefundOutcome.Absent, Unclear {
 
     /**
      * {@code refundId} is null when the processor's id is not one payonce can keep as it is
@@ -33,20 +34,6 @@ public sealed interface RefundOutcome extends ProcessorOutcome {
         @Override
         public ProcessorReport report() {
             return new ProcessorReport(false, refundId, amount, currency, reference, chargeId);
-        }
-    }
-
-    /** {@code delivered} is false only when the request certainly never reached the processor (it could not connect). */
-    record Unknown(String reason, boolean delivered) implements RefundOutcome {
-
-        /** Never null, so that an unclear answer is never taken for an absent one. */
-        @Override
-        public String unclear() {
-            return reason == null ? "the processor's answer was unclear" : reason;
-        }
-
-        public Unknown(String reason) {
-            this(reason, true);
         }
     }
 

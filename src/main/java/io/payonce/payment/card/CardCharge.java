@@ -7,6 +7,7 @@ import io.payonce.payment.operation.OperationStore;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.ChargeRequest;
 import io.payonce.processor.Processor;
+import io.payonce.processor.Unclear;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -61,7 +62,7 @@ class CardCharge implements OperationKind<CardPayment, ChargeOutcome> {
 
     @Override
     public ChargeOutcome unknown(String reason) {
-        return new ChargeOutcome.Unknown(reason);
+        return new Unclear(reason);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.ChargesFor;
 import io.payonce.payment.operation.Verdicts;
 import io.payonce.processor.ProcessorText;
+import io.payonce.processor.Unclear;
 
 import java.time.Duration;
 import java.util.List;
@@ -109,8 +110,8 @@ final class ProcessorVerdict {
                     + (declined.amount() == null ? "" : ", " + declined.amount() + (declined.currency() == null ? "" : " " + declined.currency()))
                     + (declined.reference() == null ? "" : " for " + declined.reference());
         }
-        if (outcome instanceof ChargeOutcome.Unknown unknown) {
-            return "a charge not yet settled (" + unknown.reason() + ")";
+        if (outcome instanceof Unclear unclear) {
+            return "a charge not yet settled (" + unclear.reason() + ")";
         }
         return "no charge";
     }

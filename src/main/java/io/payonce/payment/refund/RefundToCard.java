@@ -7,6 +7,7 @@ import io.payonce.payment.operation.OperationStore;
 import io.payonce.processor.Processor;
 import io.payonce.processor.RefundOutcome;
 import io.payonce.processor.RefundRequest;
+import io.payonce.processor.Unclear;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -62,7 +63,7 @@ class RefundToCard implements OperationKind<CardRefund, RefundOutcome> {
 
     @Override
     public RefundOutcome unknown(String reason) {
-        return new RefundOutcome.Unknown(reason);
+        return new Unclear(reason);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.payment.refund.OperatorRefundSettlementRepository.RecordedRefund;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.RefundOutcome;
+import io.payonce.processor.Unclear;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -37,7 +38,7 @@ class RefundProcessorVerdictTest {
     void anotherChargeOrADeclinedOneDisagreesAndAnUnclearOneIsUnavailable() {
         assertEquals(ErrorCode.PROCESSOR_DISAGREES, refusal(new ChargeOutcome.Succeeded("ch_2", 500, "eur", "order-42", 0L), 0));
         assertEquals(ErrorCode.PROCESSOR_DISAGREES, refusal(new ChargeOutcome.Declined("ch_1", "card_declined", null, null, null), 0));
-        assertEquals(ErrorCode.PROCESSOR_UNAVAILABLE, refusal(new ChargeOutcome.Unknown("no answer in time"), 0));
+        assertEquals(ErrorCode.PROCESSOR_UNAVAILABLE, refusal(new Unclear("no answer in time"), 0));
     }
 
     private static ErrorCode refusal(ChargeOutcome charge, long recorded) {
