@@ -74,7 +74,8 @@ public class CardPay {
 
     /** The first transaction, then the charge: sent now, resumed for a retry, or the answer the transaction found. */
     private Uni<Answer> begin(Order order, KeyedWrite write, String cardToken) {
-        return guard.<CardPayment>begin(write, tx -> start(tx, order, write, cardToken), begun -> proceed(begun, order, write));
+        return guard.<CardPayment>begin(write, tx -> start(tx, order, write, cardToken),
+                begun -> lifecycle.proceed(charge, begun, write, () -> cards.findByOrderAndKey(pool, order.id(), write.key())));
     }
 
     private Uni<Begun<CardPayment>> start(SqlConnection tx, Order order, KeyedWrite write, String cardToken) {
@@ -97,20 +98,5 @@ public class CardPay {
                 .onFailure(SqlErrors::isDuplicateKey).recoverWithUni(taken -> cards.findDeclined(tx, processorKey)
                         .onItem().ifNull().failWith(taken)
                         .flatMap(declined -> Uni.createFrom().<CardPayment>failure(declined.refusal())));
-    }
-
-    private Uni<Answer> proceed(Begun<CardPayment> begun, Order order, KeyedWrite write) {
-        if (begun instanceof Begun.Answered<CardPayment> answered) {
-            return Uni.createFrom().item(answered.answer());
-        }
-        if (begun instanceof Begun.Started<CardPayment> started) {
-            return lifecycle.advance(charge, started.work());
-        }
-        return resume(order, write, ((Begun.Open<CardPayment>) begun).soFar());
-    }
-
-    /** A retry of a card pay still in flight: taken over if nobody is working on it ({@link Lifecycle#resume}). */
-    private Uni<Answer> resume(Order order, KeyedWrite write, Answer soFar) {
-        return cards.findByOrderAndKey(pool, order.id(), write.key()).flatMap(payment -> lifecycle.resume(charge, payment, write, soFar));
     }
 }

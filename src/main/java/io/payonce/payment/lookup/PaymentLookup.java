@@ -7,20 +7,19 @@ import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.payment.PaymentMethod;
 import io.payonce.payment.PaymentPhase;
+import io.payonce.payment.PhaseHistory;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads a payment and its history for its owner or ops; anyone else finds no such payment, as with
- * orders. A balance payment was SUCCEEDED from its first commit and has no history rows: its history
- * is that one phase, at its creation. Ops also see the audit row of an operator's settlement, which
- * names staff and their words, not the owner's business.
+ * Reads a payment and its history ({@link PhaseHistory}) for its owner or ops; anyone else finds no
+ * such payment, as with orders. Ops also see the audit row of an operator's settlement, which names
+ * staff and their words, not the owner's business.
  */
 @ApplicationScoped
 class PaymentLookup {
@@ -48,7 +47,9 @@ class PaymentLookup {
             if (row == null || !caller.maySee(row.getString("user_id"))) {
                 return Uni.createFrom().failure(new ApiException(ErrorCode.PAYMENT_NOT_FOUND, id));
             }
-            return history(row).flatMap(history -> settlement(caller, row).map(settlement -> details(row, history, settlement)));
+            return PhaseHistory.of(pool, SELECT_HISTORY, row,
+                            (phase, detail, at) -> new PaymentDetails.PhaseEntry(PaymentPhase.valueOf(phase), detail, at))
+                    .flatMap(history -> settlement(caller, row).map(settlement -> details(row, history, settlement)));
         });
     }
 
@@ -60,20 +61,6 @@ class PaymentLookup {
             Row row = Rows.first(rows);
             return row == null ? null : new PaymentDetails.Settlement(row.getString("outcome"), row.getString("charge_id"),
                     row.getString("reason"), row.getString("operator_id"), row.getString("processor_said"), UtcTimes.instant(row, "created_at"));
-        });
-    }
-
-    private Uni<List<PaymentDetails.PhaseEntry>> history(Row payment) {
-        PaymentMethod method = PaymentMethod.valueOf(payment.getString("method"));
-        if (method == PaymentMethod.BALANCE) {
-            return Uni.createFrom().item(List.of(
-                    new PaymentDetails.PhaseEntry(PaymentPhase.SUCCEEDED, null, UtcTimes.instant(payment, "created_at"))));
-        }
-        return pool.preparedQuery(SELECT_HISTORY).execute(Tuple.of(payment.getLong("id"))).map(rows -> {
-            List<PaymentDetails.PhaseEntry> history = new ArrayList<>();
-            rows.forEach(row -> history.add(new PaymentDetails.PhaseEntry(PaymentPhase.valueOf(row.getString("phase")),
-                    row.getString("detail"), UtcTimes.instant(row, "created_at"))));
-            return history;
         });
     }
 

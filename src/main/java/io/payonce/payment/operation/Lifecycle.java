@@ -5,6 +5,7 @@ import io.payonce.db.Transactions;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.Answer;
+import io.payonce.idempotency.Begun;
 import io.payonce.idempotency.KeyAnswers;
 import io.payonce.idempotency.KeyedWrite;
 import io.smallrye.mutiny.Uni;
@@ -12,13 +13,15 @@ import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * One lifecycle for every operation at the processor, whatever its kind: the calls are made outside
  * any transaction, always under the operation's own processor key, by the one worker that holds its
- * lease; whatever they return goes to the kind's {@link OperationKind#settle}. The request, a retry
- * of it and the recovery job all drive an operation through {@link #advance}, from the last phase
- * committed (brandur's recovery points): a phase is committed before the call it allows.
+ * lease; whatever they return goes to the kind's {@link OperationKind#settle}. The request and a
+ * retry of it (both through {@link #proceed}) and the recovery job all drive an operation through
+ * {@link #advance}, from the last phase committed (brandur's recovery points): a phase is committed
+ * before the call it allows.
  */
 @ApplicationScoped
 public class Lifecycle {
@@ -75,13 +78,30 @@ public class Lifecycle {
     }
 
     /**
+     * Takes a keyed request on from what its first transaction began
+     * ({@link io.payonce.idempotency.IdempotencyGuard#begin}), alike for every kind: an answer is the
+     * answer, an operation started now is advanced, and a key an earlier request left open is a retry
+     * of it, which resumes that request's operation ({@code open} reads it, null if none).
+     */
+    public <O extends Operation<O>, R> Uni<Answer> proceed(OperationKind<O, R> kind, Begun<O> begun, KeyedWrite write, Supplier<Uni<O>> open) {
+        if (begun instanceof Begun.Answered<O> answered) {
+            return Uni.createFrom().item(answered.answer());
+        }
+        if (begun instanceof Begun.Started<O> started) {
+            return advance(kind, started.work());
+        }
+        Answer soFar = ((Begun.Open<O>) begun).soFar();
+        return open.get().flatMap(found -> resume(kind, found, write, soFar));
+    }
+
+    /**
      * A retry of a keyed request whose operation ({@code found}, null if none) may still be in flight.
      * If nobody is working on it (its first request crashed, stalled or gave up on a lost answer),
      * the retry takes it over from its last phase; otherwise it is answered what is known so far
      * ({@code soFar}: the 202 if there is one), else the kind's 409 to come back. An operation settled
      * since the claim was read has its final answer under the key, a repeat's.
      */
-    public <O extends Operation<O>, R> Uni<Answer> resume(OperationKind<O, R> kind, O found, KeyedWrite write, Answer soFar) {
+    private <O extends Operation<O>, R> Uni<Answer> resume(OperationKind<O, R> kind, O found, KeyedWrite write, Answer soFar) {
         if (found == null || found.lifecyclePhase().definite()) {
             return keys.storedAnswer(pool, write.scope(), write.key())
                     .onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE))

@@ -5,20 +5,16 @@ import io.payonce.db.UtcTimes;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.payment.PaymentMethod;
+import io.payonce.payment.PhaseHistory;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.util.ArrayList;
 import java.util.List;
 
-/**
- * Reads a refund, its history and an operator's settlement of it (only ops read refunds). A refund to
- * the balance was SUCCEEDED from its first commit and has no history rows: its history is that one
- * phase, at its creation.
- */
+/** Reads a refund, its history ({@link PhaseHistory}) and an operator's settlement of it (only ops read refunds). */
 @ApplicationScoped
 class RefundLookup {
 
@@ -44,7 +40,9 @@ class RefundLookup {
             if (row == null) {
                 return Uni.createFrom().failure(new ApiException(ErrorCode.REFUND_NOT_FOUND, id));
             }
-            return history(row).flatMap(history -> settlement(row).map(settlement -> details(row, history, settlement)));
+            return PhaseHistory.of(pool, SELECT_HISTORY, row,
+                            (phase, detail, at) -> new RefundDetails.PhaseEntry(RefundPhase.valueOf(phase), detail, at))
+                    .flatMap(history -> settlement(row).map(settlement -> details(row, history, settlement)));
         });
     }
 
@@ -54,19 +52,6 @@ class RefundLookup {
             String acknowledged = row == null ? null : row.getString("acknowledged");
             return row == null ? null : new RefundDetails.Settlement(row.getString("outcome"), row.getString("processor_refund_id"),
                     acknowledged == null ? List.of() : List.of(acknowledged.split(",")), row.getString("reason"), row.getString("operator_id"), row.getString("processor_said"), UtcTimes.instant(row, "created_at"));
-        });
-    }
-
-    private Uni<List<RefundDetails.PhaseEntry>> history(Row refund) {
-        if (PaymentMethod.valueOf(refund.getString("method")) == PaymentMethod.BALANCE) {
-            return Uni.createFrom().item(List.of(
-                    new RefundDetails.PhaseEntry(RefundPhase.SUCCEEDED, null, UtcTimes.instant(refund, "created_at"))));
-        }
-        return pool.preparedQuery(SELECT_HISTORY).execute(Tuple.of(refund.getLong("id"))).map(rows -> {
-            List<RefundDetails.PhaseEntry> history = new ArrayList<>();
-            rows.forEach(row -> history.add(new RefundDetails.PhaseEntry(RefundPhase.valueOf(row.getString("phase")),
-                    row.getString("detail"), UtcTimes.instant(row, "created_at"))));
-            return history;
         });
     }
 

@@ -77,7 +77,8 @@ public class RefundService {
      */
     public Uni<Answer> refund(Caller caller, KeyedRequest request, long orderId, RefundRequest refund) {
         KeyedWrite write = request.by(caller.userId(), refund);
-        return guard.<CardRefund>begin(write, tx -> start(tx, caller, orderId, refund, write), begun -> proceed(begun, orderId, refund, write));
+        return guard.<CardRefund>begin(write, tx -> start(tx, caller, orderId, refund, write),
+                begun -> lifecycle.proceed(toCard, begun, write, () -> cardRefunds.findByOrderAndNo(pool, orderId, refund.refundNo())));
     }
 
     private Uni<Begun<CardRefund>> start(SqlConnection tx, Caller caller, long orderId, RefundRequest refund, KeyedWrite write) {
@@ -130,21 +131,6 @@ public class RefundService {
                         .call(started -> cardRefunds.recordPhase(tx, started.id(), RefundPhase.STARTED.name(), null, null))
                         .map(Begun::started),
                 () -> existingRefund(tx, order, refund).map(Begun::answered));
-    }
-
-    private Uni<Answer> proceed(Begun<CardRefund> begun, long orderId, RefundRequest refund, KeyedWrite write) {
-        if (begun instanceof Begun.Answered<CardRefund> answered) {
-            return Uni.createFrom().item(answered.answer());
-        }
-        if (begun instanceof Begun.Started<CardRefund> started) {
-            return lifecycle.advance(toCard, started.work());
-        }
-        return resume(orderId, refund, write, ((Begun.Open<CardRefund>) begun).soFar());
-    }
-
-    /** A retry of a refund to the card still in flight: taken over if nobody is working on it ({@link Lifecycle#resume}). */
-    private Uni<Answer> resume(long orderId, RefundRequest request, KeyedWrite write, Answer soFar) {
-        return cardRefunds.findByOrderAndNo(pool, orderId, request.refundNo()).flatMap(refund -> lifecycle.resume(toCard, refund, write, soFar));
     }
 
     /**
