@@ -34,6 +34,11 @@ public sealed interface ChargeOutcome extends ProcessorOutcome
         public ProcessorReport report() {
             return new ProcessorReport(false, chargeId, amount, currency, reference, null);
         }
+
+        @Override
+        public String failureCode() {
+            return declineCode;
+        }
     }
 
     record Absent() implements ChargeOutcome {

@@ -8,6 +8,16 @@ public sealed interface ProcessorOutcome permits ChargeOutcome, RefundOutcome {
         return null;
     }
 
+    /** Whether the processor holds nothing under the key: it said neither a definite outcome nor an unclear one. */
+    default boolean absent() {
+        return report() == null && unclear() == null;
+    }
+
+    /** Why a definite failure made nothing, in the processor's words (a decline code); null for any other outcome. */
+    default String failureCode() {
+        return null;
+    }
+
     /** False only for an unclear outcome of a request that certainly never reached the processor. */
     default boolean delivered() {
         return true;

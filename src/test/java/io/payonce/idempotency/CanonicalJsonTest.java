@@ -1,5 +1,7 @@
 package io.payonce.idempotency;
 
+import io.payonce.payment.card.SettlementRequest;
+import io.payonce.payment.refund.RefundSettlementRequest;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;
@@ -26,6 +28,18 @@ class CanonicalJsonTest {
         assertEquals("{\"amount\":100,\"to\":\"bob\"}", fromRecord);
         assertEquals(fromRecord, fromMap);
         assertEquals(Fingerprint.of("pay", "order:1", fromRecord), Fingerprint.of("pay", "order:1", fromMap));
+    }
+
+    /**
+     * A settlement's key is fingerprinted by its body alone: what a request type answers beside its
+     * fields (the claim it makes) must not change the fingerprint a stored key was written with.
+     */
+    @Test
+    void anOperatorsClaimIsFingerprintedByItsBodyAlone() {
+        assertEquals("{\"chargeId\":\"ch_1\",\"outcome\":\"charged\",\"reason\":\"seen at the processor\"}",
+                CanonicalJson.of(new SettlementRequest(SettlementRequest.Outcome.CHARGED, "ch_1", "seen at the processor")));
+        assertEquals("{\"acknowledged\":[\"re_9\"],\"outcome\":\"not_refunded\",\"reason\":\"none\"}",
+                CanonicalJson.of(new RefundSettlementRequest(RefundSettlementRequest.Outcome.NOT_REFUNDED, null, "none", List.of("re_9"))));
     }
 
     @Test

@@ -14,13 +14,11 @@ import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaymentPhase;
 import io.payonce.payment.operation.OperationSettlement;
 import io.payonce.processor.ChargeOutcome;
-import io.payonce.processor.ProcessorText;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.inject.Singleton;
-import org.jboss.logging.Logger;
 
 /**
  * What the processor said about a card payment, recorded as every operation's outcome is
@@ -29,8 +27,6 @@ import org.jboss.logging.Logger;
  */
 @Singleton
 class CardSettlement extends OperationSettlement<CardPayment, ChargeOutcome, Void> {
-
-    private static final Logger LOG = Logger.getLogger(CardSettlement.class);
 
     private final CardPaymentRepository cards;
     private final OrderRepository orders;
@@ -50,23 +46,6 @@ class CardSettlement extends OperationSettlement<CardPayment, ChargeOutcome, Voi
     @Override
     protected Uni<Void> lockFor(SqlConnection tx, CardPayment payment) {
         return Uni.createFrom().voidItem();
-    }
-
-    @Override
-    public Uni<Answer> record(SqlConnection tx, CardPayment payment, Void nothingLocked, ChargeOutcome outcome, String eventId) {
-        if (outcome instanceof ChargeOutcome.Succeeded charged) {
-            if (charged.chargeId() == null) {
-                LOG.warnf("Payment %d was charged under an id payonce cannot keep: refunds of order %d go through the processor's dashboard",
-                        payment.id(), payment.orderId());
-            }
-            return ifMoved(cards.succeed(tx, payment.id(), charged.chargeId()),
-                    () -> succeeded(tx, payment, null, "charge " + ProcessorText.shown(charged.chargeId()), eventId));
-        }
-        if (outcome instanceof ChargeOutcome.Declined declined) {
-            return ifMoved(cards.fail(tx, payment.id(), declined.chargeId(), declined.declineCode()),
-                    () -> failed(tx, payment, null, declined.declineCode(), declined.declineCode(), eventId));
-        }
-        throw new IllegalArgumentException("Only a definite outcome settles a payment: " + outcome);
     }
 
     @Override

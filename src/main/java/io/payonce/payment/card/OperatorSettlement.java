@@ -5,15 +5,12 @@ import io.payonce.config.PayonceConfig;
 import io.payonce.errors.ErrorCode;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.KeyedWrite;
-import io.payonce.idempotency.WithRecord;
 import io.payonce.payment.PaymentPhase;
 import io.payonce.payment.operation.OperatorSettlementKind;
-import io.payonce.payment.operation.SettlementTarget;
 import io.payonce.processor.Processor;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 import java.time.Duration;
 
@@ -25,8 +22,8 @@ import java.time.Duration;
  * would be ({@link CardSettlement}: the order, the event, the client's answer under the client's
  * key), with the audit row and the settlement's event.
  */
-@ApplicationScoped
-class OperatorSettlement implements OperatorSettlementKind<CardPayment, SettlementRequest> {
+@Singleton
+class OperatorSettlement extends OperatorSettlementKind<CardPayment, SettlementRequest> {
 
     /** The decline code of a payment an operator settled as not charged: the client's 402 names it. */
     static final String SETTLED_NOT_CHARGED = "settled_not_charged";
@@ -35,33 +32,17 @@ class OperatorSettlement implements OperatorSettlementKind<CardPayment, Settleme
     private static final Words WORDS = new Words(ErrorCode.PAYMENT_NOT_FOUND, ErrorCode.CHARGE_ALREADY_RECORDED, SETTLED_NOT_CHARGED, 1000);
 
     private final OperatorSettlementRepository settlements;
-    private final CardSettlement outcomes;
     private final Processor processor;
     private final Outbox outbox;
     private final Duration keyRetention;
 
     OperatorSettlement(OperatorSettlementRepository settlements, CardSettlement outcomes, Processor processor, Outbox outbox,
                        PayonceConfig config) {
+        super(WORDS, settlements, outcomes);
         this.settlements = settlements;
-        this.outcomes = outcomes;
         this.processor = processor;
         this.outbox = outbox;
         this.keyRetention = config.processor().keyRetention();
-    }
-
-    @Override
-    public Words words() {
-        return WORDS;
-    }
-
-    @Override
-    public Uni<WithRecord<SettlementTarget<CardPayment>>> findWithRecord(SqlClient client, long id, KeyedWrite write) {
-        return settlements.findWithRecord(client, id, write);
-    }
-
-    @Override
-    public Uni<SettlementTarget<CardPayment>> find(SqlClient client, long id) {
-        return settlements.find(client, id);
     }
 
     /**
@@ -69,19 +50,14 @@ class OperatorSettlement implements OperatorSettlementKind<CardPayment, Settleme
      * charged, the processor's list of the order's charges.
      */
     @Override
-    public Uni<String> askProcessor(CardPayment payment, SettlementRequest request) {
+    protected Uni<String> askProcessor(CardPayment payment, SettlementRequest request) {
         return processor.chargeUnder(payment.processorKey()).flatMap(underKey -> request.succeeded()
                 ? processor.chargeById(request.chargeId()).map(named -> ProcessorVerdict.charged(payment, request.chargeId(), underKey, named))
                 : processor.chargesFor(payment.reference()).map(forOrder -> ProcessorVerdict.notCharged(payment, underKey, forOrder, keyRetention)));
     }
 
     @Override
-    public CardSettlement outcomes() {
-        return outcomes;
-    }
-
-    @Override
-    public Uni<Object> audit(SqlConnection tx, CardPayment payment, SettlementRequest request, KeyedWrite write, String said) {
+    protected Uni<Object> audit(SqlConnection tx, CardPayment payment, SettlementRequest request, KeyedWrite write, String said) {
         PaymentPhase phase = request.succeeded() ? PaymentPhase.SUCCEEDED : PaymentPhase.DECLINED;
         return settlements.insertAudit(tx, payment.id(), write, request, said)
                 .flatMap(v -> outbox.recordSettlement(tx, payment.userId(), payment.orderId(), EntryType.referenceOf(payment.id()),

@@ -4,6 +4,7 @@ import io.payonce.db.Rows;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
+import io.payonce.payment.operation.OperatorSettlementKind;
 import io.payonce.payment.operation.SettlementTarget;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
@@ -16,7 +17,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * settlement's transaction writes with the lifecycle's compare-and-set ({@code OperationRows}).
  */
 @ApplicationScoped
-class OperatorSettlementRepository {
+class OperatorSettlementRepository implements OperatorSettlementKind.Targets<CardPayment> {
 
     private static final String LEASED = "COALESCE(p.leased_until > NOW(6), FALSE) AS leased";
 
@@ -31,15 +32,16 @@ class OperatorSettlementRepository {
             INSERT INTO operator_settlement (payment_id, operator_id, idem_key, outcome, charge_id, reason, processor_said)
             VALUES (?, ?, ?, ?, ?, ?, ?)""";
 
-    /** The payment beside {@code write}'s record; null beside it when no payment has that id. */
-    Uni<WithRecord<SettlementTarget<CardPayment>>> findWithRecord(SqlClient client, long paymentId, KeyedWrite write) {
+    @Override
+    public Uni<WithRecord<SettlementTarget<CardPayment>>> findWithRecord(SqlClient client, long paymentId, KeyedWrite write) {
         return client.preparedQuery(SELECT_WITH_RECORD).execute(RecordJoin.parameters(write).addLong(paymentId)).map(rows -> {
             Row row = Rows.first(rows);
             return row == null ? new WithRecord<>(null, null) : new WithRecord<>(from(row), RecordJoin.record(row));
         });
     }
 
-    Uni<SettlementTarget<CardPayment>> find(SqlClient client, long paymentId) {
+    @Override
+    public Uni<SettlementTarget<CardPayment>> find(SqlClient client, long paymentId) {
         return client.preparedQuery(SELECT).execute(Tuple.of(paymentId)).map(rows -> from(Rows.first(rows)));
     }
 

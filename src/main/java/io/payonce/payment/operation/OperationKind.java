@@ -1,48 +1,42 @@
 package io.payonce.payment.operation;
 
 import io.payonce.errors.ErrorCode;
-import io.payonce.idempotency.Answer;
+import io.payonce.processor.ProcessorOutcome;
 import io.smallrye.mutiny.Uni;
 
 /**
- * The hooks a kind of processor operation gives the lifecycle: its table, its calls to the processor
- * and what their outcome {@code R} does. The lifecycle ({@link Lifecycle}) owns the rest: the lease,
- * the first send, the lookup and the resend window, the takeover and the recovery job. A kind is an
- * application-scoped bean; the recovery job finds every one.
+ * What a kind of processor operation gives the lifecycle: its words, how its outcomes {@code R} are
+ * recorded ({@link OperationSettlement}, which holds its table's statements too), and two hooks: its
+ * call to the processor and its lookup. The lifecycle ({@link Lifecycle}) owns the rest: the lease,
+ * the first send, the lookup and the resend window, the takeover and the recovery job, which finds
+ * every kind. A kind is a {@code @Singleton}: the lifecycle reads what it was given.
  */
-public interface OperationKind<O extends Operation<O>, R> {
+public abstract class OperationKind<O extends Operation<O>, R extends ProcessorOutcome> {
 
-    /** The kind as a log line begins with it: "Card payment", "Refund to the card". */
-    String name();
+    /**
+     * The kind's words: its {@code name} as a log line begins with it ("Card payment"); the refusal a
+     * retry meets while another worker holds the operation and no answer is stored yet
+     * ({@code pending}); and the gauge of its operations unsettled a minute after they began, with its
+     * description.
+     */
+    public record Words(String name, ErrorCode pending, String overdueGauge, String overdueDescription) {
+    }
 
-    /** What the processor makes of it, in its history's words: "charge", "refund". */
-    String madeAtProcessor();
+    final Words words;
+    final OperationSettlement<O, R, ?> settlement;
 
-    OperationStore<O> store();
+    protected OperationKind(Words words, OperationSettlement<O, R, ?> settlement) {
+        this.words = words;
+        this.settlement = settlement;
+    }
 
     /** The call itself, under the operation's processor key. */
-    Uni<R> send(O operation);
+    protected abstract Uni<R> send(O operation);
 
     /** What the processor holds under the operation's key. */
-    Uni<R> lookUp(O operation);
+    protected abstract Uni<R> lookUp(O operation);
 
-    /** Whether {@code outcome} says the processor holds nothing under the key. */
-    boolean isAbsent(R outcome);
-
-    /** An outcome that is not definite, for {@code reason}: the operation waits for the recovery job. */
-    R unknown(String reason);
-
-    /** Records {@code outcome}, whatever it is, and answers with the key's answer. */
-    Uni<Answer> settle(O operation, R outcome);
-
-    /** What the operation's key answers now, for a worker that found it taken over or settled by another. */
-    Uni<Answer> answerSoFar(O operation);
-
-    /** The refusal a retry meets while another worker holds the operation and no answer is stored yet. */
-    ErrorCode pending();
-
-    /** The gauge of this kind's operations unsettled a minute after they began, and its description. */
-    String overdueGauge();
-
-    String overdueDescription();
+    OperationStore<O> store() {
+        return settlement.rows();
+    }
 }

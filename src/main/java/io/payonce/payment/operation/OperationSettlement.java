@@ -4,6 +4,8 @@ import io.payonce.db.Transactions;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.KeyAnswers;
 import io.payonce.processor.ProcessorOutcome;
+import io.payonce.processor.ProcessorReport;
+import io.payonce.processor.ProcessorText;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -17,8 +19,8 @@ import java.util.function.Supplier;
  * Records what the processor said of an operation, each outcome in one transaction with the rest of
  * it (the order, the event, the key's answer), exactly alike whoever learnt it: the request itself, a
  * retry of it, the recovery job, or the processor's webhook event ({@link Notice}). The steps are
- * written once here; a kind supplies what a definite outcome locks first, how it is recorded, and
- * its 202. An outcome that is not this operation's ({@link Operation#isDescribedBy}) settles nothing;
+ * written once here; a kind supplies what a definite outcome locks first, what a success and a
+ * failure do once the phase has moved (the order, the event, the key's answer), and its 202. An outcome that is not this operation's ({@link Operation#isDescribedBy}) settles nothing;
  * a definite one settles it; any other leaves it UNKNOWN, answered 202 for now, for the recovery job
  * after a backoff. Each starts with a compare-and-set on the operation's phase, so an outcome learnt
  * twice is recorded once: the second finds the operation settled and answers with what the first
@@ -64,7 +66,22 @@ public abstract class OperationSettlement<O extends Operation<O>, R extends Proc
      *
      * @throws ProcessorIdTaken when another operation recorded the processor's object already: nothing was written
      */
-    public abstract Uni<Answer> record(SqlConnection tx, O operation, C locked, R outcome, String eventId);
+    public Uni<Answer> record(SqlConnection tx, O operation, C locked, R outcome, String eventId) {
+        ProcessorReport said = outcome.report();
+        if (said == null) {
+            throw new IllegalArgumentException("Only a definite outcome settles a " + holder + ": " + outcome);
+        }
+        if (!said.succeeded()) {
+            String code = outcome.failureCode();
+            return ifMoved(rows.fail(tx, operation.id(), said.id(), code), () -> failed(tx, operation, locked, code, code, eventId));
+        }
+        if (said.id() == null) {
+            log.warnf("%s %d succeeded at the processor under an id payonce cannot keep: find the %s there by its reference %s",
+                    holder, operation.id(), made, operation.reference());
+        }
+        return ifMoved(rows.succeed(tx, operation.id(), said.id()),
+                () -> succeeded(tx, operation, locked, made + " " + ProcessorText.shown(said.id()), eventId));
+    }
 
     /**
      * The rest of a success once its compare-and-set moved {@code operation} to SUCCEEDED in {@code tx},
@@ -111,6 +128,20 @@ public abstract class OperationSettlement<O extends Operation<O>, R extends Proc
                 () -> claim.succeeded() ? succeeded(tx, operation, locked, detail, null) : failed(tx, operation, locked, failureCode, detail, null)));
     }
 
+    /** Leaves {@code operation} UNKNOWN for {@code reason}, for the recovery job after a backoff, and answers with the key's answer. */
+    public Uni<Answer> leaveUnknown(O operation, String reason) {
+        return transactions.inTransaction(tx -> unknown(tx, operation, reason, false));
+    }
+
+    /** What the processor makes of an operation of the kind, in its history's words: "charge", "refund". */
+    String made() {
+        return made;
+    }
+
+    OperationRows<O> rows() {
+        return rows;
+    }
+
     /** What the operation's key answers now, for a worker that found it taken over or settled by another. */
     public Uni<Answer> answerSoFar(O operation) {
         return answerSoFar(pool, operation);
@@ -155,7 +186,7 @@ public abstract class OperationSettlement<O extends Operation<O>, R extends Proc
     }
 
     /** The rest of an outcome once its compare-and-set moved the phase; null when it moved nothing. */
-    protected static Uni<Answer> ifMoved(Uni<Boolean> compareAndSet, Supplier<Uni<Answer>> rest) {
+    private static Uni<Answer> ifMoved(Uni<Boolean> compareAndSet, Supplier<Uni<Answer>> rest) {
         return compareAndSet.flatMap(moved -> moved ? rest.get() : Uni.createFrom().nullItem());
     }
 }

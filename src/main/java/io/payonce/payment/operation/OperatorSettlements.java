@@ -43,9 +43,9 @@ public class OperatorSettlements {
     public <O extends Operation<O>, C extends OperatorClaim> Uni<Answer> settle(OperatorSettlementKind<O, C> kind, Caller operator, long id,
                                                                             KeyedRequest keyed, C claim) {
         KeyedWrite write = keyed.by(operator.userId(), claim);
-        return guard.firstRead(write, kind.findWithRecord(pool, id, write).map(found -> found.map(target -> {
+        return guard.firstRead(write, kind.targets.findWithRecord(pool, id, write).map(found -> found.map(target -> {
             if (target == null) {
-                throw new ApiException(kind.words().notFound(), id);
+                throw new ApiException(kind.words.notFound(), id);
             }
             return target;
         }))).flatMap(first -> first.answered() ? Uni.createFrom().item(first.stored()) : settle(kind, first.row(), write, claim));
@@ -58,13 +58,13 @@ public class OperatorSettlements {
             return Uni.createFrom().failure(refusal);
         }
         O operation = target.operation();
-        OperatorSettlementKind.Words words = kind.words();
+        OperatorSettlementKind.Words words = kind.words;
         return kind.askProcessor(operation, claim).map(said -> Verdicts.kept(said, words.mostSaid()))
-                .flatMap(said -> guard.run(write, tx -> kind.outcomes().settledByOperator(tx, operation, claim, words.settledFailureCode(), window)
+                .flatMap(said -> guard.run(write, tx -> kind.outcomes.settledByOperator(tx, operation, claim, words.settledFailureCode(), window)
                         .onFailure(ProcessorIdTaken.class).transform(taken -> new ApiException(words.recordedElsewhere(), claim.processorId()))
                         .flatMap(answer -> answer != null
                                 ? kind.audit(tx, operation, claim, write, said).map(Answer::created)
-                                : kind.find(tx, operation.id()).map(now -> {
+                                : kind.targets.find(tx, operation.id()).map(now -> {
                                     throw now.refusalOnceMoved(window);
                                 }))));
     }

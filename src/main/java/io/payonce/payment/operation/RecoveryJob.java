@@ -3,6 +3,7 @@ package io.payonce.payment.operation;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.payonce.config.PayonceConfig;
+import io.payonce.processor.ProcessorOutcome;
 import io.payonce.shutdown.BackgroundJob;
 import io.payonce.shutdown.Draining;
 import io.quarkus.arc.All;
@@ -59,8 +60,8 @@ public class RecoveryJob {
         this.batchSize = config.processor().recoveryBatchSize();
         this.draining = draining;
         this.job = new BackgroundJob(draining, RecoveryJob.class, "Processor recovery", "Recovery took %d operations to the processor");
-        this.kinds.forEach(each -> Gauge.builder(each.kind().overdueGauge(), each.overdue(), AtomicLong::get)
-                .description(each.kind().overdueDescription()).register(registry));
+        this.kinds.forEach(each -> Gauge.builder(each.kind().words.overdueGauge(), each.overdue(), AtomicLong::get)
+                .description(each.kind().words.overdueDescription()).register(registry));
     }
 
     @Scheduled(identity = IDENTITY, every = "${payonce.processor.recovery-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
@@ -82,22 +83,22 @@ public class RecoveryJob {
     private Uni<Integer> recoverAlone(Kind each) {
         return recover(each.kind(), each.overdue())
                 .ifNoItem().after(KIND_BOUND).fail()
-                .onFailure().invoke(e -> LOG.warnf("%s recovery gave up this run: %s", each.kind().name(), e.toString()))
+                .onFailure().invoke(e -> LOG.warnf("%s recovery gave up this run: %s", each.kind().words.name(), e.toString()))
                 .onFailure().recoverWithItem(0);
     }
 
-    private <O extends Operation<O>, R> Uni<Integer> recover(OperationKind<O, R> kind, AtomicLong overdue) {
+    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Integer> recover(OperationKind<O, R> kind, AtomicLong overdue) {
         return kind.store().countOverdue(pool, OVERDUE).invoke(overdue::set).flatMap(count -> recoverBatch(kind));
     }
 
     /** Takes each unattended operation of a batch in turn until the instance begins to stop. */
-    private <O extends Operation<O>, R> Uni<Integer> recoverBatch(OperationKind<O, R> kind) {
+    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Integer> recoverBatch(OperationKind<O, R> kind) {
         return kind.store().findUnattended(pool, batchSize)
                 .onItem().transformToMulti(unattended -> Multi.createFrom().iterable(unattended))
                 .onItem().transformToUniAndConcatenate(operation -> draining.stopping() ? Uni.createFrom().item(0) : lifecycle
                         .takeOver(kind, operation)
                         .map(answer -> answer != null ? 1 : 0)
-                        .onFailure().invoke(e -> LOG.warnf("%s %d not recovered this time: %s", kind.name(), operation.id(), e.toString()))
+                        .onFailure().invoke(e -> LOG.warnf("%s %d not recovered this time: %s", kind.words.name(), operation.id(), e.toString()))
                         .onFailure().recoverWithItem(0))
                 .collect().with(Collectors.summingInt(Integer::intValue));
     }

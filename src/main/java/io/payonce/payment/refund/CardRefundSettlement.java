@@ -14,7 +14,6 @@ import io.payonce.order.Order;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
 import io.payonce.payment.operation.OperationSettlement;
-import io.payonce.processor.ProcessorText;
 import io.payonce.processor.RefundOutcome;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -51,20 +50,6 @@ class CardRefundSettlement extends OperationSettlement<CardRefund, RefundOutcome
     @Override
     protected Uni<Order> lockFor(SqlConnection tx, CardRefund refund) {
         return orders.lockById(tx, refund.orderId());
-    }
-
-    /** {@code order}: the refund's order as locked. */
-    @Override
-    public Uni<Answer> record(SqlConnection tx, CardRefund refund, Order order, RefundOutcome outcome, String eventId) {
-        if (outcome instanceof RefundOutcome.Succeeded refunded) {
-            return ifMoved(cardRefunds.succeed(tx, refund.id(), refunded.refundId()),
-                    () -> succeeded(tx, refund, order, "refund " + ProcessorText.shown(refunded.refundId()), eventId));
-        }
-        if (outcome instanceof RefundOutcome.Failed failed) {
-            return ifMoved(cardRefunds.fail(tx, refund.id(), failed.refundId(), failed.failureCode()),
-                    () -> failed(tx, refund, order, failed.failureCode(), failed.failureCode(), eventId));
-        }
-        throw new IllegalArgumentException("Only a definite outcome settles a refund: " + outcome);
     }
 
     /** The refund with the order as it stands now. */

@@ -4,17 +4,14 @@ import io.payonce.account.EntryType;
 import io.payonce.errors.ErrorCode;
 import io.payonce.events.Outbox;
 import io.payonce.idempotency.KeyedWrite;
-import io.payonce.idempotency.WithRecord;
 import io.payonce.payment.operation.OperatorSettlementKind;
-import io.payonce.payment.operation.SettlementTarget;
 import io.payonce.processor.Processor;
 import io.payonce.processor.RefundOutcome;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -28,8 +25,8 @@ import java.util.Map;
  * would be ({@link CardRefundSettlement}: the order, the event, the refund's answer under the
  * refund's key), with the audit row and the settlement's event.
  */
-@ApplicationScoped
-class OperatorRefundSettlement implements OperatorSettlementKind<CardRefund, RefundSettlementRequest> {
+@Singleton
+class OperatorRefundSettlement extends OperatorSettlementKind<CardRefund, RefundSettlementRequest> {
 
     /** The failure code of a refund an operator settled as not refunded: the refund's 402 names it. */
     static final String SETTLED_NOT_REFUNDED = "settled_not_refunded";
@@ -39,32 +36,16 @@ class OperatorRefundSettlement implements OperatorSettlementKind<CardRefund, Ref
 
     private final Pool pool;
     private final OperatorRefundSettlementRepository settlements;
-    private final CardRefundSettlement outcomes;
     private final Processor processor;
     private final Outbox outbox;
 
     OperatorRefundSettlement(Pool pool, OperatorRefundSettlementRepository settlements, CardRefundSettlement outcomes,
                              Processor processor, Outbox outbox) {
+        super(WORDS, settlements, outcomes);
         this.pool = pool;
         this.settlements = settlements;
-        this.outcomes = outcomes;
         this.processor = processor;
         this.outbox = outbox;
-    }
-
-    @Override
-    public Words words() {
-        return WORDS;
-    }
-
-    @Override
-    public Uni<WithRecord<SettlementTarget<CardRefund>>> findWithRecord(SqlClient client, long id, KeyedWrite write) {
-        return settlements.findWithRecord(client, id, write);
-    }
-
-    @Override
-    public Uni<SettlementTarget<CardRefund>> find(SqlClient client, long id) {
-        return settlements.find(client, id);
     }
 
     /**
@@ -73,7 +54,7 @@ class OperatorRefundSettlement implements OperatorSettlementKind<CardRefund, Ref
      * operator acknowledges.
      */
     @Override
-    public Uni<String> askProcessor(CardRefund refund, RefundSettlementRequest request) {
+    protected Uni<String> askProcessor(CardRefund refund, RefundSettlementRequest request) {
         if (request.succeeded()) {
             return processor.refundUnder(refund.processorKey()).flatMap(underKey -> processor.refundById(request.processorRefundId())
                     .map(named -> RefundProcessorVerdict.refunded(refund, request.processorRefundId(), underKey, named)));
@@ -99,12 +80,7 @@ class OperatorRefundSettlement implements OperatorSettlementKind<CardRefund, Ref
     }
 
     @Override
-    public CardRefundSettlement outcomes() {
-        return outcomes;
-    }
-
-    @Override
-    public Uni<Object> audit(SqlConnection tx, CardRefund refund, RefundSettlementRequest request, KeyedWrite write, String said) {
+    protected Uni<Object> audit(SqlConnection tx, CardRefund refund, RefundSettlementRequest request, KeyedWrite write, String said) {
         RefundPhase phase = request.succeeded() ? RefundPhase.SUCCEEDED : RefundPhase.FAILED;
         return settlements.insertAudit(tx, refund.id(), write, request, said)
                 .flatMap(v -> outbox.recordRefundSettlement(tx, refund.userId(), refund.orderId(), EntryType.referenceOf(refund.id()),

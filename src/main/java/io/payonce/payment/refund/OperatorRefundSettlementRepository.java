@@ -5,6 +5,7 @@ import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
 import io.payonce.payment.operation.Phase;
+import io.payonce.payment.operation.OperatorSettlementKind;
 import io.payonce.payment.operation.SettlementTarget;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
@@ -21,7 +22,7 @@ import java.util.List;
  * writes with the lifecycle's compare-and-set ({@code OperationRows}).
  */
 @ApplicationScoped
-class OperatorRefundSettlementRepository {
+class OperatorRefundSettlementRepository implements OperatorSettlementKind.Targets<CardRefund> {
 
     /** To the card or not: a refund to the balance is found too, to be told it is settled. */
     private static final String REFUND = "SELECT " + CardRefundRepository.COLUMNS + ", r.method, "
@@ -59,8 +60,8 @@ class OperatorRefundSettlementRepository {
                 acknowledged)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)""";
 
-    /** The refund beside {@code write}'s record; null beside it when no refund has that id. */
-    Uni<WithRecord<SettlementTarget<CardRefund>>> findWithRecord(SqlClient client, long refundId, KeyedWrite write) {
+    @Override
+    public Uni<WithRecord<SettlementTarget<CardRefund>>> findWithRecord(SqlClient client, long refundId, KeyedWrite write) {
         Tuple parameters = Tuple.of(refundId).addString(write.scope()).addString(write.key().value());
         return client.preparedQuery(SELECT_WITH_RECORD).execute(parameters).map(rows -> {
             Row row = Rows.first(rows);
@@ -68,7 +69,8 @@ class OperatorRefundSettlementRepository {
         });
     }
 
-    Uni<SettlementTarget<CardRefund>> find(SqlClient client, long refundId) {
+    @Override
+    public Uni<SettlementTarget<CardRefund>> find(SqlClient client, long refundId) {
         return client.preparedQuery(REFUND).execute(Tuple.of(refundId)).map(rows -> from(Rows.first(rows)));
     }
 

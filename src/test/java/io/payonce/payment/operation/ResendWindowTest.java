@@ -97,19 +97,19 @@ class ResendWindowTest {
         staleWorker(lifecycleKindOf(kind), kind.begin());
     }
 
-    private <O extends Operation<O>, R> void staleWorker(OperationKind<O, R> lifecycleKind, Begun operation) {
+    private <O extends Operation<O>, R extends ProcessorOutcome> void staleWorker(OperationKind<O, R> lifecycleKind, Begun operation) {
         processor().down();
         long id = operation.id(operation.send());
         O workerA = takeOver(lifecycleKind, operation, id);
         R notConnected = lifecycleKind.send(workerA).await().atMost(WAIT);
-        assertFalse(((ProcessorOutcome) notConnected).delivered(), "worker A's send could not connect: " + notConnected);
+        assertFalse(notConnected.delivered(), "worker A's send could not connect: " + notConnected);
 
         processor().up();
         operation.failNext(Fault.ERROR_AFTER_CHARGE);
         Response workerB = resumeNow(operation, id);
         assertEquals(202, workerB.statusCode(), workerB.asString());
         assertEquals(1, operation.madeAtProcessor(), "worker B's resend made it, and its answer was lost");
-        lifecycleKind.settle(workerA, notConnected).await().atMost(WAIT);
+        lifecycleKind.settlement.settle(workerA, notConnected).await().atMost(WAIT);
 
         assertTrue(windowStarted(operation, id), "B's resend started the window, whatever A recorded after");
         Response later = hoursLaterResumeNow(operation, id);
@@ -128,7 +128,7 @@ class ResendWindowTest {
         agedReading(lifecycleKindOf(kind), kind.begin());
     }
 
-    private <O extends Operation<O>, R> void agedReading(OperationKind<O, R> lifecycleKind, Begun operation) {
+    private <O extends Operation<O>, R extends ProcessorOutcome> void agedReading(OperationKind<O, R> lifecycleKind, Begun operation) {
         operation.failNext(Fault.ERROR_AFTER_CHARGE);
         Response lost = operation.send();
         long id = operation.id(lost);
@@ -174,7 +174,7 @@ class ResendWindowTest {
 
     private OperationKind<?, ?> lifecycleKindOf(OperationKinds kind) {
         String made = kind == OperationKinds.CHARGE ? "charge" : "refund";
-        return kinds.stream().filter(candidate -> candidate.madeAtProcessor().equals(made)).findFirst().orElseThrow();
+        return kinds.stream().filter(candidate -> candidate.settlement.made().equals(made)).findFirst().orElseThrow();
     }
 
     private static ProcessorSimulator processor() {
