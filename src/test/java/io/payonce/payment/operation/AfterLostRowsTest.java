@@ -48,7 +48,7 @@ class AfterLostRowsTest {
         assertEquals(202, lost.statusCode(), lost.asString());
         assertEquals(1, operation.madeAtProcessor(), "the processor made it, and payonce never heard so");
         assertEquals(0, operation.rows(db), "the restored database holds none of it");
-        assertEquals(operation.before(), operation.orderAfterSuccess(db));
+        assertEquals(operation.before(), operation.orderNow(db));
 
         Response retry = Await.until(operation::send, answer -> answer.statusCode() != 202, Duration.ofSeconds(10),
                 "a definite answer to the retry on order " + operation.order());
@@ -58,6 +58,6 @@ class AfterLostRowsTest {
         assertEquals(1, operation.madeAtProcessor(), "the retry met the first and made none");
         Response shown = operation.shown(retry);
         assertEquals(operation.madeUnder(shown), operation.recorded(shown), "the first is the one recorded");
-        assertEquals(operation.succeeded(), operation.orderAfterSuccess(db));
+        assertEquals(operation.succeeded(), operation.orderNow(db));
     }
 }
