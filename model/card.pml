@@ -47,7 +47,7 @@ inline sendCharge(key, definite) {
     }
 }
 
-/* CardSettlement.succeeded: compare-and-set from an unsettled phase, the order PAID with it. */
+/* OperationKind.record then CardCharge.succeeded: compare-and-set from an unsettled phase, the order PAID with it. */
 inline settle() {
     atomic {
 #ifdef SETTLE_WITHOUT_EXPECTED
@@ -61,7 +61,7 @@ inline settle() {
     }
 }
 
-/* CardSettlement.unknown: compare-and-set to UNKNOWN, never out of a settled phase. */
+/* OperationKind.unknown: compare-and-set to UNKNOWN, never out of a settled phase. */
 inline markUnknown() {
     atomic {
 #ifdef SETTLE_WITHOUT_EXPECTED

@@ -46,7 +46,7 @@
 #endif
 #define ORDERS 3
 
-#define SETTLER 3      /* CardSettlement's transaction (the request, a retry or the recovery job) */
+#define SETTLER 3      /* CardCharge's transaction (the request, a retry or the recovery job) */
 #define DEPOSITOR 4    /* AccountService.deposit's transaction */
 #define CLOSER 5       /* AutoCloseJob's transaction */
 
@@ -607,7 +607,7 @@ end_idle:
         :: answer == REFUSED -> rollback(me); recordRefusal(me, seqKey, answer); goto reply
         :: answer == CREATED -> skip
         fi;
-        /* IdempotencyGuard.store; a card pay's claim stays open for CardSettlement */
+        /* IdempotencyGuard.store; a card pay's claim stays open for CardCharge */
         if
         :: answer != RETRY -> claimAnswerTx[seqKey] = answer
         :: else -> skip
@@ -643,7 +643,7 @@ end_bound:
 #endif
 
 /*
- * CardSettlement: the processor's outcome, recorded once by the phase's compare-and-set, the order
+ * CardCharge (OperationKind.record): the processor's outcome, recorded once by the phase's compare-and-set, the order
  * moved with it (PAYING -> PAID, or back to UNPAID with the payment no longer live), and the card
  * pay's key completed with its answer (KeyAnswers.settle).
  */

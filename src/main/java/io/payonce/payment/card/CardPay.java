@@ -27,7 +27,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * by compare-and-set and records the payment STARTED; then the charge goes to the processor outside
  * any transaction, under the payment's processor key, derived from the request ({@link ProcessorKeys}):
  * a retry after the database lost the payment (a restore, a failover) meets the processor's first
- * charge under it instead of making another. Its outcome settles the payment ({@link CardSettlement}).
+ * charge under it instead of making another. Its outcome settles the payment ({@link CardCharge}).
  * A retry with the same key resumes from the last committed phase instead of starting over; a pay
  * with another key is answered from the order's state. No Redis lock is
  * taken: the first transaction is short and the database alone decides it, and the processor call

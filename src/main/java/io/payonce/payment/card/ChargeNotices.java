@@ -9,16 +9,16 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * The card room's door for a charge's outcome that payonce learns from outside its own calls: the
  * processor's webhook events. The payment is found by the key its charge was made under, judged as
- * every operation is ({@link Notice#of}), and settled through {@link CardSettlement}, as if a lookup
+ * every operation is ({@link Notice#of}), and settled through {@link CardCharge}, as if a lookup
  * had returned the outcome: the same compare-and-set on its phase, the same order, event and key's answer.
  */
 @ApplicationScoped
 public class ChargeNotices {
 
     private final CardPaymentRepository cards;
-    private final CardSettlement settlement;
+    private final CardCharge settlement;
 
-    ChargeNotices(CardPaymentRepository cards, CardSettlement settlement) {
+    ChargeNotices(CardPaymentRepository cards, CardCharge settlement) {
         this.cards = cards;
         this.settlement = settlement;
     }

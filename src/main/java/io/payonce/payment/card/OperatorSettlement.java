@@ -19,7 +19,7 @@ import java.time.Duration;
  * must confirm what the operator says (the charge they name is this payment's, and the payment's own
  * key holds no other; or neither the key nor the processor's list of the order's charges holds one
  * that was not declined), and a settled payment is recorded exactly as the processor's own outcome
- * would be ({@link CardSettlement}: the order, the event, the client's answer under the client's
+ * would be ({@link CardCharge}: the order, the event, the client's answer under the client's
  * key), with the audit row and the settlement's event.
  */
 @Singleton
@@ -36,7 +36,7 @@ class OperatorSettlement extends OperatorSettlementKind<CardPayment, SettlementR
     private final Outbox outbox;
     private final Duration keyRetention;
 
-    OperatorSettlement(OperatorSettlementRepository settlements, CardSettlement outcomes, Processor processor, Outbox outbox,
+    OperatorSettlement(OperatorSettlementRepository settlements, CardCharge outcomes, Processor processor, Outbox outbox,
                        PayonceConfig config) {
         super(WORDS, settlements, outcomes);
         this.settlements = settlements;

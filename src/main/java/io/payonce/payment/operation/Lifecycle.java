@@ -19,7 +19,7 @@ import java.util.function.Supplier;
 /**
  * One lifecycle for every operation at the processor, whatever its kind: the calls are made outside
  * any transaction, always under the operation's own processor key, by the one worker that holds its
- * lease; whatever they return goes to the kind's {@link OperationSettlement#settle}. The request and a
+ * lease; whatever they return goes to the kind's {@link OperationKind#settle}. The request and a
  * retry of it (both through {@link #proceed}) and the recovery job all drive an operation through
  * {@link #advance}, from the last phase committed (brandur's recovery points): a phase is committed
  * before the call it allows.
@@ -67,14 +67,14 @@ public class Lifecycle {
      * <li>SUCCEEDED or FAILED: settled already; the key's answer is the answer.</li>
      * </ul>
      */
-    public <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> advance(OperationKind<O, R> kind, O taken) {
+    public <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> advance(OperationKind<O, R, ?> kind, O taken) {
         return switch (taken.lifecyclePhase()) {
             case STARTED -> transactions.inTransaction(tx -> kind.store().markSent(tx, taken, lease))
-                    .flatMap(sent -> sent ? send(kind, taken.sent()) : kind.settlement.answerSoFar(taken));
+                    .flatMap(sent -> sent ? send(kind, taken.sent()) : kind.answerSoFar(taken));
             case SENT, UNKNOWN -> kind.lookUp(taken).flatMap(outcome -> outcome.absent()
                     ? resendWithinTheWindow(kind, taken)
-                    : kind.settlement.settle(taken, outcome));
-            case SUCCEEDED, FAILED -> kind.settlement.answerSoFar(taken);
+                    : kind.settle(taken, outcome));
+            case SUCCEEDED, FAILED -> kind.answerSoFar(taken);
         };
     }
 
@@ -84,7 +84,7 @@ public class Lifecycle {
      * answer, an operation started now is advanced, and a key an earlier request left open is a retry
      * of it, which resumes that request's operation ({@code open} reads it, null if none).
      */
-    public <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> proceed(OperationKind<O, R> kind, Begun<O> begun, KeyedWrite write, Supplier<Uni<O>> open) {
+    public <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> proceed(OperationKind<O, R, ?> kind, Begun<O> begun, KeyedWrite write, Supplier<Uni<O>> open) {
         if (begun instanceof Begun.Answered<O> answered) {
             return Uni.createFrom().item(answered.answer());
         }
@@ -102,7 +102,7 @@ public class Lifecycle {
      * ({@code soFar}: the 202 if there is one), else the kind's 409 to come back. An operation settled
      * since the claim was read has its final answer under the key, a repeat's.
      */
-    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> resume(OperationKind<O, R> kind, O found, KeyedWrite write, Answer soFar) {
+    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> resume(OperationKind<O, R, ?> kind, O found, KeyedWrite write, Answer soFar) {
         if (found == null || found.lifecyclePhase().definite()) {
             return keys.storedAnswer(pool, write.scope(), write.key())
                     .onItem().ifNull().failWith(() -> new ApiException(ErrorCode.IDEMPOTENCY_KEY_IN_USE))
@@ -117,7 +117,7 @@ public class Lifecycle {
     }
 
     /** Takes the lease of an operation nobody holds, as read, and advances it; null when another worker took it first. */
-    <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> takeOver(OperationKind<O, R> kind, O read) {
+    <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> takeOver(OperationKind<O, R, ?> kind, O read) {
         return kind.store().takeLease(pool, read, lease)
                 .flatMap(taken -> taken ? advance(kind, read.nextAttempt()) : Uni.createFrom().nullItem());
     }
@@ -129,16 +129,16 @@ public class Lifecycle {
      * operation waits for its next pass. The window starts at the first send that may have reached the
      * processor, a resend included.
      */
-    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> resendWithinTheWindow(OperationKind<O, R> kind, O taken) {
+    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> resendWithinTheWindow(OperationKind<O, R, ?> kind, O taken) {
         if (taken.sinceFirstSent() != null && taken.sinceFirstSent().compareTo(resendWithin) >= 0) {
-            return kind.settlement.leaveUnknown(taken, "no " + kind.settlement.made()
+            return kind.leaveUnknown(taken, "no " + kind.words.made()
                     + " found under its key, and too long after the first send to send it again");
         }
         return kind.store().markResent(pool, taken, resendWithin)
-                .flatMap(marked -> marked ? send(kind, taken.nextAttempt()) : kind.settlement.answerSoFar(taken));
+                .flatMap(marked -> marked ? send(kind, taken.nextAttempt()) : kind.answerSoFar(taken));
     }
 
-    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> send(OperationKind<O, R> kind, O operation) {
-        return kind.send(operation).flatMap(outcome -> kind.settlement.settle(operation, outcome));
+    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> send(OperationKind<O, R, ?> kind, O operation) {
+        return kind.send(operation).flatMap(outcome -> kind.settle(operation, outcome));
     }
 }

@@ -9,7 +9,7 @@ import io.vertx.mutiny.sqlclient.SqlConnection;
 
 /**
  * What a kind gives an operator's settlement ({@link OperatorSettlements}): its words, how it finds
- * the operation, how its outcomes are recorded ({@link OperationSettlement}, as the processor's own
+ * the operation, how its outcomes are recorded ({@link OperationKind}, as the processor's own
  * would be), and two hooks: what the processor must confirm of the operator's claim {@code C}, and
  * the audit row and event that name the operator. The flow, its order, its compare-and-set and its
  * refusals are the lifecycle's. A kind is a {@code @Singleton}: the flow reads what it was given.
@@ -36,9 +36,9 @@ public abstract class OperatorSettlementKind<O extends Operation<O>, C extends O
 
     final Words words;
     final Targets<O> targets;
-    final OperationSettlement<O, ?, ?> outcomes;
+    final OperationKind<O, ?, ?> outcomes;
 
-    protected OperatorSettlementKind(Words words, Targets<O> targets, OperationSettlement<O, ?, ?> outcomes) {
+    protected OperatorSettlementKind(Words words, Targets<O> targets, OperationKind<O, ?, ?> outcomes) {
         this.words = words;
         this.targets = targets;
         this.outcomes = outcomes;

@@ -22,7 +22,7 @@ import java.time.Duration;
  * ({@link OperatorSettlementKind#askProcessor}); then one transaction claims the key and records the
  * settlement by compare-and-set on all that was checked, so that a worker that took the operation
  * meanwhile, or a twin settlement, wins alone; the outcome is recorded exactly as the processor's
- * own would be ({@link OperationSettlement#settledByOperator}), with the kind's audit row and event.
+ * own would be ({@link OperationKind#settledByOperator}), with the kind's audit row and event.
  * A refusal writes nothing and leaves the key free.
  */
 @ApplicationScoped

@@ -52,7 +52,7 @@ public class RecoveryJob {
     private final Draining draining;
     private final BackgroundJob job;
 
-    RecoveryJob(Pool pool, Lifecycle lifecycle, @All List<OperationKind<?, ?>> kinds, PayonceConfig config, Draining draining,
+    RecoveryJob(Pool pool, Lifecycle lifecycle, @All List<OperationKind<?, ?, ?>> kinds, PayonceConfig config, Draining draining,
                 MeterRegistry registry) {
         this.pool = pool;
         this.lifecycle = lifecycle;
@@ -87,12 +87,12 @@ public class RecoveryJob {
                 .onFailure().recoverWithItem(0);
     }
 
-    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Integer> recover(OperationKind<O, R> kind, AtomicLong overdue) {
+    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Integer> recover(OperationKind<O, R, ?> kind, AtomicLong overdue) {
         return kind.store().countOverdue(pool, OVERDUE).invoke(overdue::set).flatMap(count -> recoverBatch(kind));
     }
 
     /** Takes each unattended operation of a batch in turn until the instance begins to stop. */
-    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Integer> recoverBatch(OperationKind<O, R> kind) {
+    private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Integer> recoverBatch(OperationKind<O, R, ?> kind) {
         return kind.store().findUnattended(pool, batchSize)
                 .onItem().transformToMulti(unattended -> Multi.createFrom().iterable(unattended))
                 .onItem().transformToUniAndConcatenate(operation -> draining.stopping() ? Uni.createFrom().item(0) : lifecycle
@@ -104,6 +104,6 @@ public class RecoveryJob {
     }
 
     /** A kind, and its overdue operations as the job last counted them. */
-    private record Kind(OperationKind<?, ?> kind, AtomicLong overdue) {
+    private record Kind(OperationKind<?, ?, ?> kind, AtomicLong overdue) {
     }
 }

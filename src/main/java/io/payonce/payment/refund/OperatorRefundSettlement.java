@@ -22,7 +22,7 @@ import java.util.Map;
  * own key holds no other; or, for not refunded, the refund's key holds none and its charge was
  * refunded exactly what payonce recorded of it), and a settled refund is recorded, under its order's
  * row lock (as every change of a refund takes it first), exactly as the processor's own outcome
- * would be ({@link CardRefundSettlement}: the order, the event, the refund's answer under the
+ * would be ({@link RefundToCard}: the order, the event, the refund's answer under the
  * refund's key), with the audit row and the settlement's event.
  */
 @Singleton
@@ -39,7 +39,7 @@ class OperatorRefundSettlement extends OperatorSettlementKind<CardRefund, Refund
     private final Processor processor;
     private final Outbox outbox;
 
-    OperatorRefundSettlement(Pool pool, OperatorRefundSettlementRepository settlements, CardRefundSettlement outcomes,
+    OperatorRefundSettlement(Pool pool, OperatorRefundSettlementRepository settlements, RefundToCard outcomes,
                              Processor processor, Outbox outbox) {
         super(WORDS, settlements, outcomes);
         this.pool = pool;

@@ -11,7 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * The refund room's door for a refund's outcome that payonce learns from outside its own calls: the
  * processor's webhook events. The refund to the card is found by the key it was made under at the
  * processor, judged as every operation is ({@link Notice#of}), and settled through
- * {@link CardRefundSettlement}, as if a lookup had returned the outcome: the same compare-and-set on
+ * {@link RefundToCard}, as if a lookup had returned the outcome: the same compare-and-set on
  * its phase, the same order, event and key's answer (a failed refund gives its reservation back).
  */
 @ApplicationScoped
@@ -19,9 +19,9 @@ public class RefundNotices {
 
     private final CardRefundRepository cardRefunds;
     private final OrderRepository orders;
-    private final CardRefundSettlement settlement;
+    private final RefundToCard settlement;
 
-    RefundNotices(CardRefundRepository cardRefunds, OrderRepository orders, CardRefundSettlement settlement) {
+    RefundNotices(CardRefundRepository cardRefunds, OrderRepository orders, RefundToCard settlement) {
         this.cardRefunds = cardRefunds;
         this.orders = orders;
         this.settlement = settlement;

@@ -37,7 +37,7 @@ import java.util.Map;
  * and then: its amount added to the order's refunded total within the cap, the account credited with
  * its ledger line, the event written. A refund of a card payment reserves its amount on the order
  * within the same cap and commits STARTED; the refund then goes to the processor outside any
- * transaction, under its own processor key, and its outcome settles it ({@link CardRefundSettlement}).
+ * transaction, under its own processor key, and its outcome settles it ({@link RefundToCard}).
  * A retry with the same key resumes a card refund from its last committed phase instead of starting
  * it over.
  */

@@ -90,7 +90,7 @@ class OperatorSettlementsTest {
 
     @Inject
     @All
-    List<OperationKind<?, ?>> kinds;
+    List<OperationKind<?, ?, ?>> kinds;
 
     /** A refund to the card first: a cold client's first call can outlast a short processor timeout. */
     @BeforeEach
@@ -398,7 +398,7 @@ class OperatorSettlementsTest {
         leaseGivenBack(lifecycleKindOf(kind), kind.begin());
     }
 
-    private <O extends Operation<O>> void leaseGivenBack(OperationKind<O, ?> lifecycleKind, Begun operation) {
+    private <O extends Operation<O>> void leaseGivenBack(OperationKind<O, ?, ?> lifecycleKind, Begun operation) {
         long id = lost(operation, Fault.ERROR_BEFORE_CHARGE);
         assertEquals(0, leased(operation, id), "the request that got the 202 gave its lease back");
         db.update("UPDATE " + operation.table() + " SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", id);
@@ -640,14 +640,14 @@ class OperatorSettlementsTest {
     }
 
     /** A worker's step that ends with the outcome unknown, as {@code worker} holds the operation. */
-    private <O extends Operation<O>> void markUnknown(OperationKind<O, ?> lifecycleKind, O worker) {
+    private <O extends Operation<O>> void markUnknown(OperationKind<O, ?, ?> lifecycleKind, O worker) {
         OperationRows<O> rows = (OperationRows<O>) lifecycleKind.store();
         pool.withTransaction(tx -> rows.markUnknown(tx, worker, Duration.ofMillis(500), Duration.ofSeconds(2), false)).await().atMost(WAIT);
     }
 
-    private OperationKind<?, ?> lifecycleKindOf(OperationKinds kind) {
+    private OperationKind<?, ?, ?> lifecycleKindOf(OperationKinds kind) {
         String made = kind == OperationKinds.CHARGE ? "charge" : "refund";
-        return kinds.stream().filter(candidate -> candidate.settlement.made().equals(made)).findFirst().orElseThrow();
+        return kinds.stream().filter(candidate -> candidate.words.made().equals(made)).findFirst().orElseThrow();
     }
 
     /**

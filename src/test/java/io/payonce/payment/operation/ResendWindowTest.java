@@ -49,7 +49,7 @@ class ResendWindowTest {
 
     @Inject
     @All
-    List<OperationKind<?, ?>> kinds;
+    List<OperationKind<?, ?, ?>> kinds;
 
     @AfterEach
     void resumeIt() {
@@ -97,7 +97,7 @@ class ResendWindowTest {
         staleWorker(lifecycleKindOf(kind), kind.begin());
     }
 
-    private <O extends Operation<O>, R extends ProcessorOutcome> void staleWorker(OperationKind<O, R> lifecycleKind, Begun operation) {
+    private <O extends Operation<O>, R extends ProcessorOutcome> void staleWorker(OperationKind<O, R, ?> lifecycleKind, Begun operation) {
         processor().down();
         long id = operation.id(operation.send());
         O workerA = takeOver(lifecycleKind, operation, id);
@@ -109,7 +109,7 @@ class ResendWindowTest {
         Response workerB = resumeNow(operation, id);
         assertEquals(202, workerB.statusCode(), workerB.asString());
         assertEquals(1, operation.madeAtProcessor(), "worker B's resend made it, and its answer was lost");
-        lifecycleKind.settlement.settle(workerA, notConnected).await().atMost(WAIT);
+        lifecycleKind.settle(workerA, notConnected).await().atMost(WAIT);
 
         assertTrue(windowStarted(operation, id), "B's resend started the window, whatever A recorded after");
         Response later = hoursLaterResumeNow(operation, id);
@@ -128,7 +128,7 @@ class ResendWindowTest {
         agedReading(lifecycleKindOf(kind), kind.begin());
     }
 
-    private <O extends Operation<O>, R extends ProcessorOutcome> void agedReading(OperationKind<O, R> lifecycleKind, Begun operation) {
+    private <O extends Operation<O>, R extends ProcessorOutcome> void agedReading(OperationKind<O, R, ?> lifecycleKind, Begun operation) {
         operation.failNext(Fault.ERROR_AFTER_CHARGE);
         Response lost = operation.send();
         long id = operation.id(lost);
@@ -143,7 +143,7 @@ class ResendWindowTest {
     }
 
     /** Another worker's view of the operation once its lease ran out: it finds it unattended and takes its lease, one more attempt. */
-    private <O extends Operation<O>> O takeOver(OperationKind<O, ?> lifecycleKind, Begun operation, long id) {
+    private <O extends Operation<O>> O takeOver(OperationKind<O, ?, ?> lifecycleKind, Begun operation, long id) {
         expireLease(operation, id);
         O read = lifecycleKind.store().findUnattended(pool, 100_000).await().atMost(WAIT).stream()
                 .filter(unattended -> unattended.id() == id).findFirst().orElseThrow();
@@ -172,9 +172,9 @@ class ResendWindowTest {
         return db.count("SELECT COUNT(*) FROM " + operation.table() + " WHERE id = ? AND first_sent_at IS NOT NULL", id) == 1;
     }
 
-    private OperationKind<?, ?> lifecycleKindOf(OperationKinds kind) {
+    private OperationKind<?, ?, ?> lifecycleKindOf(OperationKinds kind) {
         String made = kind == OperationKinds.CHARGE ? "charge" : "refund";
-        return kinds.stream().filter(candidate -> candidate.settlement.made().equals(made)).findFirst().orElseThrow();
+        return kinds.stream().filter(candidate -> candidate.words.made().equals(made)).findFirst().orElseThrow();
     }
 
     private static ProcessorSimulator processor() {
