@@ -1,7 +1,11 @@
 package io.payonce.idempotency;
 
+import io.payonce.db.Rows;
 import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
+
+import java.util.function.Function;
 
 /**
  * A keyed write's record read in the same statement as another row, so that a request that needs both
@@ -25,6 +29,12 @@ public final class RecordJoin {
     /** The JOIN's parameters, to which the statement adds its own. */
     public static Tuple parameters(KeyedWrite write) {
         return Tuple.of(write.scope(), write.key().value());
+    }
+
+    /** The first of {@code rows} as {@code reader} reads it, beside its record; null beside none when there is no row. */
+    public static <T> WithRecord<T> first(RowSet<Row> rows, Function<Row, T> reader) {
+        Row row = Rows.first(rows);
+        return row == null ? new WithRecord<>(null, null) : new WithRecord<>(reader.apply(row), record(row));
     }
 
     /** The record on {@code row}, or null when the key has none. */

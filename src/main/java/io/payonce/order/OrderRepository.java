@@ -113,10 +113,7 @@ public class OrderRepository {
 
     /** The order, or null, beside the write's record. */
     public Uni<WithRecord<Order>> findWithRecord(SqlClient client, long id, KeyedWrite write) {
-        return client.preparedQuery(SELECT_BY_ID_WITH_RECORD).execute(RecordJoin.parameters(write).addLong(id)).map(rows -> {
-            Row row = Rows.first(rows);
-            return row == null ? new WithRecord<>(null, null) : new WithRecord<>(from(row), RecordJoin.record(row));
-        });
+        return client.preparedQuery(SELECT_BY_ID_WITH_RECORD).execute(RecordJoin.parameters(write).addLong(id)).map(rows -> RecordJoin.first(rows, OrderRepository::from));
     }
 
     public Uni<Order> lockById(SqlClient tx, long id) {

@@ -13,6 +13,7 @@ import io.payonce.idempotency.KeyAnswers;
 import io.payonce.order.OrderRepository;
 import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaymentPhase;
+import io.payonce.payment.PaymentView;
 import io.payonce.payment.operation.OperationKind;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.ChargeRequest;
@@ -71,7 +72,7 @@ class CardCharge extends OperationKind<CardPayment, ChargeOutcome, Void> {
 
     @Override
     protected Uni<Answer> accepted(SqlClient client, CardPayment payment) {
-        return Uni.createFrom().item(Answer.accepted(payment.view(), payment.location()));
+        return Uni.createFrom().item(Answer.accepted(payment.view(), PaymentView.location(payment.id())));
     }
 
     /** A payment that charged the card: the order PAID, its event, and the client's 201. */
@@ -89,9 +90,11 @@ class CardCharge extends OperationKind<CardPayment, ChargeOutcome, Void> {
     @Override
     protected Uni<Answer> failed(SqlConnection tx, CardPayment payment, Void nothingLocked, String declineCode, String detail, String eventId) {
         ApiException refusal = new CardDecline(payment.id(), declineCode).refusal();
+        // The problem's instance is the pay request's path, whoever learnt the decline.
+        String payPath = "/orders/" + payment.orderId() + "/pay";
         return orderMoved(tx, payment, OrderStatus.UNPAID)
                 .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED.name(), detail, eventId))
-                .flatMap(v -> keys.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payment.payPath())));
+                .flatMap(v -> keys.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payPath)));
     }
 
     /** The order waited in PAYING for exactly this payment; anything else is a broken invariant, never an answer. */

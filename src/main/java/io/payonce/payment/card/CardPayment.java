@@ -56,16 +56,6 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
         return in(PaymentPhase.valueOf(phaseNamed(lifecycle)));
     }
 
-    /** Where the client finds the payment: the Location of its 202. */
-    String location() {
-        return PaymentView.location(id);
-    }
-
-    /** The path a recorded problem names as its instance, whoever settles the payment. */
-    String payPath() {
-        return "/orders/" + orderId + "/pay";
-    }
-
     /** What the charge tells the processor it is for; a charge that answers with another is not this payment's. */
     @Override
     public String reference() {
@@ -77,12 +67,6 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
         return new PaymentView(id, orderId, amount, currency, PaymentMethod.CARD, phase);
     }
 
-    /** A charge acts on no other processor object. */
-    @Override
-    public String actsOn() {
-        return null;
-    }
-
     /** The charge recorded as the payment's own. */
     @Override
     public String processorId() {
@@ -91,11 +75,6 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
 
     CardPayment in(PaymentPhase next) {
         return new CardPayment(id, orderId, userId, amount, currency, next, key, cardToken, processorKey, chargeId, sinceFirstSent, attempts);
-    }
-
-    @Override
-    public CardPayment sent() {
-        return in(PaymentPhase.CHARGE_SENT).nextAttempt();
     }
 
     @Override

@@ -25,11 +25,8 @@ import java.time.Duration;
 @Singleton
 class OperatorSettlement extends OperatorSettlementKind<CardPayment, SettlementRequest> {
 
-    /** The decline code of a payment an operator settled as not charged: the client's 402 names it. */
-    static final String SETTLED_NOT_CHARGED = "settled_not_charged";
-
-    /** The audit row's {@code processor_said} holds 1000 characters. */
-    private static final Words WORDS = new Words(ErrorCode.PAYMENT_NOT_FOUND, ErrorCode.CHARGE_ALREADY_RECORDED, SETTLED_NOT_CHARGED, 1000);
+    /** A payment settled as not charged is declined settled_not_charged, which the client's 402 names; its audit row keeps 1000 characters. */
+    private static final Words WORDS = new Words(ErrorCode.PAYMENT_NOT_FOUND, ErrorCode.CHARGE_ALREADY_RECORDED, "settled_not_charged", 1000);
 
     private final OperatorSettlementRepository settlements;
     private final Processor processor;

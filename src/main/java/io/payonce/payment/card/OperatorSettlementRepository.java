@@ -34,10 +34,7 @@ class OperatorSettlementRepository implements OperatorSettlementKind.Targets<Car
 
     @Override
     public Uni<WithRecord<SettlementTarget<CardPayment>>> findWithRecord(SqlClient client, long paymentId, KeyedWrite write) {
-        return client.preparedQuery(SELECT_WITH_RECORD).execute(RecordJoin.parameters(write).addLong(paymentId)).map(rows -> {
-            Row row = Rows.first(rows);
-            return row == null ? new WithRecord<>(null, null) : new WithRecord<>(from(row), RecordJoin.record(row));
-        });
+        return client.preparedQuery(SELECT_WITH_RECORD).execute(RecordJoin.parameters(write).addLong(paymentId)).map(rows -> RecordJoin.first(rows, OperatorSettlementRepository::from));
     }
 
     @Override

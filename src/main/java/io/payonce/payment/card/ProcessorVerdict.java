@@ -5,8 +5,6 @@ import io.payonce.errors.ErrorCode;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.ChargesFor;
 import io.payonce.payment.operation.Verdicts;
-import io.payonce.processor.ProcessorText;
-import io.payonce.processor.Unclear;
 
 import java.time.Duration;
 import java.util.List;
@@ -99,20 +97,7 @@ final class ProcessorVerdict {
                 && charged.reference() != null && payment.isDescribedBy(charged.report());
     }
 
-    /** A charge as the processor described it, as payonce read it; one it left unclear only as listed. */
     private static String describe(ChargeOutcome outcome) {
-        if (outcome instanceof ChargeOutcome.Succeeded charged) {
-            return ProcessorText.shown(charged.chargeId()) + " succeeded, " + charged.amount() + " " + charged.currency() + " for "
-                    + (charged.reference() == null ? "no reference" : charged.reference());
-        }
-        if (outcome instanceof ChargeOutcome.Declined declined) {
-            return (declined.chargeId() == null ? "a charge" : declined.chargeId()) + " declined, " + declined.declineCode()
-                    + (declined.amount() == null ? "" : ", " + declined.amount() + (declined.currency() == null ? "" : " " + declined.currency()))
-                    + (declined.reference() == null ? "" : " for " + declined.reference());
-        }
-        if (outcome instanceof Unclear unclear) {
-            return "a charge not yet settled (" + unclear.reason() + ")";
-        }
-        return "no charge";
+        return Verdicts.described(outcome, "charge", "declined", null);
     }
 }

@@ -10,7 +10,6 @@ import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 
-import java.util.Locale;
 
 /**
  * The body of {@code POST /payments/{id}/settlement}: what an operator found out about a payment the
@@ -27,12 +26,7 @@ public record SettlementRequest(
         /** The card was charged, by the processor's charge the request names: the order is PAID. */
         @JsonProperty("charged") CHARGED,
         /** Nothing was charged: the order is UNPAID again, and can be paid with a new key. */
-        @JsonProperty("not_charged") NOT_CHARGED;
-
-        /** As the audit row and the event write it: as the request does. */
-        public String text() {
-            return name().toLowerCase(Locale.ROOT);
-        }
+        @JsonProperty("not_charged") NOT_CHARGED
     }
 
     @JsonIgnore
@@ -49,10 +43,5 @@ public record SettlementRequest(
     @Override
     public String processorId() {
         return chargeId;
-    }
-
-    @Override
-    public String outcomeText() {
-        return outcome.text();
     }
 }

@@ -38,7 +38,9 @@ public interface Operation<O extends Operation<O>> {
     String reference();
 
     /** The processor's object the operation acts on, which its success must name (a refund's charge); null when none (a charge). */
-    String actsOn();
+    default String actsOn() {
+        return null;
+    }
 
     /** The processor's id recorded as the operation's own with its outcome; null before, or where it had none payonce could keep. */
     String processorId();
@@ -54,7 +56,9 @@ public interface Operation<O extends Operation<O>> {
     O nextAttempt();
 
     /** The operation once this worker's first send was marked: SENT, one more attempt. */
-    O sent();
+    default O sent() {
+        return at(Phase.SENT).nextAttempt();
+    }
 
     /**
      * The one set of checks of what the processor says of this operation, for a success and a

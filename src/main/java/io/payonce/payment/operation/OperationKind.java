@@ -59,8 +59,6 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
     private final KeyAnswers keys;
     private final Duration maxBackoff;
     final Words words;
-    private final String made;
-    private final String holder;
 
     protected OperationKind(Words words, Pool pool, Transactions transactions, OperationRows<O> rows, KeyAnswers keys, Duration maxBackoff) {
         this.words = words;
@@ -69,8 +67,6 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
         this.rows = rows;
         this.keys = keys;
         this.maxBackoff = maxBackoff;
-        this.made = words.made();
-        this.holder = words.holder();
     }
 
     /** The call itself, under the operation's processor key. */
@@ -94,7 +90,7 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
     public Uni<Answer> record(SqlConnection tx, O operation, C locked, R outcome, String eventId) {
         ProcessorReport said = outcome.report();
         if (said == null) {
-            throw new IllegalArgumentException("Only a definite outcome settles a " + holder + ": " + outcome);
+            throw new IllegalArgumentException("Only a definite outcome settles a " + words.holder() + ": " + outcome);
         }
         if (!said.succeeded()) {
             String code = outcome.failureCode();
@@ -102,10 +98,10 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
         }
         if (said.id() == null) {
             log.warnf("%s %d succeeded at the processor under an id payonce cannot keep: find the %s there by its reference %s",
-                    holder, operation.id(), made, operation.reference());
+                    words.name(), operation.id(), words.made(), operation.reference());
         }
         return ifMoved(rows.succeed(tx, operation.id(), said.id()),
-                () -> succeeded(tx, operation, locked, made + " " + ProcessorText.shown(said.id()), eventId));
+                () -> succeeded(tx, operation, locked, words.made() + " " + ProcessorText.shown(said.id()), eventId));
     }
 
     /**
@@ -125,9 +121,9 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
     public Uni<Answer> settle(O operation, R outcome) {
         if (!operation.isDescribedBy(outcome.report())) {
             log.errorf("Processor said %s under %s %d's key, not of its %d %s for %s%s: left UNKNOWN for an operator",
-                    outcome, holder, operation.id(), operation.amount(), operation.currency(), operation.reference(),
+                    outcome, words.holder(), operation.id(), operation.amount(), operation.currency(), operation.reference(),
                     operation.actsOn() == null ? "" : " of " + operation.actsOn());
-            return transactions.inTransaction(tx -> unknown(tx, operation, "the processor reported another " + made + " under this key", false));
+            return transactions.inTransaction(tx -> unknown(tx, operation, "the processor reported another " + words.made() + " under this key", false));
         }
         if (outcome.report() != null) {
             return definite(operation, outcome);
@@ -136,7 +132,7 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
             boolean neverSent = !outcome.delivered() && operation.sinceFirstSent() == null;
             return transactions.inTransaction(tx -> unknown(tx, operation, outcome.unclear(), neverSent));
         }
-        return transactions.inTransaction(tx -> unknown(tx, operation, "no " + made + " found yet", false));
+        return transactions.inTransaction(tx -> unknown(tx, operation, "no " + words.made() + " found yet", false));
     }
 
     /**
@@ -148,7 +144,7 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
      * @throws ProcessorIdTaken when another operation recorded the processor's object the claim names: nothing was written
      */
     Uni<Answer> settledByOperator(SqlConnection tx, O operation, OperatorClaim claim, String failureCode, Duration window) {
-        String detail = (claim.succeeded() ? made + " " + claim.processorId() : failureCode) + ", settled by an operator";
+        String detail = (claim.succeeded() ? words.made() + " " + claim.processorId() : failureCode) + ", settled by an operator";
         return lockFor(tx, operation).flatMap(locked -> ifMoved(rows.settleByOperator(tx, operation, claim, failureCode, window),
                 () -> claim.succeeded() ? succeeded(tx, operation, locked, detail, null) : failed(tx, operation, locked, failureCode, detail, null)));
     }
@@ -158,7 +154,7 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
         return transactions.inTransaction(tx -> unknown(tx, operation, reason, false));
     }
 
-    OperationStore<O> store() {
+    OperationRows<O> store() {
         return rows;
     }
 
@@ -177,8 +173,8 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
                 .flatMap(locked -> record(tx, operation, locked, outcome, null))
                 .onFailure(ProcessorIdTaken.class).recoverWithUni(taken -> {
                     log.errorf("Processor %s %s under %s %d's key is recorded on another %s already: left UNKNOWN for an operator",
-                            made, ((ProcessorIdTaken) taken).processorId(), holder, operation.id(), holder);
-                    return unknown(tx, operation, "the processor reported a " + made + " already recorded on another " + holder, false);
+                            words.made(), ((ProcessorIdTaken) taken).processorId(), words.holder(), operation.id(), words.holder());
+                    return unknown(tx, operation, "the processor reported a " + words.made() + " already recorded on another " + words.holder(), false);
                 })
                 .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : answerSoFar(tx, operation)));
     }

@@ -27,9 +27,10 @@ import java.util.function.Function;
  * the processor: every send records its time first (a resend too, if the window never started), and
  * only the worker whose own send could not connect, having found no send recorded when it took its
  * lease, clears it, fenced by its attempts. A kind adds its own statements (its first insert, its
- * reads) beside these.
+ * reads) beside these. Every statement here is public: a kind's repository is an application-scoped
+ * bean, reached through a client proxy in the kind's package, which forwards no package-private call.
  */
-public abstract class OperationRows<O extends Operation<O>> implements OperationStore<O> {
+public abstract class OperationRows<O extends Operation<O>> {
 
     /**
      * A kind's table in the lifecycle's terms: its name and alias, what a read of one operation selects
@@ -103,19 +104,26 @@ public abstract class OperationRows<O extends Operation<O>> implements Operation
                 + "leased_until = NULL" + settleable;
     }
 
-    /** SENT, with its history line: the first send is the worker's that holds {@code operation} (its attempts as it holds them). */
-    @Override
+    /**
+     * Moves a STARTED operation to SENT in {@code tx}, with its history line, its first send's time and
+     * a lease of {@code lease} from now; true when this worker's first send is to be made: the worker
+     * that holds {@code operation} (its attempts as it holds them).
+     */
     public Uni<Boolean> markSent(SqlConnection tx, O operation, Duration lease) {
         return moved(tx.preparedQuery(markSent).execute(Tuple.of(micros(lease), micros(lease), operation.id(), operation.attempts())))
                 .call(sent -> sent ? recordPhase(tx, operation.id(), operation.phaseNamed(Phase.SENT), null, null) : Uni.createFrom().voidItem());
     }
 
-    @Override
+    /**
+     * Counts a resend by the worker holding the operation, its time starting the window if no send
+     * did; true only while that worker still holds it and the first send lies less than
+     * {@code window} back, as the database's clock sees it now.
+     */
     public Uni<Boolean> markResent(SqlClient client, O operation, Duration window) {
         return moved(client.preparedQuery(markResent).execute(Tuple.of(operation.id(), operation.attempts(), micros(window))));
     }
 
-    @Override
+    /** True when this caller now owns the operation's next call for {@code lease}, as it read it (one more attempt). */
     public Uni<Boolean> takeLease(SqlClient client, O operation, Duration lease) {
         return moved(client.preparedQuery(takeLease).execute(Tuple.of(micros(lease), micros(lease), operation.id(), operation.attempts())));
     }
@@ -153,14 +161,15 @@ public abstract class OperationRows<O extends Operation<O>> implements Operation
      *
      * @throws ProcessorIdTaken when another operation of the kind holds the processor's id the claim names
      */
-    Uni<Boolean> settleByOperator(SqlClient tx, O operation, OperatorClaim claim, String failureCode, Duration window) {
-        Tuple settled = claim.succeeded() ? Tuple.of(claim.processorId()) : Tuple.of(failureCode);
-        settled.addLong(operation.id()).addInteger(operation.attempts()).addLong(micros(window));
-        return moved(ProcessorIdTaken.recordedOnce(tx.preparedQuery(claim.succeeded() ? settleSucceeded : settleFailed).execute(settled),
-                claim.processorId()));
+    public Uni<Boolean> settleByOperator(SqlClient tx, O operation, OperatorClaim claim, String failureCode, Duration window) {
+        Tuple settled = (claim.succeeded() ? Tuple.of(claim.processorId()) : Tuple.of(failureCode))
+                .addLong(operation.id()).addInteger(operation.attempts()).addLong(micros(window));
+        return moved(claim.succeeded()
+                ? ProcessorIdTaken.recordedOnce(tx.preparedQuery(settleSucceeded).execute(settled), claim.processorId())
+                : tx.preparedQuery(settleFailed).execute(settled));
     }
 
-    @Override
+    /** Unsettled operations whose lease has run out, the longest waiting first; at most {@code limit}. */
     public Uni<List<O>> findUnattended(SqlClient client, int limit) {
         return client.preparedQuery(selectUnattended).execute(Tuple.of(limit)).map(rows -> {
             List<O> operations = new ArrayList<>();
@@ -169,7 +178,7 @@ public abstract class OperationRows<O extends Operation<O>> implements Operation
         });
     }
 
-    @Override
+    /** Unsettled operations that began more than {@code age} ago. */
     public Uni<Long> countOverdue(SqlClient client, Duration age) {
         return client.preparedQuery(countOverdue).execute(Tuple.of(micros(age))).map(rows -> rows.iterator().next().getLong("overdue"));
     }

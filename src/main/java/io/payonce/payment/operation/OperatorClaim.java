@@ -1,5 +1,7 @@
 package io.payonce.payment.operation;
 
+import java.util.Locale;
+
 /**
  * What an operator says became of an operation the processor cannot account for, as an operator's
  * settlement ({@link OperatorSettlements}) reads it from the kind's request body.
@@ -12,8 +14,13 @@ public interface OperatorClaim {
     /** The processor's object the operation made, for a success; null for a settlement as failed. */
     String processorId();
 
+    /** What the operator says became of the operation, in the kind's words. */
+    Enum<?> outcome();
+
     /** The outcome as the request, the audit row and the event write it ("charged", "not_refunded"). */
-    String outcomeText();
+    default String outcomeText() {
+        return outcome().name().toLowerCase(Locale.ROOT);
+    }
 
     String reason();
 }

@@ -3,6 +3,8 @@ package io.payonce.payment.operation;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.processor.ProcessorOutcome;
+import io.payonce.processor.ProcessorReport;
+import io.payonce.processor.ProcessorText;
 
 /** What an operator's settlement of any kind says when the processor's answers do not let it through. */
 public final class Verdicts {
@@ -51,5 +53,23 @@ public final class Verdicts {
     /** The processor's words as an audit row of {@code most} characters keeps them: whole, or cut short, saying so. */
     static String kept(String said, int most) {
         return said.length() > most ? said.substring(0, most - 3) + "..." : said;
+    }
+
+    /**
+     * One object as the processor described it and payonce read it, in words for the audit row: its
+     * id, whether it succeeded or failed ({@code failed}: the kind's word, "declined") and why, and
+     * whatever it named of its amount, currency, the object it acted on ({@code actsOn}: what that
+     * is, "charge") and its reference; an answer the processor left unclear as such; none as "no charge".
+     */
+    public static String described(ProcessorOutcome outcome, String made, String failed, String actsOn) {
+        ProcessorReport said = outcome.report();
+        if (said == null) {
+            return outcome.unclear() != null ? "a " + made + " not yet settled (" + outcome.unclear() + ")" : "no " + made;
+        }
+        String what = said.succeeded() ? ProcessorText.shown(said.id()) + " succeeded"
+                : (said.id() == null ? "a " + made : said.id()) + " " + failed + ", " + outcome.failureCode();
+        return what + (said.amount() == null ? "" : ", " + said.amount() + (said.currency() == null ? "" : " " + said.currency()))
+                + (said.actsOn() == null ? "" : " of " + actsOn + " " + said.actsOn())
+                + (said.reference() != null ? " for " + said.reference() : said.succeeded() ? " for no reference" : "");
     }
 }

@@ -35,16 +35,6 @@ record CardRefund(long id, long orderId, String userId, String refundNo, long am
         return in(RefundPhase.valueOf(lifecycle.name()));
     }
 
-    /** Where ops find the refund: the Location of its 202. */
-    String location() {
-        return RefundView.location(id);
-    }
-
-    /** The path a recorded problem names as its instance, whoever settles the refund. */
-    String refundPath() {
-        return "/orders/" + orderId + "/refunds";
-    }
-
     /** What the refund tells the processor it is for, in words a person at the processor's dashboard can trace. */
     @Override
     public String reference() {
@@ -71,11 +61,6 @@ record CardRefund(long id, long orderId, String userId, String refundNo, long am
     CardRefund in(RefundPhase next) {
         return new CardRefund(id, orderId, userId, refundNo, amount, currency, next, scope, key, processorKey, chargeId, attempts,
                 sinceFirstSent, processorRefundId);
-    }
-
-    @Override
-    public CardRefund sent() {
-        return in(RefundPhase.SENT).nextAttempt();
     }
 
     @Override

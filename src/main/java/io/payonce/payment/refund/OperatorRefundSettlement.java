@@ -28,11 +28,8 @@ import java.util.Map;
 @Singleton
 class OperatorRefundSettlement extends OperatorSettlementKind<CardRefund, RefundSettlementRequest> {
 
-    /** The failure code of a refund an operator settled as not refunded: the refund's 402 names it. */
-    static final String SETTLED_NOT_REFUNDED = "settled_not_refunded";
-
-    /** The audit row's {@code processor_said} holds 2000 characters. */
-    private static final Words WORDS = new Words(ErrorCode.REFUND_NOT_FOUND, ErrorCode.REFUND_ALREADY_RECORDED, SETTLED_NOT_REFUNDED, 2000);
+    /** A refund settled as not refunded fails settled_not_refunded, which its 402 names; its audit row keeps 2000 characters. */
+    private static final Words WORDS = new Words(ErrorCode.REFUND_NOT_FOUND, ErrorCode.REFUND_ALREADY_RECORDED, "settled_not_refunded", 2000);
 
     private final Pool pool;
     private final OperatorRefundSettlementRepository settlements;

@@ -63,10 +63,7 @@ class OperatorRefundSettlementRepository implements OperatorSettlementKind.Targe
     @Override
     public Uni<WithRecord<SettlementTarget<CardRefund>>> findWithRecord(SqlClient client, long refundId, KeyedWrite write) {
         Tuple parameters = Tuple.of(refundId).addString(write.scope()).addString(write.key().value());
-        return client.preparedQuery(SELECT_WITH_RECORD).execute(parameters).map(rows -> {
-            Row row = Rows.first(rows);
-            return row == null ? new WithRecord<>(null, null) : new WithRecord<>(from(row), RecordJoin.record(row));
-        });
+        return client.preparedQuery(SELECT_WITH_RECORD).execute(parameters).map(rows -> RecordJoin.first(rows, OperatorRefundSettlementRepository::from));
     }
 
     @Override

@@ -150,17 +150,8 @@ final class RefundProcessorVerdict {
                 && (refunded.key() == null || refunded.key().equals(refund.processorKey()));
     }
 
-    /** A refund as the processor described it, as payonce read it; never an unclear answer. */
     private static String describe(RefundOutcome outcome) {
-        if (outcome instanceof RefundOutcome.Succeeded refunded) {
-            return ProcessorText.shown(refunded.refundId()) + " succeeded, " + refunded.amount() + " " + refunded.currency() + " of charge "
-                    + (refunded.chargeId() == null ? "not named, or not one payonce can keep" : refunded.chargeId()) + " for "
-                    + (refunded.reference() == null ? "no reference" : refunded.reference());
-        }
-        if (outcome instanceof RefundOutcome.Failed failed) {
-            return (failed.refundId() == null ? "a refund" : failed.refundId()) + " failed, " + failed.failureCode();
-        }
-        return "no refund";
+        return Verdicts.described(outcome, "refund", "failed", "charge");
     }
 
     /** The charge asked for by {@code chargeId}, as the processor described it, with how much of it it refunded; never an unclear answer. */

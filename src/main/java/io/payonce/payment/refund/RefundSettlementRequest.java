@@ -12,7 +12,6 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The body of {@code POST /refunds/{id}/settlement}: what an operator found out about a refund to the
@@ -35,12 +34,7 @@ public record RefundSettlementRequest(
         /** The money went back to the card, by the processor's refund the request names: the refund SUCCEEDED. */
         @JsonProperty("refunded") REFUNDED,
         /** Nothing went back to the card: the refund FAILED, and its amount is refundable again. */
-        @JsonProperty("not_refunded") NOT_REFUNDED;
-
-        /** As the audit row and the event write it: as the request does. */
-        public String text() {
-            return name().toLowerCase(Locale.ROOT);
-        }
+        @JsonProperty("not_refunded") NOT_REFUNDED
     }
 
     @JsonIgnore
@@ -73,11 +67,6 @@ public record RefundSettlementRequest(
     @Override
     public String processorId() {
         return processorRefundId;
-    }
-
-    @Override
-    public String outcomeText() {
-        return outcome.text();
     }
 
     /** The processor's refunds this settlement acknowledges; none when it names none. */

@@ -75,7 +75,7 @@ class RefundToCard extends OperationKind<CardRefund, RefundOutcome, Order> {
     /** The refund with the order as it stands now. */
     @Override
     protected Uni<Answer> accepted(SqlClient client, CardRefund refund) {
-        return orders.findById(client, refund.orderId()).map(order -> Answer.accepted(refund.view(order), refund.location()));
+        return orders.findById(client, refund.orderId()).map(order -> Answer.accepted(refund.view(order), RefundView.location(refund.id())));
     }
 
     /** A refund that succeeded, under the order's row lock ({@code order} as locked): the order, its event and its 201. */
@@ -116,6 +116,6 @@ class RefundToCard extends OperationKind<CardRefund, RefundOutcome, Order> {
                     }
                 })
                 .flatMap(v -> cardRefunds.recordPhase(tx, refund.id(), RefundPhase.FAILED.name(), detail, eventId))
-                .flatMap(v -> keys.settle(tx, refund.scope(), refund.key(), Answer.problem(refusal, refund.refundPath())));
+                .flatMap(v -> keys.settle(tx, refund.scope(), refund.key(), Answer.problem(refusal, "/orders/" + refund.orderId() + "/refunds")));
     }
 }

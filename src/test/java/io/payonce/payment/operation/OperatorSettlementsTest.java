@@ -641,7 +641,7 @@ class OperatorSettlementsTest {
 
     /** A worker's step that ends with the outcome unknown, as {@code worker} holds the operation. */
     private <O extends Operation<O>> void markUnknown(OperationKind<O, ?, ?> lifecycleKind, O worker) {
-        OperationRows<O> rows = (OperationRows<O>) lifecycleKind.store();
+        OperationRows<O> rows = lifecycleKind.store();
         pool.withTransaction(tx -> rows.markUnknown(tx, worker, Duration.ofMillis(500), Duration.ofSeconds(2), false)).await().atMost(WAIT);
     }
 
