@@ -44,21 +44,14 @@ public class Outbox {
     }
 
     /**
-     * Writes {@code payment.settled-by-operator} for card payment {@code ref} of {@code amount}, settled
-     * as {@code outcome} under the operator's {@code key}, in the settlement's transaction.
+     * Writes {@code type}, the event of an operator's settlement of a card payment or a refund to the
+     * card ({@code payment.settled-by-operator}, {@code refund.settled-by-operator}), {@code ref} of
+     * {@code amount}, settled as {@code outcome} under the operator's {@code key}, in the settlement's
+     * transaction.
      */
-    public Uni<Void> recordSettlement(SqlClient tx, String userId, long orderId, String ref, long amount, String currency, String key,
-                                      String outcome) {
-        return write(tx, EventType.PAYMENT_SETTLED_BY_OPERATOR, Method.CARD, userId, orderId, ref, amount, currency, key, outcome);
-    }
-
-    /**
-     * Writes {@code refund.settled-by-operator} for refund to the card {@code ref} of {@code amount},
-     * settled as {@code outcome} under the operator's {@code key}, in the settlement's transaction.
-     */
-    public Uni<Void> recordRefundSettlement(SqlClient tx, String userId, long orderId, String ref, long amount, String currency,
-                                            String key, String outcome) {
-        return write(tx, EventType.REFUND_SETTLED_BY_OPERATOR, Method.CARD, userId, orderId, ref, amount, currency, key, outcome);
+    public Uni<Void> recordSettlement(SqlClient tx, EventType type, String userId, long orderId, String ref, long amount, String currency,
+                                      String key, String outcome) {
+        return write(tx, type, Method.CARD, userId, orderId, ref, amount, currency, key, outcome);
     }
 
     /** {@code method} is null for a deposit; {@code outcome} only for an operator's settlement. */

@@ -1,9 +1,8 @@
 package io.payonce.payment.card;
 
-import io.payonce.account.EntryType;
 import io.payonce.config.PayonceConfig;
 import io.payonce.errors.ErrorCode;
-import io.payonce.events.Outbox;
+import io.payonce.events.EventType;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.payment.PaymentPhase;
 import io.payonce.payment.operation.OperatorSettlementKind;
@@ -26,19 +25,17 @@ import java.time.Duration;
 class OperatorSettlement extends OperatorSettlementKind<CardPayment, SettlementRequest> {
 
     /** A payment settled as not charged is declined settled_not_charged, which the client's 402 names; its audit row keeps 1000 characters. */
-    private static final Words WORDS = new Words(ErrorCode.PAYMENT_NOT_FOUND, ErrorCode.CHARGE_ALREADY_RECORDED, "settled_not_charged", 1000);
+    private static final Words WORDS = new Words(ErrorCode.PAYMENT_NOT_FOUND, ErrorCode.CHARGE_ALREADY_RECORDED, "settled_not_charged", 1000,
+            EventType.PAYMENT_SETTLED_BY_OPERATOR);
 
     private final OperatorSettlementRepository settlements;
     private final Processor processor;
-    private final Outbox outbox;
     private final Duration keyRetention;
 
-    OperatorSettlement(OperatorSettlementRepository settlements, CardCharge outcomes, Processor processor, Outbox outbox,
-                       PayonceConfig config) {
+    OperatorSettlement(OperatorSettlementRepository settlements, CardCharge outcomes, Processor processor, PayonceConfig config) {
         super(WORDS, settlements, outcomes);
         this.settlements = settlements;
         this.processor = processor;
-        this.outbox = outbox;
         this.keyRetention = config.processor().keyRetention();
     }
 
@@ -57,8 +54,6 @@ class OperatorSettlement extends OperatorSettlementKind<CardPayment, SettlementR
     protected Uni<Object> audit(SqlConnection tx, CardPayment payment, SettlementRequest request, KeyedWrite write, String said) {
         PaymentPhase phase = request.succeeded() ? PaymentPhase.SUCCEEDED : PaymentPhase.DECLINED;
         return settlements.insertAudit(tx, payment.id(), write, request, said)
-                .flatMap(v -> outbox.recordSettlement(tx, payment.userId(), payment.orderId(), EntryType.referenceOf(payment.id()),
-                        payment.amount(), payment.currency(), write.key().value(), request.outcomeText()))
                 .replaceWith(new SettlementView(payment.id(), payment.orderId(), phase, request.outcome(), request.chargeId(), request.reason(),
                         write.scope(), said));
     }

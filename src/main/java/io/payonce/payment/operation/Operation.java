@@ -17,6 +17,11 @@ public interface Operation<O extends Operation<O>> {
 
     long id();
 
+    /** The order it pays or refunds, and its buyer. */
+    long orderId();
+
+    String userId();
+
     /** Whose key began it: the scope and the key its answer is stored under. */
     String scope();
 

@@ -1,6 +1,7 @@
 package io.payonce.payment.operation;
 
 import io.payonce.errors.ErrorCode;
+import io.payonce.events.EventType;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.WithRecord;
 import io.smallrye.mutiny.Uni;
@@ -11,17 +12,17 @@ import io.vertx.mutiny.sqlclient.SqlConnection;
  * What a kind gives an operator's settlement ({@link OperatorSettlements}): its words, how it finds
  * the operation, how its outcomes are recorded ({@link OperationKind}, as the processor's own
  * would be), and two hooks: what the processor must confirm of the operator's claim {@code C}, and
- * the audit row and event that name the operator. The flow, its order, its compare-and-set and its
+ * the audit row that names the operator. The flow, its order, its compare-and-set and its
  * refusals are the lifecycle's. A kind is a {@code @Singleton}: the flow reads what it was given.
  */
 public abstract class OperatorSettlementKind<O extends Operation<O>, C extends OperatorClaim> {
 
     /**
      * The kind's words: the refusal for an id no operation of the kind has, and for a processor object
-     * another operation recorded already; the failure code a settlement as failed records; and how many
-     * characters of what the processor said its audit row keeps.
+     * another operation recorded already; the failure code a settlement as failed records; how many
+     * characters of what the processor said its audit row keeps; and the event a settlement writes.
      */
-    public record Words(ErrorCode notFound, ErrorCode recordedElsewhere, String settledFailureCode, int mostSaid) {
+    public record Words(ErrorCode notFound, ErrorCode recordedElsewhere, String settledFailureCode, int mostSaid, EventType settled) {
     }
 
     /** How a kind's operations are found for a settlement. */
@@ -55,8 +56,7 @@ public abstract class OperatorSettlementKind<O extends Operation<O>, C extends O
 
     /**
      * In {@code tx}, once the settled outcome is recorded: the audit row naming the operator
-     * ({@code write}'s scope) with what the processor {@code said}, and the settlement's event. The
-     * operator's answer's body.
+     * ({@code write}'s scope) with what the processor {@code said}. The operator's answer's body.
      */
     protected abstract Uni<Object> audit(SqlConnection tx, O operation, C claim, KeyedWrite write, String said);
 }

@@ -1,8 +1,10 @@
 package io.payonce.payment.operation;
 
+import io.payonce.account.EntryType;
 import io.payonce.auth.Caller;
 import io.payonce.config.PayonceConfig;
 import io.payonce.errors.ApiException;
+import io.payonce.events.Outbox;
 import io.payonce.idempotency.Answer;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.idempotency.KeyedRequest;
@@ -22,7 +24,7 @@ import java.time.Duration;
  * ({@link OperatorSettlementKind#askProcessor}); then one transaction claims the key and records the
  * settlement by compare-and-set on all that was checked, so that a worker that took the operation
  * meanwhile, or a twin settlement, wins alone; the outcome is recorded exactly as the processor's
- * own would be ({@link OperationKind#settledByOperator}), with the kind's audit row and event.
+ * own would be ({@link OperationKind#settledByOperator}), with the kind's audit row and the settlement's event.
  * A refusal writes nothing and leaves the key free.
  */
 @ApplicationScoped
@@ -30,11 +32,13 @@ public class OperatorSettlements {
 
     private final Pool pool;
     private final IdempotencyGuard guard;
+    private final Outbox outbox;
     private final Duration window;
 
-    OperatorSettlements(Pool pool, IdempotencyGuard guard, Lifecycle lifecycle, PayonceConfig config) {
+    OperatorSettlements(Pool pool, IdempotencyGuard guard, Outbox outbox, Lifecycle lifecycle, PayonceConfig config) {
         this.pool = pool;
         this.guard = guard;
+        this.outbox = outbox;
         // A resend decided just inside the resend window may still be on its way, for one lease.
         this.window = config.processor().resendWithin().plus(lifecycle.lease());
     }
@@ -63,7 +67,9 @@ public class OperatorSettlements {
                 .flatMap(said -> guard.run(write, tx -> kind.outcomes.settledByOperator(tx, operation, claim, words.settledFailureCode(), window)
                         .onFailure(ProcessorIdTaken.class).transform(taken -> new ApiException(words.recordedElsewhere(), claim.processorId()))
                         .flatMap(answer -> answer != null
-                                ? kind.audit(tx, operation, claim, write, said).map(Answer::created)
+                                ? kind.audit(tx, operation, claim, write, said).call(view -> outbox.recordSettlement(tx, words.settled(),
+                                        operation.userId(), operation.orderId(), EntryType.referenceOf(operation.id()), operation.amount(),
+                                        operation.currency(), write.key().value(), claim.outcomeText())).map(Answer::created)
                                 : kind.targets.find(tx, operation.id()).map(now -> {
                                     throw now.refusalOnceMoved(window);
                                 }))));

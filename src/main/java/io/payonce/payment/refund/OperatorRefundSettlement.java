@@ -1,8 +1,7 @@
 package io.payonce.payment.refund;
 
-import io.payonce.account.EntryType;
 import io.payonce.errors.ErrorCode;
-import io.payonce.events.Outbox;
+import io.payonce.events.EventType;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.payment.operation.OperatorSettlementKind;
 import io.payonce.processor.Processor;
@@ -29,20 +28,18 @@ import java.util.Map;
 class OperatorRefundSettlement extends OperatorSettlementKind<CardRefund, RefundSettlementRequest> {
 
     /** A refund settled as not refunded fails settled_not_refunded, which its 402 names; its audit row keeps 2000 characters. */
-    private static final Words WORDS = new Words(ErrorCode.REFUND_NOT_FOUND, ErrorCode.REFUND_ALREADY_RECORDED, "settled_not_refunded", 2000);
+    private static final Words WORDS = new Words(ErrorCode.REFUND_NOT_FOUND, ErrorCode.REFUND_ALREADY_RECORDED, "settled_not_refunded", 2000,
+            EventType.REFUND_SETTLED_BY_OPERATOR);
 
     private final Pool pool;
     private final OperatorRefundSettlementRepository settlements;
     private final Processor processor;
-    private final Outbox outbox;
 
-    OperatorRefundSettlement(Pool pool, OperatorRefundSettlementRepository settlements, RefundToCard outcomes,
-                             Processor processor, Outbox outbox) {
+    OperatorRefundSettlement(Pool pool, OperatorRefundSettlementRepository settlements, RefundToCard outcomes, Processor processor) {
         super(WORDS, settlements, outcomes);
         this.pool = pool;
         this.settlements = settlements;
         this.processor = processor;
-        this.outbox = outbox;
     }
 
     /**
@@ -80,8 +77,6 @@ class OperatorRefundSettlement extends OperatorSettlementKind<CardRefund, Refund
     protected Uni<Object> audit(SqlConnection tx, CardRefund refund, RefundSettlementRequest request, KeyedWrite write, String said) {
         RefundPhase phase = request.succeeded() ? RefundPhase.SUCCEEDED : RefundPhase.FAILED;
         return settlements.insertAudit(tx, refund.id(), write, request, said)
-                .flatMap(v -> outbox.recordRefundSettlement(tx, refund.userId(), refund.orderId(), EntryType.referenceOf(refund.id()),
-                        refund.amount(), refund.currency(), write.key().value(), request.outcomeText()))
                 .replaceWith(new RefundSettlementView(refund.id(), refund.orderId(), phase, request.outcome(), request.processorRefundId(),
                         request.acknowledgedRefunds(), request.reason(), write.scope(), said));
     }

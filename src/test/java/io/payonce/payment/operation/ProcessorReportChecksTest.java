@@ -154,8 +154,13 @@ class ProcessorReportChecksTest {
         }
 
         @Override
-        public Checked sent() {
-            return this;
+        public long orderId() {
+            return 1;
+        }
+
+        @Override
+        public String userId() {
+            return "user-1";
         }
     }
 }
