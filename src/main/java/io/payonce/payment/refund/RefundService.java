@@ -145,8 +145,7 @@ public class RefundService {
             }
             return switch (refund.phase()) {
                 case SUCCEEDED -> Answer.created(RefundView.of(refund, order)).repeatCaughtBy(RepeatDefence.UNIQUE_INDEX);
-                case FAILED -> throw new ApiException(ErrorCode.REFUND_FAILED,
-                        Map.of("refundId", refund.id(), "failureCode", refund.failureCode()), refund.failureCode());
+                case FAILED -> throw Refund.failure(refund.id(), refund.failureCode());
                 case STARTED, SENT, UNKNOWN -> throw new ApiException(ErrorCode.REFUND_PENDING);
             };
         });

@@ -23,8 +23,6 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.inject.Singleton;
 
-import java.util.Map;
-
 /**
  * The refund to the card as a kind of processor operation ({@link OperationKind}): a refund of the
  * payment's charge and a lookup, under the refund's own processor key. SUCCEEDED writes the refund's
@@ -107,8 +105,7 @@ class RefundToCard extends OperationKind<CardRefund, RefundOutcome, Order> {
     /** A refund that failed, under the order's row lock: its reservation given back to the order, and its 402. */
     @Override
     protected Uni<Answer> failed(SqlConnection tx, CardRefund refund, Order order, String failureCode, String detail, String eventId) {
-        ApiException refusal = new ApiException(ErrorCode.REFUND_FAILED, Map.of("refundId", refund.id(), "failureCode", failureCode),
-                failureCode);
+        ApiException refusal = Refund.failure(refund.id(), failureCode);
         return orders.releaseRefund(tx, refund.orderId(), refund.amount())
                 .invoke(released -> {
                     if (!released) {
