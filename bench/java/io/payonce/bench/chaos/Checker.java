@@ -456,6 +456,7 @@ public final class Checker {
     /** From the history to the database: what each operation's outcome says must be there, or not. */
     void checkOutcomesAgainstTheDatabase() throws Exception {
         long lost = 0;
+        List<String> lostNamed = new ArrayList<>();
         long refusedWithEffect = 0;
         long unknownWithTwoEffects = 0;
         for (Op op : ops) {
@@ -468,6 +469,7 @@ public final class Checker {
                     if (!acknowledged(op, effects)) {
                         lost++;
                         lostOps.add(op.id);
+                        lostNamed.add(describeLost(op, effects));
                     }
                 }
                 case "fail" -> refusedWithEffect += effects == 0 ? 0 : 1;
@@ -477,7 +479,8 @@ public final class Checker {
                 }
             }
         }
-        checks.add(new Check("acknowledged operations missing from the database (lost)", lost, "history vs database"));
+        checks.add(new Check("acknowledged operations missing from the database (lost)", lost,
+                lostNamed.isEmpty() ? "history vs database" : "history vs database: " + String.join("; ", lostNamed.subList(0, Math.min(5, lostNamed.size())))));
         checks.add(new Check("definite refusals that moved money", refusedWithEffect, "history vs database"));
         checks.add(new Check("unknown outcomes with more than one effect", unknownWithTwoEffects, "history vs database"));
     }
@@ -913,15 +916,36 @@ public final class Checker {
         T read(ResultSet row) throws SQLException;
     }
 
-    <T> List<T> rows(String sql, RowReader<T> reader) throws SQLException {
+    <T> List<T> rows(String sql, RowReader<T> reader, Object... args) throws SQLException {
         List<T> rows = new ArrayList<>();
-        try (PreparedStatement statement = db.prepareStatement(sql);
-             ResultSet result = statement.executeQuery()) {
-            while (result.next()) {
-                rows.add(reader.read(result));
+        try (PreparedStatement statement = db.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                statement.setObject(i + 1, args[i]);
+            }
+            try (ResultSet result = statement.executeQuery()) {
+                while (result.next()) {
+                    rows.add(reader.read(result));
+                }
             }
         }
         return rows;
+    }
+
+    /**
+     * A lost operation as the history holds it, beside what the database holds under its subject, so
+     * that a failed run names what went missing without a second look at its files.
+     */
+    String describeLost(Op op, long effects) throws SQLException {
+        String held = switch (op.type) {
+            case "pay", "card-pay" -> rows("SELECT id, phase, idem_key FROM pay_record WHERE order_id = ?",
+                    row -> row.getLong(1) + ":" + row.getString(2) + ":" + row.getString(3), Long.parseLong(op.subject)).toString();
+            case "refund", "card-refund" -> rows("SELECT id, refund_no, amount, phase FROM refund_record WHERE order_id = ?",
+                    row -> row.getLong(1) + ":" + row.getString(2) + ":" + row.getLong(3) + ":" + row.getString(4), op.subject.split("/")[0]).toString();
+            default -> "";
+        };
+        return "op " + op.id + " " + op.type + " user " + op.user + " key " + op.key + " subject " + op.subject + " amount " + op.amount
+                + " attempts " + op.attempts + " answer " + op.status + " " + op.detail + (op.repeat ? " (replayed)" : "") + ", effects " + effects
+                + (held.isEmpty() ? "" : ", rows " + held);
     }
 
     /** Whether what the client was told is what the database holds. */
@@ -1018,8 +1042,10 @@ public final class Checker {
         return counts;
     }
 
+    /** One row a check; a failed one names what it compared, so that CI's failure summary says what went wrong. */
     String summary() {
-        return checks.stream().map(c -> String.format("%-75s %d", c.name, c.violations)).collect(Collectors.joining("\n"));
+        return checks.stream().map(c -> String.format("%-75s %d", c.violations == 0 ? c.name : c.name + " [" + c.detail + "]", c.violations))
+                .collect(Collectors.joining("\n"));
     }
 
     String report(Path metricsDir, String title) throws IOException {
