@@ -38,6 +38,9 @@ payonce_env() {
         PAYONCE_PROCESSOR_WEBHOOK_SECRET=${PAYONCE_PROCESSOR_WEBHOOK_SECRET:-$BENCH_WEBHOOK_SECRET} \
         PAYONCE_PUBLIC_URL=${PAYONCE_PUBLIC_URL:-http://127.0.0.1:$http_port} \
         PAYONCE_HTTP_PORT=$http_port PAYONCE_MANAGEMENT_PORT=$((http_port + 1000))
+    # The machine's shared MariaDB has no binary log, which production refuses (README, "Durable
+    # commits"): the benches measure on it with a warning; the chaos harness's own server has the log.
+    export PAYONCE_DATABASE_DURABLE_COMMITS_REQUIRED=${PAYONCE_DATABASE_DURABLE_COMMITS_REQUIRED:-false}
 }
 
 # The secret the bench's processor simulator signs its webhooks with: a bench's own, not secret.

@@ -69,6 +69,9 @@ port_a=$(free_port)
 port_b=$(free_port)
 export PAYONCE_DB_PORT=$(free_port) PAYONCE_REDIS_PORT=$(free_port) PAYONCE_RABBITMQ_PORT=$(free_port)
 processor_port=$(free_port)
+# The run's database makes a commit durable before it shows it, one MariaDB or the cluster: the
+# instances check it as production does.
+export PAYONCE_DATABASE_DURABLE_COMMITS_REQUIRED=true
 # Card pays, and the refunds of card-paid orders, go to the processor simulator, which fails a fifth
 # of the charges and refunds at random (slow, the answer lost after the charge or refund, a 500
 # before it). Short bounds, so that the recovery jobs settle every unknown outcome within the run.
@@ -115,7 +118,9 @@ start_redis() { launch_redis && await_redis; }
 
 redis_cli() { redis-cli -h 127.0.0.1 -p "$PAYONCE_REDIS_PORT" "$@"; }
 
-# A MariaDB of the run's own: root without a password on its own port, data under target/chaos.
+# A MariaDB of the run's own: root without a password on its own port, data under target/chaos; with
+# the binary log, as production needs, so that a commit is durable before another session sees it
+# (README, "Durable commits"): the instances refuse a server without it.
 launch_mariadb() {
     if [ ! -d "$stores/mariadb/mysql" ]; then
         mariadb-install-db --no-defaults --datadir="$stores/mariadb" --auth-root-authentication-method=normal \
@@ -124,7 +129,7 @@ launch_mariadb() {
     "$mariadbd" --no-defaults --datadir="$stores/mariadb" --port="$PAYONCE_DB_PORT" --bind-address=127.0.0.1 \
         --socket="$socket" --pid-file="$stores/mariadb.pid" --log-error="$stores/mariadb.log" \
         --user="$(id -un)" --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
-        --innodb-buffer-pool-size=256M --max-connections=300 &
+        --innodb-buffer-pool-size=256M --max-connections=300 --log-bin=binlog --sync-binlog=1 --server-id=1 &
     echo $! >"$stores/mariadbd.pid"
 }
 

@@ -279,6 +279,14 @@ public interface PayonceConfig {
         boolean timesStoredInUtc();
 
         /**
+         * Whether payonce refuses to start on a database server that shows a commit to other sessions
+         * before the commit is durable (io.payonce.db.DurableCommitsCheck). Off, it starts and warns:
+         * for dev mode and tests on a server without a binary log, never where the money is real.
+         */
+        @WithDefault("true")
+        boolean durableCommitsRequired();
+
+        /**
          * Whether a first balance pay sends its transaction's statements pipelined, in a few round
          * trips (io.payonce.db.PipelinedTransactions), on a second pool of as many connections as the
          * first. Off, every pay runs one statement at a time, as it does behind a proxy that cannot

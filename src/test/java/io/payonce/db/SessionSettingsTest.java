@@ -146,6 +146,11 @@ class SessionSettingsTest {
         }
 
         @Override
+        public boolean durableCommitsRequired() {
+            return true;
+        }
+
+        @Override
         public boolean pipelinedPay() {
             return true;
         }
