@@ -1,12 +1,12 @@
 package io.payonce.account;
 
 import io.payonce.api.ApiExamples;
+import io.payonce.api.KeyHeader;
 import io.payonce.api.RepeatProtection;
 import io.payonce.api.Responses;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
 import io.payonce.idempotency.IdempotencyGuard;
-import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.idempotency.WriteOperation;
 import io.payonce.input.Identifiers;
 import io.smallrye.mutiny.Uni;
@@ -16,24 +16,21 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
+import jakarta.ws.rs.BeanParam;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -94,13 +91,12 @@ public class AccountResource {
     @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: names the fields that differ")
     public Uni<Response> deposit(
             @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,
-            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; reuse it on every retry", required = true) @HeaderParam(IdempotencyKey.HEADER) String key,
+            @BeanParam KeyHeader key,
             @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = DepositRequest.class),
                     examples = @ExampleObject(name = "a bank transfer", value = ApiExamples.DEPOSIT_REQUEST)))
-            @Valid @NotNull DepositRequest request,
-            @Context UriInfo uri) {
+            @Valid @NotNull DepositRequest request) {
         Caller caller = callers.current();
-        return accounts.deposit(caller, guard.read(WriteOperation.DEPOSIT, userId, key, uri.getPath()), userId, request)
+        return accounts.deposit(caller, key.read(guard, WriteOperation.DEPOSIT, userId), userId, request)
                 .map(Responses::of);
     }
 

@@ -2,6 +2,7 @@ package io.payonce.payment;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.payonce.api.ApiExamples;
+import io.payonce.api.KeyHeader;
 import io.payonce.api.RepeatProtection;
 import io.payonce.api.Responses;
 import io.payonce.auth.Caller;
@@ -10,7 +11,6 @@ import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.errors.Problem;
 import io.payonce.idempotency.IdempotencyGuard;
-import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.idempotency.KeyedRequest;
 import io.payonce.idempotency.WriteOperation;
 import io.smallrye.mutiny.Uni;
@@ -18,22 +18,19 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.ConstraintViolation;
 import jakarta.validation.ConstraintViolationException;
 import jakarta.validation.Validator;
-import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.BeanParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -99,13 +96,12 @@ public class PayResource {
             + "ILLEGAL_TRANSITION or CURRENCY_MISMATCH (recorded)")
     public Uni<Response> pay(
             @PathParam("id") long id,
-            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; reuse it on every retry", required = true) @HeaderParam(IdempotencyKey.HEADER) String key,
+            @BeanParam KeyHeader key,
             @RequestBody(description = "How to pay; none pays from the balance. The amount is always the order's.",
                     content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = PayRequest.class),
-                            examples = @ExampleObject(name = "by card", value = ApiExamples.CARD_PAY_REQUEST))) byte[] body,
-            @Context UriInfo uri) throws IOException {
+                            examples = @ExampleObject(name = "by card", value = ApiExamples.CARD_PAY_REQUEST))) byte[] body) throws IOException {
         Caller caller = callers.current();
-        KeyedRequest keyed = guard.read(WriteOperation.PAY, id, key, uri.getPath());
+        KeyedRequest keyed = key.read(guard, WriteOperation.PAY, id);
         PayRequest request = payRequest(body);
         return payments.pay(caller, id, keyed, request).map(Responses::of);
     }

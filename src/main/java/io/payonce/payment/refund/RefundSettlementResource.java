@@ -1,33 +1,30 @@
 package io.payonce.payment.refund;
 
 import io.payonce.api.ApiExamples;
+import io.payonce.api.KeyHeader;
 import io.payonce.api.RepeatProtection;
 import io.payonce.api.Responses;
 import io.payonce.auth.Caller;
 import io.payonce.auth.CallerIdentity;
 import io.payonce.idempotency.IdempotencyGuard;
 import io.payonce.payment.operation.OperatorSettlements;
-import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.idempotency.WriteOperation;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.BeanParam;
 import jakarta.ws.rs.Consumes;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -84,12 +81,11 @@ public class RefundSettlementResource {
             + "MariaDB unreachable; retry with the same key after Retry-After")
     public Uni<Response> settle(
             @PathParam("id") long id,
-            @Parameter(description = "1-64 visible ASCII characters, bare or quoted; reuse it on every retry", required = true) @HeaderParam(IdempotencyKey.HEADER) String key,
+            @BeanParam KeyHeader key,
             @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundSettlementRequest.class),
                     examples = @ExampleObject(name = "refunded", value = ApiExamples.REFUND_SETTLEMENT_REQUEST)))
-            @Valid @NotNull RefundSettlementRequest request,
-            @Context UriInfo uri) {
+            @Valid @NotNull RefundSettlementRequest request) {
         Caller caller = callers.current();
-        return settlements.settle(refunds, caller, id, guard.read(WriteOperation.SETTLE_REFUND, id, key, uri.getPath()), request).map(Responses::of);
+        return settlements.settle(refunds, caller, id, key.read(guard, WriteOperation.SETTLE_REFUND, id), request).map(Responses::of);
     }
 }
