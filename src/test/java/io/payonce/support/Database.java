@@ -243,6 +243,16 @@ public final class Database {
         return string("SELECT phase FROM refund_record WHERE id = ?", refundId);
     }
 
+    /** The phases a payment went through, as its history rows hold them, first first. */
+    public List<String> paymentPhases(long paymentId) {
+        return strings("SELECT phase FROM payment_phase WHERE payment_id = ? ORDER BY id", paymentId);
+    }
+
+    /** The phases a refund went through, as its history rows hold them, first first. */
+    public List<String> refundPhases(long refundId) {
+        return strings("SELECT phase FROM refund_phase WHERE refund_id = ? ORDER BY id", refundId);
+    }
+
     /** The processor's charge a payment recorded as its own; null before its outcome, or where it had none payonce could keep. */
     public String chargeIdOfPayment(long paymentId) {
         return string("SELECT processor_charge_id FROM pay_record WHERE id = ?", paymentId);

@@ -136,8 +136,7 @@ public enum OperationKinds {
 
         /** The phases operation {@code id} of the kind went through, as its history rows hold them. */
         public List<String> phases(Database db, long id) {
-            return db.strings(kind == CHARGE ? "SELECT phase FROM payment_phase WHERE payment_id = ? ORDER BY id"
-                    : "SELECT phase FROM refund_phase WHERE refund_id = ? ORDER BY id", id);
+            return kind == CHARGE ? db.paymentPhases(id) : db.refundPhases(id);
         }
 
         /** Operation {@code id}'s phase, as stored. */

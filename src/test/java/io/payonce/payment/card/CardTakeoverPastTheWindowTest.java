@@ -33,9 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * CHARGE_SENT, which no operator may settle: it becomes UNKNOWN, and an operator settles it.
  *
  * <p>What decides is the resend-window check in Java, {@code Lifecycle.resendWithinTheWindow}. The window is
- * checked again in SQL ({@code CardPaymentRepository.MARK_RESENT}), so with the Java check always
+ * checked again in SQL ({@code OperationRows.markResent}), so with the Java check always
  * yes nothing is sent either: the resend's compare-and-set refuses, and the worker leaves the payment
- * as it found it, CHARGE_SENT, at every takeover. {@link CardResendWindowTest}'s payments are UNKNOWN
+ * as it found it, CHARGE_SENT, at every takeover. {@link io.payonce.payment.operation.ResendWindowTest}'s operations are UNKNOWN
  * already when they are taken past the window, so they end UNKNOWN either way; these are CHARGE_SENT.
  * The recovery job is paused, so that each takeover is the one the test makes.
  */
@@ -137,7 +137,7 @@ class CardTakeoverPastTheWindowTest {
     }
 
     private List<String> history(Abandoned abandoned) {
-        return db.strings("SELECT phase FROM payment_phase WHERE payment_id = ? ORDER BY id", abandoned.payment());
+        return db.paymentPhases(abandoned.payment());
     }
 
     private static long chargesOf(Checkout buyer) {

@@ -82,7 +82,7 @@ class ResendWindowTest {
 
         assertEquals(202, later.statusCode(), later.asString());
         assertEquals(1, operation.madeAtProcessor(), "nothing was sent past the window");
-        assertEquals("UNKNOWN", db.string("SELECT phase FROM " + operation.table() + " WHERE id = ?", id));
+        assertEquals("UNKNOWN", operation.phase(db, id));
     }
 
     /**
