@@ -23,8 +23,11 @@ import java.util.regex.Pattern;
 @OpenApiFilter(OpenApiFilter.RunStage.BUILD)
 public class StringBounds implements OASFilter {
 
-    /** An anchored pattern of one character class repeated {n} or {m,n} times. */
-    private static final Pattern BOUNDED_CLASS = Pattern.compile("^\\^\\[[^\\]]+\\]\\{(\\d+)(?:,(\\d+))?\\}\\$$");
+    /**
+     * An anchored pattern of one character class repeated {n} or {m,n} times, after a negative
+     * lookahead that only narrows it ({@code (?!\.{1,2}$)}, never "." or "..").
+     */
+    private static final Pattern BOUNDED_CLASS = Pattern.compile("^\\^(?:\\(\\?![^)]*\\))?\\[[^\\]]+\\]\\{(\\d+)(?:,(\\d+))?\\}\\$$");
 
     /** {@code 2026-12-01T01:52:23.148278123+14:00}: nanoseconds and an offset. */
     private static final int LONGEST_DATE_TIME = 35;

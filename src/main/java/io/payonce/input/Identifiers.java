@@ -28,6 +28,14 @@ public final class Identifiers {
      */
     public static final String PROCESSOR_ID = "^(?!\\.{1,2}$)[A-Za-z0-9._:-]{1,255}$";
 
+    /**
+     * The processor's object an operator's settlement names as made: a {@link #PROCESSOR_ID} or one
+     * longer than payonce keeps (up to 1000 characters), named as the processor wrote it, so that an
+     * operation made under an id payonce cannot keep still has its way out. The same characters, so
+     * that it never leaves its place in the processor's URL path.
+     */
+    public static final String NAMED_PROCESSOR_ID = "^(?!\\.{1,2}$)[A-Za-z0-9._:-]{1,1000}$";
+
     /** Why an operator did what they did: printable ASCII, at the length the audit row stores. */
     public static final String OPERATOR_REASON = "^[\\x20-\\x7E]{1,500}$";
 

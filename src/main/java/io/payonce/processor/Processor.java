@@ -65,12 +65,12 @@ public class Processor {
 
     /** Sends the charge under {@code key}; the same key always names the same charge at the processor. */
     public Uni<ChargeOutcome> charge(String key, ChargeRequest request) {
-        return outcome("charge under key " + key, api.charge(key, authorization, request), false);
+        return outcome("charge under key " + key, api.charge(key, authorization, request), false, null);
     }
 
     /** The charge the processor holds under {@code key}, or {@link ChargeOutcome.Absent} if it holds none. */
     public Uni<ChargeOutcome> chargeUnder(String key) {
-        return outcome("lookup under key " + key, api.chargeUnder(key, authorization), true);
+        return outcome("lookup under key " + key, api.chargeUnder(key, authorization), true, null);
     }
 
     /**
@@ -79,7 +79,7 @@ public class Processor {
      * payment the processor can no longer find under its key.
      */
     public Uni<ChargeOutcome> chargeById(String chargeId) {
-        return outcome("lookup of charge " + chargeId, api.chargeById(chargeId, authorization), true);
+        return outcome("lookup of charge " + chargeId, api.chargeById(chargeId, authorization), true, chargeId);
     }
 
     /**
@@ -101,12 +101,12 @@ public class Processor {
 
     /** Sends the refund under {@code key}; the same key always names the same refund at the processor. */
     public Uni<RefundOutcome> refund(String key, RefundRequest request) {
-        return refundOutcome("refund under key " + key, api.refund(key, authorization, request), false);
+        return refundOutcome("refund under key " + key, api.refund(key, authorization, request), false, null);
     }
 
     /** The refund the processor holds under {@code key}, or {@link RefundOutcome.Absent} if it holds none. */
     public Uni<RefundOutcome> refundUnder(String key) {
-        return refundOutcome("refund lookup under key " + key, api.refundUnder(key, authorization), true);
+        return refundOutcome("refund lookup under key " + key, api.refundUnder(key, authorization), true, null);
     }
 
     /**
@@ -115,20 +115,23 @@ public class Processor {
      * refund the processor can no longer find under its key.
      */
     public Uni<RefundOutcome> refundById(String refundId) {
-        return refundOutcome("lookup of refund " + refundId, api.refundById(refundId, authorization), true);
+        return refundOutcome("lookup of refund " + refundId, api.refundById(refundId, authorization), true, refundId);
     }
 
-    /** {@code described}: the call in words for the log, which call and under which key or of which charge. */
-    private Uni<ChargeOutcome> outcome(String described, Uni<Response> call, boolean lookup) {
+    /**
+     * {@code described}: the call in words for the log, which call and under which key or of which
+     * charge; {@code byId}: the id a lookup by id asked for, else null.
+     */
+    private Uni<ChargeOutcome> outcome(String described, Uni<Response> call, boolean lookup, String byId) {
         return bounded(call)
-                .map(response -> answerOf(response, lookup))
+                .map(response -> answerOf(response, lookup, byId))
                 .onFailure().recoverWithItem(failure -> new Unclear(unknownBecause(failure), delivered(failure)))
                 .invoke(outcome -> warnIfUnclear(described, outcome));
     }
 
-    private Uni<RefundOutcome> refundOutcome(String described, Uni<Response> call, boolean lookup) {
+    private Uni<RefundOutcome> refundOutcome(String described, Uni<Response> call, boolean lookup, String byId) {
         return bounded(call)
-                .map(response -> refundAnswerOf(response, lookup))
+                .map(response -> refundAnswerOf(response, lookup, byId))
                 .onFailure().recoverWithItem(failure -> new Unclear(unknownBecause(failure), delivered(failure)))
                 .invoke(outcome -> warnIfUnclear(described, outcome));
     }
@@ -146,14 +149,28 @@ public class Processor {
                 .ifNoItem().after(timeout).fail();
     }
 
-    private ChargeOutcome answerOf(Response response, boolean lookup) {
+    private ChargeOutcome answerOf(Response response, boolean lookup, String byId) {
         int status = response.getStatus();
-        return refusedUnhandled(status, lookup) ? new Unclear(notSent(status, "charged"), false) : read(response, lookup);
+        return refusedUnhandled(status, lookup) ? new Unclear(notSent(status, "charged"), false) : read(response, lookup, byId);
     }
 
-    private RefundOutcome refundAnswerOf(Response response, boolean lookup) {
+    private RefundOutcome refundAnswerOf(Response response, boolean lookup, String byId) {
         int status = response.getStatus();
-        return refusedUnhandled(status, lookup) ? new Unclear(notSent(status, "refunded"), false) : readRefund(response, lookup);
+        return refusedUnhandled(status, lookup) ? new Unclear(notSent(status, "refunded"), false) : readRefund(response, lookup, byId);
+    }
+
+    /**
+     * Whether a lookup by id ({@code byId}; null for any other call) was answered with an object of
+     * another id, written out in full: one the processor, or a proxy, matched loosely (a prefix, a cut
+     * id). It is no object by the id asked for. payonce may not be able to keep either id, so only
+     * this comparison, of the ids as written, tells them apart.
+     */
+    private static boolean answeredAnother(String byId, String answered) {
+        if (byId == null || byId.equals(answered)) {
+            return false;
+        }
+        LOG.warnf("Processor lookup of %s answered an object of another id: none by that id", byId);
+        return true;
     }
 
     /**
@@ -180,7 +197,7 @@ public class Processor {
      * request still in flight at the processor, a charge still pending) is not an outcome. A charge
      * object is read as {@link ChargeObject} reads it.
      */
-    private static ChargeOutcome read(Response response, boolean lookup) {
+    private static ChargeOutcome read(Response response, boolean lookup, String byId) {
         int status = response.getStatus();
         if (lookup && status == 404) {
             return new ChargeOutcome.Absent();
@@ -194,6 +211,9 @@ public class Processor {
             return new Unclear("the processor answered " + status);
         }
         JsonNode charge = response.readEntity(JsonNode.class);
+        if (answeredAnother(byId, ChargeReply.text(charge, "id"))) {
+            return new ChargeOutcome.Absent();
+        }
         if (status == 400) {
             ChargeReply reply = ChargeReply.of(charge);
             String declineCode = ProcessorText.of(reply.declineCode(), ProcessorText.CODE_LENGTH);
@@ -243,7 +263,7 @@ public class Processor {
      * in flight at the processor, a refund still pending) is not an outcome, as for a charge. A refund
      * reported succeeded must name its id, amount and currency to count.
      */
-    private static RefundOutcome readRefund(Response response, boolean lookup) {
+    private static RefundOutcome readRefund(Response response, boolean lookup, String byId) {
         int status = response.getStatus();
         if (lookup && status == 404) {
             return new RefundOutcome.Absent();
@@ -255,6 +275,9 @@ public class Processor {
             return new Unclear("the processor answered " + status);
         }
         JsonNode refund = response.readEntity(JsonNode.class);
+        if (answeredAnother(byId, RefundReply.text(refund, "id"))) {
+            return new RefundOutcome.Absent();
+        }
         if (status == 400) {
             // A refusal of the refund itself, an answer to the refund's POST (a lookup's 400 was turned
             // away above), checked against the refund by whatever it names.

@@ -15,7 +15,7 @@ public final class ProcessorText {
     public static final int CHARGE_ID_LENGTH = 255;
 
     /** refund_record.processor_refund_id. */
-    static final int REFUND_ID_LENGTH = 255;
+    public static final int REFUND_ID_LENGTH = 255;
 
     /** pay_record.decline_code, and a status quoted in a payment's history. */
     public static final int CODE_LENGTH = 64;

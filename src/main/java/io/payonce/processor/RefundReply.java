@@ -17,7 +17,7 @@ record RefundReply(String id, String status, String charge, Long amount, String 
                 text(refund, "failure_code"), text(refund, "reference"), text(refund, "idempotency_key"));
     }
 
-    private static String text(JsonNode refund, String field) {
+    static String text(JsonNode refund, String field) {
         JsonNode value = refund.path(field);
         return value.isValueNode() && !value.isNull() ? value.asText() : null;
     }

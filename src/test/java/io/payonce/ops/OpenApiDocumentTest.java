@@ -136,6 +136,14 @@ class OpenApiDocumentTest {
                 .path("maxLength").asInt(), which + ": 64 characters, in double quotes or not");
         assertEquals(64, header(parsed.path("paths").path("/orders").path("post"), "Submit-Token").path("schema")
                 .path("maxLength").asInt(), which);
+        JsonNode schemas = parsed.path("components").path("schemas");
+        assertEquals(1000, schemas.path("SettlementRequest").path("properties").path("chargeId").path("maxLength").asInt(),
+                which + ": an operator names an id payonce cannot keep as the processor wrote it");
+        assertEquals(1000, schemas.path("RefundSettlementRequest").path("properties").path("processorRefundId").path("maxLength").asInt(), which);
+        assertEquals(255, schemas.path("RefundSettlementRequest").path("properties").path("acknowledged").path("items").path("maxLength").asInt(),
+                which);
+        assertEquals(255, schemas.path("SettlementView").path("properties").path("chargeId").path("maxLength").asInt(),
+                which + ": the answer shows it as the audit row keeps it");
     }
 
     /** Keys on either side of each rule of IdempotencyKey: length, characters, quotes. */

@@ -137,6 +137,7 @@ public final class ProcessorSimulator implements AutoCloseable {
     private volatile JsonObject chargeLookupsRefusal;
     private volatile int searchAnsweredWith;
     private volatile JsonObject searchAnswer;
+    private volatile int idsMatchedOn;
     private final Set<String> plantedKeys = ConcurrentHashMap.newKeySet();
     private final Queue<Charge> toPlant = new ConcurrentLinkedQueue<>();
     private final WebhookSender webhooks = new WebhookSender(vertx);
@@ -257,7 +258,12 @@ public final class ProcessorSimulator implements AutoCloseable {
      * finds: what an operator names when the processor can no longer find a payment's charge under its key.
      */
     public Charge chargeWithoutKey(long amount, String currency, String reference) {
-        Charge charge = new Charge(newChargeId(), null, amount, currency, "tok_visa", reference, "succeeded", null);
+        return chargeWithoutKey(newChargeId(), amount, currency, reference);
+    }
+
+    /** As {@link #chargeWithoutKey(long, String, String)}, the charge's id {@code id}. */
+    public Charge chargeWithoutKey(String id, long amount, String currency, String reference) {
+        Charge charge = new Charge(id, null, amount, currency, "tok_visa", reference, "succeeded", null);
         keyless.put(charge.id(), charge);
         return charge;
     }
@@ -280,7 +286,12 @@ public final class ProcessorSimulator implements AutoCloseable {
      * describe any refund.
      */
     public Refund refundFoundOnlyById(String charge, long amount, String currency, String reference, String statedKey) {
-        return refunds.foundOnlyById(charge, amount, currency, reference, statedKey);
+        return refunds.foundOnlyById(null, charge, amount, currency, reference, statedKey);
+    }
+
+    /** As {@link #refundFoundOnlyById(String, long, String, String, String)}, the refund's id {@code id}. */
+    public Refund refundFoundOnlyById(String id, String charge, long amount, String currency, String reference) {
+        return refunds.foundOnlyById(id, charge, amount, currency, reference, null);
     }
 
     /**
@@ -311,7 +322,24 @@ public final class ProcessorSimulator implements AutoCloseable {
         refusingWith = 0;
         refusingRefundLookupsWith = 0;
         chargeLookupsRefusedWith = 0;
+        idsMatchedOn = 0;
         webhooks.off();
+    }
+
+    /**
+     * A lookup of a charge or a refund by its id finds the first one whose id begins as the id asked
+     * for does, in its first {@code length} characters, as a processor (or a proxy) that cuts the ids
+     * it is asked for would, until {@link #heal}.
+     */
+    public void matchIdsOnTheirFirst(int length) {
+        idsMatchedOn = length;
+        refunds.matchIdsOnTheirFirst(length);
+    }
+
+    /** Whether {@code held} is the id {@code asked} names: exactly, or in their first {@code matchedOn} characters when that is not 0. */
+    static boolean named(String held, String asked, int matchedOn) {
+        return matchedOn == 0 ? held.equals(asked)
+                : held.length() >= matchedOn && asked.length() >= matchedOn && held.regionMatches(0, asked, 0, matchedOn);
     }
 
     /**
@@ -594,7 +622,9 @@ public final class ProcessorSimulator implements AutoCloseable {
             answer(request, 500, new JsonObject().put("error", "api_error"));
             return;
         }
-        Charge charge = chargeById(id);
+        int matchedOn = idsMatchedOn;
+        Charge charge = matchedOn == 0 ? chargeById(id) : Stream.of(keyless.values().stream(), charges.values().stream(), underForgottenKeys.stream())
+                .flatMap(held -> held).filter(held -> named(held.id(), id, matchedOn)).findFirst().orElse(null);
         if (charge == null) {
             answer(request, 404, new JsonObject().put("error", "no_such_charge"));
         } else {

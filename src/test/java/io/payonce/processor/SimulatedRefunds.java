@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * The simulator's refunds, with the key semantics of its charges: a refund under a key it has seen
@@ -56,6 +57,7 @@ final class SimulatedRefunds {
     private final Map<String, Refund> keyless = new ConcurrentHashMap<>();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     private final FaultsByOrder faults = new FaultsByOrder();
+    private volatile int idsMatchedOn;
     private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
 
@@ -114,6 +116,12 @@ final class SimulatedRefunds {
     void heal() {
         faults.clear();
         toPlant.clear();
+        idsMatchedOn = 0;
+    }
+
+    /** As {@link ProcessorSimulator#matchIdsOnTheirFirst}. */
+    void matchIdsOnTheirFirst(int length) {
+        idsMatchedOn = length;
     }
 
     /** {@code id}: the planted refund's id, or null for a new one. */
@@ -136,8 +144,8 @@ final class SimulatedRefunds {
     }
 
     /** A succeeded refund that only its id finds, as {@link ProcessorSimulator#refundFoundOnlyById} describes. */
-    Refund foundOnlyById(String charge, long amount, String currency, String reference, String statedKey) {
-        Refund refund = new Refund(newRefundId(), statedKey, charge, amount, currency, reference, "succeeded", null);
+    Refund foundOnlyById(String id, String charge, long amount, String currency, String reference, String statedKey) {
+        Refund refund = new Refund(id != null ? id : newRefundId(), statedKey, charge, amount, currency, reference, "succeeded", null);
         keyless.put(refund.id(), refund);
         return refund;
     }
@@ -313,8 +321,10 @@ final class SimulatedRefunds {
             ProcessorSimulator.answer(request, 500, new JsonObject().put("error", "api_error"));
             return;
         }
-        Refund refund = keyless.containsKey(id) ? keyless.get(id)
-                : all().stream().filter(keyed -> keyed.id().equals(id)).findFirst().orElse(null);
+        int matchedOn = idsMatchedOn;
+        Refund refund = matchedOn == 0 && keyless.containsKey(id) ? keyless.get(id)
+                : Stream.concat(keyless.values().stream(), all().stream()).filter(held -> ProcessorSimulator.named(held.id(), id, matchedOn))
+                .findFirst().orElse(null);
         if (refund == null) {
             ProcessorSimulator.answer(request, 404, new JsonObject().put("error", "no_such_refund"));
         } else {

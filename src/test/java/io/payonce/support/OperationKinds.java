@@ -245,6 +245,12 @@ public enum OperationKinds {
                     : processor().refundFoundOnlyById(charge, amount, currency, reference, null).id();
         }
 
+        /** As {@link #foundOnlyById()}, under the id {@code id}, as the processor wrote it. */
+        public String foundOnlyByItsId(String id) {
+            return kind == CHARGE ? processor().chargeWithoutKey(id, amount(), "EUR", reference()).id()
+                    : processor().refundFoundOnlyById(id, charge, amount(), "EUR", reference()).id();
+        }
+
         /** How many of the order's requests of the kind the processor holds in flight now ({@link Fault#HELD}). */
         public int held() {
             return kind == CHARGE ? processor().heldChargesOf(order) : processor().heldRefundsOf(order);

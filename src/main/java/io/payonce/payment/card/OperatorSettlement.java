@@ -46,7 +46,7 @@ class OperatorSettlement extends OperatorSettlementKind<CardPayment, SettlementR
     @Override
     protected Uni<String> askProcessor(CardPayment payment, SettlementRequest request) {
         return processor.chargeUnder(payment.processorKey()).flatMap(underKey -> request.succeeded()
-                ? processor.chargeById(request.chargeId()).map(named -> ProcessorVerdict.charged(payment, request.chargeId(), underKey, named))
+                ? processor.chargeById(request.chargeId()).map(named -> ProcessorVerdict.charged(payment, request.processorId(), underKey, named))
                 : processor.chargesFor(payment.reference()).map(forOrder -> ProcessorVerdict.notCharged(payment, underKey, forOrder, keyRetention)));
     }
 
@@ -54,7 +54,7 @@ class OperatorSettlement extends OperatorSettlementKind<CardPayment, SettlementR
     protected Uni<Object> audit(SqlConnection tx, CardPayment payment, SettlementRequest request, KeyedWrite write, String said) {
         PaymentPhase phase = request.succeeded() ? PaymentPhase.SUCCEEDED : PaymentPhase.DECLINED;
         return settlements.insertAudit(tx, payment.id(), write, request, said)
-                .replaceWith(new SettlementView(payment.id(), payment.orderId(), phase, request.outcome(), request.chargeId(), request.reason(),
+                .replaceWith(new SettlementView(payment.id(), payment.orderId(), phase, request.outcome(), request.chargeIdShown(), request.reason(),
                         write.scope(), said));
     }
 }

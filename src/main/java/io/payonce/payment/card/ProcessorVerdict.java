@@ -8,6 +8,7 @@ import io.payonce.payment.operation.Verdicts;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 import static io.payonce.payment.operation.Verdicts.disagrees;
@@ -30,8 +31,9 @@ final class ProcessorVerdict {
     }
 
     /**
-     * The processor's confirmation that {@code payment} charged the card by {@code chargeId}: {@code named}
-     * is that charge, looked up by its id, and {@code underKey} what the processor holds under the
+     * The processor's confirmation that {@code payment} charged the card by the charge the operator
+     * named: {@code named} is that charge, looked up by the id as named, {@code chargeId} the id as
+     * payonce keeps it (null where it cannot), and {@code underKey} what the processor holds under the
      * payment's key, which must be no other charge.
      *
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
@@ -93,7 +95,7 @@ final class ProcessorVerdict {
      * for, since without a reference it could be any order's charge of that amount.
      */
     private static boolean isThisPaymentsCharge(CardPayment payment, String chargeId, ChargeOutcome charge) {
-        return charge instanceof ChargeOutcome.Succeeded charged && chargeId.equals(charged.chargeId())
+        return charge instanceof ChargeOutcome.Succeeded charged && Objects.equals(chargeId, charged.chargeId())
                 && charged.reference() != null && payment.isDescribedBy(charged.report());
     }
 

@@ -144,7 +144,7 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
      * @throws ProcessorIdTaken when another operation recorded the processor's object the claim names: nothing was written
      */
     Uni<Answer> settledByOperator(SqlConnection tx, O operation, OperatorClaim claim, String failureCode, Duration window) {
-        String detail = (claim.succeeded() ? words.made() + " " + claim.processorId() : failureCode) + ", settled by an operator";
+        String detail = (claim.succeeded() ? words.made() + " " + ProcessorText.shown(claim.processorId()) : failureCode) + ", settled by an operator";
         return lockFor(tx, operation).flatMap(locked -> ifMoved(rows.settleByOperator(tx, operation, claim, failureCode, window),
                 () -> claim.succeeded() ? succeeded(tx, operation, locked, detail, null) : failed(tx, operation, locked, failureCode, detail, null)));
     }

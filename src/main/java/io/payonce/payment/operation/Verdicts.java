@@ -33,7 +33,8 @@ public final class Verdicts {
      * What an operator's settlement as succeeded writes in its audit row ({@code said}), once the
      * processor confirms it: a clear answer by the id the operator names ({@code named}), which must
      * be this operation's ({@code namedIsThisOne}; else the refusal names {@code thisOne}), and one
-     * under the operation's own key ({@code underKey}), which holds nothing or that very object.
+     * under the operation's own key ({@code underKey}), which holds nothing or that very object, as
+     * payonce keeps its id ({@code claimedId}; null where payonce cannot keep it, and then nothing).
      *
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
      */
@@ -44,7 +45,7 @@ public final class Verdicts {
         if (!namedIsThisOne) {
             throw disagrees(said + "; " + thisOne);
         }
-        if (underKey.report() != null && !claimedId.equals(idOf(underKey))) {
+        if (underKey.report() != null && (claimedId == null || !claimedId.equals(idOf(underKey)))) {
             throw disagrees(said);
         }
         return said;

@@ -51,7 +51,7 @@ class OperatorRefundSettlement extends OperatorSettlementKind<CardRefund, Refund
     protected Uni<String> askProcessor(CardRefund refund, RefundSettlementRequest request) {
         if (request.succeeded()) {
             return processor.refundUnder(refund.processorKey()).flatMap(underKey -> processor.refundById(request.processorRefundId())
-                    .map(named -> RefundProcessorVerdict.refunded(refund, request.processorRefundId(), underKey, named)));
+                    .map(named -> RefundProcessorVerdict.refunded(refund, request.processorId(), underKey, named)));
         }
         // payonce's record first: a refund of the charge that succeeds meanwhile shows at the processor alone, and
         // refuses; read the other way round, one recorded meanwhile could stand in for this one.
@@ -77,7 +77,7 @@ class OperatorRefundSettlement extends OperatorSettlementKind<CardRefund, Refund
     protected Uni<Object> audit(SqlConnection tx, CardRefund refund, RefundSettlementRequest request, KeyedWrite write, String said) {
         RefundPhase phase = request.succeeded() ? RefundPhase.SUCCEEDED : RefundPhase.FAILED;
         return settlements.insertAudit(tx, refund.id(), write, request, said)
-                .replaceWith(new RefundSettlementView(refund.id(), refund.orderId(), phase, request.outcome(), request.processorRefundId(),
+                .replaceWith(new RefundSettlementView(refund.id(), refund.orderId(), phase, request.outcome(), request.processorRefundIdShown(),
                         request.acknowledgedRefunds(), request.reason(), write.scope(), said));
     }
 }

@@ -85,7 +85,7 @@ class OperatorRefundSettlementRepository implements OperatorSettlementKind.Targe
     /** The audit row of {@code write}'s operator (its scope) and key. */
     Uni<Void> insertAudit(SqlClient tx, long refundId, KeyedWrite write, RefundSettlementRequest request, String processorSaid) {
         return tx.preparedQuery(INSERT_AUDIT).execute(Tuple.of(refundId, write.scope(), write.key().value(), request.outcomeText(),
-                request.processorRefundId(), request.reason()).addString(processorSaid)
+                request.processorRefundIdShown(), request.reason()).addString(processorSaid)
                 .addString(request.acknowledgedRefunds().isEmpty() ? null : String.join(",", request.acknowledgedRefunds())))
                 .replaceWithVoid();
     }

@@ -30,8 +30,9 @@ final class RefundProcessorVerdict {
     }
 
     /**
-     * The processor's confirmation that the refund named by {@code processorRefundId} is {@code refund}:
-     * {@code underKey} is what it holds under the refund's key, {@code named} what it holds under that id.
+     * The processor's confirmation that the refund the operator named is {@code refund}: {@code named}
+     * is what the processor holds under the id as named, {@code processorRefundId} that id as payonce
+     * keeps it (null where it cannot), and {@code underKey} what it holds under the refund's key.
      *
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
      */
@@ -146,7 +147,7 @@ final class RefundProcessorVerdict {
      * that charge and amount. A refund that names the key it was made under must name this refund's.
      */
     private static boolean isThisRefund(RefundOutcome.Succeeded refunded, CardRefund refund, String processorRefundId) {
-        return processorRefundId.equals(refunded.refundId()) && refund.isDescribedBy(refunded.report()) && refund.reference().equals(refunded.reference())
+        return Objects.equals(processorRefundId, refunded.refundId()) && refund.isDescribedBy(refunded.report()) && refund.reference().equals(refunded.reference())
                 && (refunded.key() == null || refunded.key().equals(refund.processorKey()));
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.payonce.input.Identifiers;
 import io.payonce.payment.operation.OperatorClaim;
+import io.payonce.processor.ProcessorText;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.NotBlank;
@@ -24,7 +25,7 @@ import java.util.List;
 @RegisterForReflection
 public record RefundSettlementRequest(
         @NotNull Outcome outcome,
-        @Pattern(regexp = Identifiers.PROCESSOR_ID) String processorRefundId,
+        @Pattern(regexp = Identifiers.NAMED_PROCESSOR_ID) String processorRefundId,
         @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason,
         @Size(max = MOST_ACKNOWLEDGED) List<@NotNull @Pattern(regexp = Identifiers.PROCESSOR_ID) String> acknowledged)
         implements OperatorClaim {
@@ -64,9 +65,15 @@ public record RefundSettlementRequest(
         return outcome == Outcome.REFUNDED;
     }
 
+    /** The refund's id as payonce records it: exactly as named, or none where payonce cannot keep it. */
     @Override
     public String processorId() {
-        return processorRefundId;
+        return ProcessorText.id(processorRefundId, ProcessorText.REFUND_ID_LENGTH);
+    }
+
+    /** The refund named, as the audit row and the answer keep it: exactly, or marked as an id payonce cannot keep. */
+    String processorRefundIdShown() {
+        return ProcessorText.compared(processorRefundId, ProcessorText.REFUND_ID_LENGTH);
     }
 
     /** The processor's refunds this settlement acknowledges; none when it names none. */

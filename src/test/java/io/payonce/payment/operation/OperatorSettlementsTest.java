@@ -170,6 +170,60 @@ class OperatorSettlementsTest {
                 "the money moved: the event every operation of the kind that succeeded has");
     }
 
+    /**
+     * The way out of an operation made under an id payonce cannot keep (longer than it keeps) once
+     * the processor has forgotten the key, so that recovery no longer finds it: the operator names
+     * the object as the processor wrote it, and the operation settles as made, recorded without an
+     * id as the processor's own answer would have been; the audit row and the answer show the id
+     * marked as one payonce cannot keep.
+     */
+    @ParameterizedTest
+    @EnumSource(OperationKinds.class)
+    void anObjectWhoseIdPayonceCannotKeepIsSettledAsMadeNamedAsTheProcessorWroteIt(OperationKinds kind) {
+        Begun operation = kind.begin();
+        long id = overdue(operation, Fault.ERROR_BEFORE_CHARGE);
+        String found = operation.foundOnlyByItsId("x_" + "9".repeat(298) + UUID.randomUUID().toString().replace("-", ""));
+        String shown = "?" + found.substring(0, 254);
+        String operator = "ops-" + UUID.randomUUID();
+        String key = Api.newKey();
+
+        Response settled = operation.settle(Tokens.ops(operator), id, key, made(kind, found));
+        Response clientsRetry = operation.send();
+
+        assertEquals(201, settled.statusCode(), settled.asString());
+        assertEquals("SUCCEEDED", settled.jsonPath().getString("phase"));
+        assertEquals(shown, settled.jsonPath().getString(kind.idField()));
+        assertEquals(201, clientsRetry.statusCode(), clientsRetry.asString());
+        assertEquals("SUCCEEDED", clientsRetry.jsonPath().getString("phase"));
+        assertEquals(operation.succeeded(), operation.orderNow(db));
+        assertNull(operation.recorded(db, id), "no id payonce cannot keep exactly is ever recorded as one");
+        assertEquals(operation.named("STARTED", "SENT", "UNKNOWN", "SUCCEEDED"), operation.phases(db, id));
+        assertEquals(String.join("|", operator, key, kind.made(), shown, shows(found)), operation.audited(db, id));
+        assertEquals(shown, operation.shownToOps(id).jsonPath().getString("settlement." + kind.idField()));
+        assertEquals(1, operation.events(db, id, operation.settledEvent()));
+        assertEquals(1, operation.events(db, id, operation.succeededEvent()));
+    }
+
+    /**
+     * A processor (or a proxy) that cuts the ids it is asked for answers the lookup of one id payonce
+     * cannot keep with another object that begins alike, this operation's in all else: it is not the
+     * object named, whose id neither can be kept to tell them apart, and nothing is settled.
+     */
+    @ParameterizedTest
+    @EnumSource(OperationKinds.class)
+    void anObjectAnsweredForAnotherIdPayonceCannotKeepIsNotTheOneNamed(OperationKinds kind) {
+        Begun operation = kind.begin();
+        long id = overdue(operation, Fault.ERROR_BEFORE_CHARGE);
+        String alike = "x_" + "9".repeat(298) + UUID.randomUUID().toString().replace("-", "");
+        operation.foundOnlyByItsId(alike + "a");
+        processor().matchIdsOnTheirFirst(alike.length());
+
+        Response refused = operation.settle(Tokens.ops(), id, Api.newKey(), made(kind, alike + "b"));
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertNothingSettled(operation, id);
+    }
+
     /** The processor holds the object under the operation's key too, and it is the one named. */
     @ParameterizedTest
     @EnumSource(OperationKinds.class)
@@ -290,7 +344,10 @@ class OperatorSettlementsTest {
         assertNothingSettled(operation, id);
     }
 
-    /** Every processor id payonce records can be named, dots and colons too; "." and ".." never reach the processor's path. */
+    /**
+     * Every processor id payonce records can be named, dots and colons too, and one longer than it
+     * keeps, up to 1000 characters; "." and ".." never reach the processor's path.
+     */
     @ParameterizedTest(name = "{0}: {1}")
     @MethodSource("processorIds")
     void anIdIsNamedInTheCharactersPayonceKeepsOfIt(OperationKinds kind, String processorId, int status) {
@@ -306,7 +363,7 @@ class OperatorSettlementsTest {
 
     static Stream<Arguments> processorIds() {
         return forEachKind(Arguments.of("x_1.a:b", 409), Arguments.of("x.:-_Z9", 409), Arguments.of(".", 400), Arguments.of("..", 400),
-                Arguments.of("x/1", 400));
+                Arguments.of("x/1", 400), Arguments.of("x".repeat(1000), 409), Arguments.of("x".repeat(1001), 400));
     }
 
     @ParameterizedTest
@@ -626,8 +683,9 @@ class OperatorSettlementsTest {
         return Map.of("outcome", kind.made(), kind.idField(), processorId, "reason", shows(processorId));
     }
 
+    /** The operator's reason: what the dashboard shows, the id cut to fit the reason's 500 characters. */
     private static String shows(String processorId) {
-        return "the processor's dashboard shows " + processorId;
+        return "the processor's dashboard shows " + (processorId.length() > 400 ? processorId.substring(0, 400) : processorId);
     }
 
     /** A failed operation's phase in the kind's words: DECLINED, FAILED. */
