@@ -84,15 +84,7 @@ final class GaleraNode {
      * everything, these tables included, from a donor's backup before their storage engine starts.
      */
     void installSystemTables() throws IOException, InterruptedException {
-        Process install = new ProcessBuilder("mariadb-install-db", "--no-defaults", "--datadir=" + directory.resolve("data"),
-                "--auth-root-authentication-method=normal", "--skip-test-db", "--user=" + USER)
-                .redirectErrorStream(true)
-                .redirectOutput(directory.resolve("install.log").toFile())
-                .start();
-        if (!install.waitFor(60, TimeUnit.SECONDS) || install.exitValue() != 0) {
-            install.destroyForcibly();
-            throw new IllegalStateException("mariadb-install-db failed for " + name() + "; see " + directory.resolve("install.log"));
-        }
+        PrivateMariaDb.installSystemTables(directory.resolve("data"), directory.resolve("install.log"));
     }
 
     /** Starts mariadbd as the first node of a new cluster. */

@@ -67,14 +67,19 @@ public final class PrivateMariaDb implements AutoCloseable {
     }
 
     private void install() throws IOException, InterruptedException {
-        Process install = new ProcessBuilder("mariadb-install-db", "--no-defaults", "--datadir=" + directory.resolve("data"),
+        installSystemTables(directory.resolve("data"), directory.resolve("install.log"));
+    }
+
+    /** MariaDB's system tables in {@code data}, root without a password, as every private server of the tests starts from. */
+    static void installSystemTables(Path data, Path log) throws IOException, InterruptedException {
+        Process install = new ProcessBuilder("mariadb-install-db", "--no-defaults", "--datadir=" + data,
                 "--auth-root-authentication-method=normal", "--skip-test-db", "--user=" + USER)
                 .redirectErrorStream(true)
-                .redirectOutput(directory.resolve("install.log").toFile())
+                .redirectOutput(log.toFile())
                 .start();
         if (!install.waitFor(60, TimeUnit.SECONDS) || install.exitValue() != 0) {
             install.destroyForcibly();
-            throw new IllegalStateException("mariadb-install-db failed; see " + directory.resolve("install.log"));
+            throw new IllegalStateException("mariadb-install-db failed; see " + log);
         }
     }
 

@@ -3,6 +3,7 @@ package io.payonce.payment.operation;
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulator.Fault;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.processor.ProcessorText;
 import io.payonce.support.Api;
 import io.payonce.support.Await;
 import io.payonce.support.BoundsOutlastHolds;
@@ -142,48 +143,22 @@ class OperatorSettlementsTest {
         assertEquals(operation.succeeded(), operation.orderNow(db));
     }
 
-    @ParameterizedTest
-    @EnumSource(OperationKinds.class)
-    void settledAsMadeByAnObjectTheProcessorFindsOnlyByItsIdTheOperationSucceeds(OperationKinds kind) {
-        Begun operation = kind.begin();
-        long id = overdue(operation, Fault.ERROR_BEFORE_CHARGE);
-        String found = operation.foundOnlyById();
-        String operator = "ops-" + UUID.randomUUID();
-        String key = Api.newKey();
-
-        Response settled = operation.settle(Tokens.ops(operator), id, key, made(kind, found));
-        Response clientsRetry = operation.send();
-
-        assertEquals(201, settled.statusCode(), settled.asString());
-        assertEquals("SUCCEEDED", settled.jsonPath().getString("phase"));
-        assertEquals(found, settled.jsonPath().getString(kind.idField()));
-        assertEquals("by id: " + operation.said(found) + "; " + operation.underKey() + operation.none(),
-                settled.jsonPath().getString("processorSaid"));
-        assertEquals(201, clientsRetry.statusCode(), clientsRetry.asString());
-        assertEquals("SUCCEEDED", clientsRetry.jsonPath().getString("phase"));
-        assertEquals("true", clientsRetry.header("Idempotent-Replayed"));
-        assertEquals(operation.succeeded(), operation.orderNow(db));
-        assertEquals(found, operation.recorded(db, id));
-        assertEquals(operation.named("STARTED", "SENT", "UNKNOWN", "SUCCEEDED"), operation.phases(db, id));
-        assertAudited(operation, id, operator, key, kind.made(), found, settled);
-        assertEquals(1, operation.events(db, id, operation.succeededEvent()),
-                "the money moved: the event every operation of the kind that succeeded has");
-    }
-
     /**
-     * The way out of an operation made under an id payonce cannot keep (longer than it keeps) once
-     * the processor has forgotten the key, so that recovery no longer finds it: the operator names
-     * the object as the processor wrote it, and the operation settles as made, recorded without an
-     * id as the processor's own answer would have been; the audit row and the answer show the id
-     * marked as one payonce cannot keep.
+     * The processor finds the object only by its id (it forgot the key), and the operator names it:
+     * the operation succeeds. So too for an object made under an id payonce cannot keep (longer than
+     * it keeps), which recovery can then no longer find: the operator names the id as the processor
+     * wrote it, and the operation is recorded without an id, as the processor's own answer would have
+     * had it; the audit row, the answer and the ops view show the id marked as one payonce cannot keep.
      */
-    @ParameterizedTest
-    @EnumSource(OperationKinds.class)
-    void anObjectWhoseIdPayonceCannotKeepIsSettledAsMadeNamedAsTheProcessorWroteIt(OperationKinds kind) {
+    @ParameterizedTest(name = "{0}: {1}")
+    @MethodSource("objectsFoundOnlyById")
+    void settledAsMadeByAnObjectTheProcessorFindsOnlyByItsIdTheOperationSucceeds(OperationKinds kind, String description, boolean tooLong) {
         Begun operation = kind.begin();
         long id = overdue(operation, Fault.ERROR_BEFORE_CHARGE);
-        String found = operation.foundOnlyByItsId("x_" + "9".repeat(298) + UUID.randomUUID().toString().replace("-", ""));
-        String shown = "?" + found.substring(0, 254);
+        String found = tooLong ? operation.foundOnlyByItsId("x_" + "9".repeat(298) + UUID.randomUUID().toString().replace("-", ""))
+                : operation.foundOnlyById();
+        String kept = tooLong ? null : found;
+        String shown = tooLong ? "?" + found.substring(0, 254) : found;
         String operator = "ops-" + UUID.randomUUID();
         String key = Api.newKey();
 
@@ -193,15 +168,21 @@ class OperatorSettlementsTest {
         assertEquals(201, settled.statusCode(), settled.asString());
         assertEquals("SUCCEEDED", settled.jsonPath().getString("phase"));
         assertEquals(shown, settled.jsonPath().getString(kind.idField()));
+        assertEquals("by id: " + operation.said(ProcessorText.shown(kept)) + "; " + operation.underKey() + operation.none(),
+                settled.jsonPath().getString("processorSaid"));
         assertEquals(201, clientsRetry.statusCode(), clientsRetry.asString());
         assertEquals("SUCCEEDED", clientsRetry.jsonPath().getString("phase"));
+        assertEquals("true", clientsRetry.header("Idempotent-Replayed"));
         assertEquals(operation.succeeded(), operation.orderNow(db));
-        assertNull(operation.recorded(db, id), "no id payonce cannot keep exactly is ever recorded as one");
+        assertEquals(kept, operation.recorded(db, id), "an id payonce cannot keep exactly is never recorded as one");
         assertEquals(operation.named("STARTED", "SENT", "UNKNOWN", "SUCCEEDED"), operation.phases(db, id));
-        assertEquals(String.join("|", operator, key, kind.made(), shown, shows(found)), operation.audited(db, id));
-        assertEquals(shown, operation.shownToOps(id).jsonPath().getString("settlement." + kind.idField()));
-        assertEquals(1, operation.events(db, id, operation.settledEvent()));
-        assertEquals(1, operation.events(db, id, operation.succeededEvent()));
+        assertAudited(operation, id, operator, key, kind.made(), shown, shows(found), settled);
+        assertEquals(1, operation.events(db, id, operation.succeededEvent()),
+                "the money moved: the event every operation of the kind that succeeded has");
+    }
+
+    static Stream<Arguments> objectsFoundOnlyById() {
+        return forEachKind(Arguments.of("an id payonce keeps", false), Arguments.of("an id longer than payonce keeps", true));
     }
 
     /**
@@ -713,7 +694,12 @@ class OperatorSettlementsTest {
      * under which key, as what ({@code processorId}: the object named, null for none), and why.
      */
     private void assertAudited(Begun operation, long id, String operator, String key, String outcome, String processorId, Response settled) {
-        String reason = processorId == null ? NOTHING_SHOWN : shows(processorId);
+        assertAudited(operation, id, operator, key, outcome, processorId, processorId == null ? NOTHING_SHOWN : shows(processorId), settled);
+    }
+
+    /** As above, the audit row showing the object as {@code processorId} and the operator's {@code reason}. */
+    private void assertAudited(Begun operation, long id, String operator, String key, String outcome, String processorId, String reason,
+                               Response settled) {
         assertEquals(String.join("|", operator, key, outcome, processorId == null ? "-" : processorId, reason), operation.audited(db, id));
         String ref = Long.toString(id);
         assertEquals(outcome, db.string("SELECT JSON_VALUE(payload, '$.outcome') FROM outbox_event WHERE event_type = ? AND ref_id = ?",
