@@ -13,19 +13,11 @@ import java.util.Map;
  * once for all of them. A test takes a store away for its whole run with {@link StoreDown}, or for
  * a stretch of it with {@link #away}; either way the gate is open again when the test ends.
  */
-public class GatedStores implements QuarkusTestProfile {
+public final class GatedStores implements QuarkusTestProfile {
 
     private static volatile TcpGate mariaDb;
     private static volatile TcpGate rabbitMq;
     private static volatile TcpGate redis;
-
-    /**
-     * The same gates for an application of its own, started for the test classes that name it: nothing
-     * the other tests left running in theirs (a pay still retrying, a pool request still pending from
-     * an outage) shares its pools.
-     */
-    public static final class Alone extends GatedStores {
-    }
 
     /** The stores a test can take away from payonce. */
     public enum Store {
