@@ -1,12 +1,11 @@
 /*
  * Preloaded into a test's own mariadbd (DurableCommitsTest): while the file STALL_LOG_WRITES names
- * exists, every write to InnoDB's redo log (ib_logfile*) waits before it is made, and the file's name
- * with ".stalled" appended is created to say so. A commit is then held between the moment InnoDB
- * calls it done and the moment it reaches the log, for as long as the test needs, never by chance.
+ * exists, every write to InnoDB's redo log (ib_logfile*) waits before it is made. A commit is then
+ * held between the moment InnoDB calls it done and the moment it reaches the log, for as long as the
+ * test needs, never by chance.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +28,6 @@ static void wait_while_stalled(int fd) {
     if (flag == NULL || access(flag, F_OK) != 0 || !is_redo_log(fd)) {
         return;
     }
-    char stalled[4096];
-    snprintf(stalled, sizeof stalled, "%s.stalled", flag);
-    close(open(stalled, O_CREAT | O_WRONLY, 0644));
     while (access(flag, F_OK) == 0) {
         usleep(10000);
     }

@@ -7,11 +7,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -36,10 +33,6 @@ public class DurableCommitsCheck {
 
     private static final Logger LOG = Logger.getLogger(DurableCommitsCheck.class);
 
-    /** SHOW, not @@: a server built without Galera has no wsrep variables. */
-    private static final String SETTINGS = """
-            SHOW GLOBAL VARIABLES WHERE Variable_name IN ('log_bin', 'sync_binlog', 'innodb_flush_log_at_trx_commit', 'wsrep_on')""";
-
     /** innodb_flush_log_at_trx_commit: 1 writes and flushes the log at each commit, 3 at the prepare too (MariaDB's). */
     private static final Set<String> FLUSHED_AT_COMMIT = Set.of("1", "3");
 
@@ -48,11 +41,16 @@ public class DurableCommitsCheck {
         try (Connection connection = dataSource.getConnection()) {
             settings = settings(connection);
         }
-        problem(settings).ifPresent(problem -> {
-            if (config.database().durableCommitsRequired()) {
-                throw new IllegalStateException(problem + " To start anyway, and take that risk: PAYONCE_DATABASE_DURABLE_COMMITS_REQUIRED=false.");
+        enforce(problem(settings), config.database().durableCommitsRequired());
+    }
+
+    /** A problem refuses the start where durable commits are required, and is warned of where they are not. */
+    static void enforce(Optional<String> problem, boolean required) {
+        problem.ifPresent(found -> {
+            if (required) {
+                throw new IllegalStateException(found + " To start anyway, and take that risk: PAYONCE_DATABASE_DURABLE_COMMITS_REQUIRED=false.");
             }
-            LOG.warn(problem + " Starting anyway: payonce.database.durable-commits-required is false.");
+            LOG.warn(found + " Starting anyway: payonce.database.durable-commits-required is false.");
         });
     }
 
@@ -61,30 +59,24 @@ public class DurableCommitsCheck {
      * sends it to the server that takes the writes, whose settings are the ones that count.
      */
     static Map<String, String> settings(Connection connection) throws SQLException {
-        Map<String, String> settings = new HashMap<>();
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false);
         try (Statement statement = connection.createStatement()) {
             statement.execute("START TRANSACTION READ WRITE");
-            try (ResultSet rows = statement.executeQuery(SETTINGS)) {
-                while (rows.next()) {
-                    settings.put(rows.getString(1).toLowerCase(Locale.ROOT), rows.getString(2));
-                }
-            }
+            return ServerVariables.read(connection, "log_bin", "sync_binlog", "innodb_flush_log_at_trx_commit", "wsrep_on");
         } finally {
             connection.rollback();
             connection.setAutoCommit(autoCommit);
         }
-        return settings;
     }
 
     static Optional<String> problem(Map<String, String> settings) {
         StringBuilder wrong = new StringBuilder();
         String flush = settings.get("innodb_flush_log_at_trx_commit");
-        if (!FLUSHED_AT_COMMIT.contains(flush)) {
+        if (flush == null || !FLUSHED_AT_COMMIT.contains(flush)) {
             wrong.append(" innodb_flush_log_at_trx_commit is ").append(flush).append(", not 1;");
         }
-        boolean galera = "ON".equalsIgnoreCase(settings.get("wsrep_on"));
+        boolean galera = GaleraSettingsCheck.inCluster(settings);
         if (!galera && !"ON".equalsIgnoreCase(settings.get("log_bin"))) {
             wrong.append(" log_bin is ").append(settings.get("log_bin")).append(", not ON;");
         }

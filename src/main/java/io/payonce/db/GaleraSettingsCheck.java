@@ -8,11 +8,7 @@ import jakarta.enterprise.inject.spi.ObserverMethod;
 import org.jboss.logging.Logger;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -31,11 +27,6 @@ import java.util.Optional;
 public class GaleraSettingsCheck {
 
     private static final Logger LOG = Logger.getLogger(GaleraSettingsCheck.class);
-
-    /** SHOW, not @@: a server built without Galera has no wsrep variables, and MySQL none at all. */
-    private static final String SETTINGS = """
-            SHOW GLOBAL VARIABLES WHERE Variable_name IN
-                ('wsrep_on', 'binlog_format', 'innodb_autoinc_lock_mode', 'wsrep_osu_method', 'wsrep_cluster_name', 'wsrep_node_name')""";
 
     public GaleraSettingsCheck(AgroalDataSource dataSource, PayonceConfig config) throws SQLException {
         Map<String, String> settings;
@@ -59,13 +50,8 @@ public class GaleraSettingsCheck {
     }
 
     static Map<String, String> settings(Connection connection) throws SQLException {
-        Map<String, String> settings = new HashMap<>();
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(SETTINGS)) {
-            while (rows.next()) {
-                settings.put(rows.getString(1).toLowerCase(Locale.ROOT), rows.getString(2));
-            }
-        }
-        return settings;
+        return ServerVariables.read(connection, "wsrep_on", "binlog_format", "innodb_autoinc_lock_mode", "wsrep_osu_method",
+                "wsrep_cluster_name", "wsrep_node_name");
     }
 
     static Optional<String> problem(Map<String, String> settings) {

@@ -21,10 +21,10 @@ public final class Identifiers {
     public static final String CARD_TOKEN = "^[A-Za-z0-9_-]{1,64}$";
 
     /**
-     * A charge's id at the processor, as an operator names it: the characters and length payonce keeps
-     * of a processor's ids (letters, digits, '.', '_', ':' and '-', up to 255), so that every recorded
-     * charge id can be named; never "." or "..", so that it can never leave its place in the
-     * processor's URL path.
+     * A processor's id as payonce keeps one (letters, digits, '.', '_', ':' and '-', up to 255): what
+     * an operator's settlement acknowledges of the processor's other refunds, each of which payonce
+     * recorded or the processor names so; never "." or "..", so that it can never leave its place in
+     * the processor's URL path.
      */
     public static final String PROCESSOR_ID = "^(?!\\.{1,2}$)[A-Za-z0-9._:-]{1,255}$";
 

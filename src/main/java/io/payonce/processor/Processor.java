@@ -75,8 +75,8 @@ public class Processor {
 
     /**
      * The charge whose id is {@code chargeId}, whatever key it was made under, or
-     * {@link ChargeOutcome.Absent} if the processor has none: what an operator names when settling a
-     * payment the processor can no longer find under its key.
+     * {@link ChargeOutcome.Absent} if the processor has none, or answers with a charge of another id:
+     * what an operator names when settling a payment the processor can no longer find under its key.
      */
     public Uni<ChargeOutcome> chargeById(String chargeId) {
         return outcome("lookup of charge " + chargeId, api.chargeById(chargeId, authorization), true, chargeId);
@@ -111,8 +111,8 @@ public class Processor {
 
     /**
      * The refund whose id is {@code refundId}, whatever key it was made under, or
-     * {@link RefundOutcome.Absent} if the processor has none: what an operator names when settling a
-     * refund the processor can no longer find under its key.
+     * {@link RefundOutcome.Absent} if the processor has none, or answers with a refund of another id:
+     * what an operator names when settling a refund the processor can no longer find under its key.
      */
     public Uni<RefundOutcome> refundById(String refundId) {
         return refundOutcome("lookup of refund " + refundId, api.refundById(refundId, authorization), true, refundId);
@@ -163,10 +163,11 @@ public class Processor {
      * Whether a lookup by id ({@code byId}; null for any other call) was answered with an object of
      * another id, written out in full: one the processor, or a proxy, matched loosely (a prefix, a cut
      * id). It is no object by the id asked for. payonce may not be able to keep either id, so only
-     * this comparison, of the ids as written, tells them apart.
+     * this comparison, of the ids as written, tells them apart. An object that names no id is read as
+     * any answer is: incomplete, so unclear.
      */
     private static boolean answeredAnother(String byId, String answered) {
-        if (byId == null || byId.equals(answered)) {
+        if (byId == null || answered == null || byId.equals(answered)) {
             return false;
         }
         LOG.warnf("Processor lookup of %s answered an object of another id: none by that id", byId);

@@ -23,7 +23,7 @@ public final class ProcessorText {
     private ProcessorText() {
     }
 
-    /** What an id payonce keeps is made of: as an operator names one ({@code Identifiers.PROCESSOR_ID}), never {@code .} or {@code ..}. */
+    /** What an id payonce keeps is made of: the characters an operator names one in ({@code Identifiers.NAMED_PROCESSOR_ID}), never {@code .} or {@code ..}. */
     private static final Pattern KEEPABLE = Pattern.compile("(?!\\.{1,2}$)[A-Za-z0-9._:-]+");
 
     /** Marks a compared text payonce could not keep exactly: no text of payonce's own begins with it. */

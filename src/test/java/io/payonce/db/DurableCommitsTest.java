@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -46,20 +47,28 @@ class DurableCommitsTest {
     }
 
     @Test
-    void withoutABinaryLogACrashErasesARowAnotherSessionHasRead() throws Exception {
+    void withoutABinaryLogACrashErasesARowAnotherSessionHasReadAndTheServerIsRefused() throws Exception {
         Stall stall = new Stall();
         try (PrivateMariaDb server = startStallable(List.of(), stall); stall) {
-            assertTrue(DurableCommitsCheck.problem(settingsOf(server)).orElseThrow().contains("log_bin is OFF, not ON"));
+            Optional<String> problem = DurableCommitsCheck.problem(settingsOf(server));
+            assertTrue(problem.orElseThrow().contains("log_bin is OFF, not ON"));
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> DurableCommitsCheck.enforce(problem, true));
+            assertTrue(refused.getMessage().contains("PAYONCE_DATABASE_DURABLE_COMMITS_REQUIRED=false"), refused.getMessage());
+            DurableCommitsCheck.enforce(problem, false);
+
             try (Connection reader = server.connect(); Connection writer = server.connect()) {
-                prepare(reader);
-                stall.holdTheLog();
-                CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> insertSecondRow(writer));
+                try {
+                    prepare(reader);
+                    stall.holdTheLog();
+                    CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> insertSecondRow(writer));
 
-                Await.until(() -> rows(reader), "1,2"::equals, Duration.ofSeconds(30), "the reader seeing the row being committed");
-                assertFalse(commit.isDone(), "the commit has not reached the redo log, and has not answered");
+                    Await.until(() -> rows(reader), "1,2"::equals, Duration.ofSeconds(30), "the reader seeing the row being committed");
+                    assertFalse(commit.isDone(), "the commit has not reached the redo log, and has not answered");
 
-                server.kill();
-                stall.close();
+                    server.kill();
+                } finally {
+                    stall.close();
+                }
                 server.restart(Map.of());
             }
             try (Connection afterTheCrash = server.connect()) {
@@ -70,28 +79,34 @@ class DurableCommitsTest {
 
     /**
      * The commit is held inside its commit, at the log write of its prepare (InnoDB's own state
-     * says so), and not shown; let go, it is shown and survives the crash.
+     * says so), and not shown; let go, it is shown and survives the crash. Such a server starts.
      */
     @Test
     void withTheBinaryLogACommitHeldBeforeItsLogWriteIsNotShown() throws Exception {
         Stall stall = new Stall();
         try (PrivateMariaDb server = startStallable(BINARY_LOG, stall); stall) {
-            assertEquals(Optional.empty(), DurableCommitsCheck.problem(settingsOf(server)));
+            Optional<String> problem = DurableCommitsCheck.problem(settingsOf(server));
+            assertEquals(Optional.empty(), problem);
+            DurableCommitsCheck.enforce(problem, true);
+
             try (Connection reader = server.connect(); Connection writer = server.connect()) {
-                prepare(reader);
-                long writerId = connectionId(writer);
-                stall.holdTheLog();
-                CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> insertSecondRow(writer));
+                CompletableFuture<Void> commit;
+                try {
+                    prepare(reader);
+                    long writerId = connectionId(writer);
+                    stall.holdTheLog();
+                    commit = CompletableFuture.runAsync(() -> insertSecondRow(writer));
 
-                Await.until(() -> commitStep(reader, writerId), "Commit preparing"::equals, Duration.ofSeconds(30),
-                        "the writer inside its commit, held at its prepare's log write");
-                for (int read = 0; read < 20; read++) {
-                    assertEquals("1", rows(reader), "a commit not yet in the log is not shown");
-                    Thread.sleep(50);
+                    Await.until(() -> commitStep(reader, writerId), "Commit preparing"::equals, Duration.ofSeconds(30),
+                            "the writer inside its commit, held at its prepare's log write");
+                    for (int read = 0; read < 20; read++) {
+                        assertEquals("1", rows(reader), "a commit not yet in the log is not shown");
+                        Thread.sleep(50);
+                    }
+                    assertFalse(commit.isDone());
+                } finally {
+                    stall.close();
                 }
-                assertFalse(commit.isDone());
-
-                stall.close();
                 commit.get(30, TimeUnit.SECONDS);
                 assertEquals("1,2", rows(reader));
                 server.kill();
@@ -150,7 +165,6 @@ class DurableCommitsTest {
         @Override
         public void close() throws IOException {
             Files.deleteIfExists(file);
-            Files.deleteIfExists(directory.resolve("stall.stalled"));
             Files.deleteIfExists(directory);
         }
     }

@@ -32,7 +32,8 @@ public final class LockWaits {
      */
     public static long awaitWaiting(Database db, String table, Long id, String statementStart, long expected) {
         return Await.until(() -> id == null ? db.count(WAITING, table, statementStart)
-                        : db.count(WAITING + " AND (requested.lock_data = ? OR requested.lock_data LIKE CONCAT('%, ', ?))",
+                        : db.count(WAITING + " AND (requested.lock_data = ? OR requested.lock_data LIKE CONCAT('%, ', ?))"
+                                + " AND requested.lock_mode NOT LIKE '%GAP%'",
                         table, statementStart, id, id),
                 waiting -> waiting >= expected, Duration.ofSeconds(10),
                 expected + " statements " + statementStart + "... waiting for " + (id == null ? "a row" : "the row " + id) + " of " + table);

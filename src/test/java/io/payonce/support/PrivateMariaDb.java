@@ -47,10 +47,6 @@ public final class PrivateMariaDb implements AutoCloseable {
         }
     }
 
-    public Path directory() {
-        return directory;
-    }
-
     public Connection connect() throws SQLException {
         return DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + port + "/?user=root&connectTimeout=1000&socketTimeout=60000");
     }

@@ -38,7 +38,8 @@ public record PaymentDetails(
     }
 
     /**
-     * How an operator settled the payment: {@code charged} (by {@code chargeId}) or {@code not_charged},
+     * How an operator settled the payment: {@code charged} (by {@code chargeId}, marked {@code ?} and
+     * cut where payonce cannot keep the id the operator named) or {@code not_charged},
      * who ({@code settledBy}, their token's subject), why, and what the processor said when payonce
      * looked the charge up.
      */

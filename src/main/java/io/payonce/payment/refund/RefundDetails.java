@@ -39,7 +39,8 @@ public record RefundDetails(
     }
 
     /**
-     * How an operator settled the refund: {@code refunded} (by {@code processorRefundId}) or
+     * How an operator settled the refund: {@code refunded} (by {@code processorRefundId}, marked
+     * {@code ?} and cut where payonce cannot keep the id the operator named) or
      * {@code not_refunded}, and the charge's refunds it {@code acknowledged} as not payonce's (empty
      * for none), who ({@code settledBy}, their token's subject), why, and what the processor said when
      * payonce looked the refund up.
