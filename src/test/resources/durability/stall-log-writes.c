@@ -33,20 +33,16 @@ static void wait_while_stalled(int fd) {
     }
 }
 
-ssize_t pwrite64(int fd, const void *buffer, size_t count, off_t offset) {
-    static ssize_t (*real)(int, const void *, size_t, off_t);
-    if (real == NULL) {
-        real = dlsym(RTLD_NEXT, "pwrite64");
+/* glibc's 64-bit redirect calls pwrite64, other callers pwrite: the same wait in front of either. */
+#define HELD_UNTIL_LET_GO(name)                                                  \
+    ssize_t name(int fd, const void *buffer, size_t count, off_t offset) {       \
+        static ssize_t (*real)(int, const void *, size_t, off_t);                \
+        if (real == NULL) {                                                      \
+            real = dlsym(RTLD_NEXT, #name);                                      \
+        }                                                                        \
+        wait_while_stalled(fd);                                                  \
+        return real(fd, buffer, count, offset);                                  \
     }
-    wait_while_stalled(fd);
-    return real(fd, buffer, count, offset);
-}
 
-ssize_t pwrite(int fd, const void *buffer, size_t count, off_t offset) {
-    static ssize_t (*real)(int, const void *, size_t, off_t);
-    if (real == NULL) {
-        real = dlsym(RTLD_NEXT, "pwrite");
-    }
-    wait_while_stalled(fd);
-    return real(fd, buffer, count, offset);
-}
+HELD_UNTIL_LET_GO(pwrite64)
+HELD_UNTIL_LET_GO(pwrite)
