@@ -60,6 +60,7 @@ public class StringBounds implements OASFilter {
             Map.entry("outcome", 16),
             Map.entry("reason", 500),
             Map.entry("settledBy", 64),
+            Map.entry("reversedBy", 64),
             Map.entry("processorSaid", 2000),
             Map.entry("processorRefundId", 255),
             Map.entry("acknowledged", 255),

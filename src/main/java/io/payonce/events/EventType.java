@@ -16,6 +16,12 @@ public enum EventType {
      * besides, as every refund to the card that succeeded: this one tells who decided, not that money moved.
      */
     REFUND_SETTLED_BY_OPERATOR("refund.settled-by-operator"),
+    /**
+     * An operator reversed a refund to the card the processor failed after it had succeeded: the
+     * money its {@code refund.created} told of never went back to the card, and its amount is
+     * refundable again.
+     */
+    REFUND_REVERSED("refund.reversed"),
     DEPOSIT_CREDITED("deposit.credited");
 
     private final String routingKey;

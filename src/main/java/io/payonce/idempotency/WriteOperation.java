@@ -12,6 +12,7 @@ public enum WriteOperation {
     REFUND("refund", "order:%s"),
     SETTLE_PAYMENT("settle-payment", "payment:%s"),
     SETTLE_REFUND("settle-refund", "refund:%s"),
+    REVERSE_REFUND("reverse-refund", "refund:%s"),
     SHIP("ship", "order:%s"),
     COMPLETE("complete", "order:%s"),
     CANCEL("cancel", "order:%s"),

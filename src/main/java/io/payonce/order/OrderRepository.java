@@ -55,6 +55,14 @@ public class OrderRepository {
             UPDATE orders SET status = 'UNPAID', unpaid_again_at = NOW(6) WHERE id = ? AND status = ?""";
 
     /**
+     * The compare-and-set of a move to REFUNDED once refunds to the card add up to the amount, which
+     * keeps the status it moved from: a refund the processor fails after it succeeded gives the order
+     * back as it was ({@link #reverseRefund}). A refund to the balance is never reversed.
+     */
+    private static final String COMPARE_AND_SET_REFUNDED = """
+            UPDATE orders SET refunded_from = status, status = 'REFUNDED' WHERE id = ? AND status = ?""";
+
+    /**
      * Adds a refund to the order's total, moving it to REFUNDED when the total reaches the amount.
      * The cap is in the WHERE clause, so racing refunds can never together exceed the payment; the
      * status is assigned first because MySQL evaluates later assignments with earlier results.
@@ -78,6 +86,16 @@ public class OrderRepository {
     /** Gives back the reservation of a card refund that failed: nothing went back to the card. */
     private static final String RELEASE_REFUND = """
             UPDATE orders SET refunded_amount = refunded_amount - ? WHERE id = ? AND refunded_amount >= ?""";
+
+    /**
+     * Gives back the amount of a card refund the processor failed after it had succeeded: a REFUNDED
+     * order becomes again what it was refunded from, or PAID if the release before this one refunded
+     * it (it kept no status to go back to).
+     */
+    private static final String REVERSE_REFUND = """
+            UPDATE orders SET status = IF(status = 'REFUNDED', COALESCE(refunded_from, 'PAID'), status),
+                refunded_amount = refunded_amount - ?
+            WHERE id = ? AND refunded_amount >= ?""";
 
     /**
      * Closes a batch of stale unpaid orders: UNPAID for longer than the delay since their last move
@@ -126,9 +144,11 @@ public class OrderRepository {
 
     /** A move back to UNPAID is stamped as well, whoever makes it: auto-close counts from it. */
     public Uni<Boolean> compareAndSetStatus(SqlClient client, long id, OrderStatus expected, OrderStatus next) {
-        Uni<RowSet<Row>> moved = next == OrderStatus.UNPAID
-                ? client.preparedQuery(COMPARE_AND_SET_UNPAID_AGAIN).execute(Tuple.of(id, expected.name()))
-                : client.preparedQuery(COMPARE_AND_SET_STATUS).execute(Tuple.of(next.name(), id, expected.name()));
+        Uni<RowSet<Row>> moved = switch (next) {
+            case UNPAID -> client.preparedQuery(COMPARE_AND_SET_UNPAID_AGAIN).execute(Tuple.of(id, expected.name()));
+            case REFUNDED -> client.preparedQuery(COMPARE_AND_SET_REFUNDED).execute(Tuple.of(id, expected.name()));
+            default -> client.preparedQuery(COMPARE_AND_SET_STATUS).execute(Tuple.of(next.name(), id, expected.name()));
+        };
         return moved.map(rows -> rows.rowCount() == 1);
     }
 
@@ -145,6 +165,11 @@ public class OrderRepository {
     /** True when the reservation of a failed card refund was given back. */
     public Uni<Boolean> releaseRefund(SqlClient tx, long id, long amount) {
         return tx.preparedQuery(RELEASE_REFUND).execute(Tuple.of(amount, id, amount)).map(rows -> rows.rowCount() == 1);
+    }
+
+    /** True when the amount of a card refund the processor failed after it succeeded was given back; under the order's row lock. */
+    public Uni<Boolean> reverseRefund(SqlClient tx, long id, long amount) {
+        return tx.preparedQuery(REVERSE_REFUND).execute(Tuple.of(amount, id, amount)).map(rows -> rows.rowCount() == 1);
     }
 
     /** Closes at most {@code limit} orders UNPAID for longer than {@code age}; returns how many it closed. */

@@ -23,7 +23,7 @@ public final class ChargeObject {
      */
     public static ChargeOutcome outcome(JsonNode charge) {
         ChargeReply reply = ChargeReply.of(charge);
-        String chargeId = ProcessorText.id(reply.id(), ProcessorText.CHARGE_ID_LENGTH);
+        String chargeId = ProcessorText.id(reply.id(), ProcessorText.ID_LENGTH);
         String declineCode = ProcessorText.of(reply.declineCode(), ProcessorText.CODE_LENGTH);
         return switch (String.valueOf(reply.status())) {
             case "succeeded" -> reply.id() == null || reply.id().isEmpty() || reply.amount() == null
@@ -44,7 +44,7 @@ public final class ChargeObject {
 
     /** The charge's id at the processor, as payonce keeps it; null when it has none or one payonce cannot keep. */
     public static String id(JsonNode charge) {
-        return ProcessorText.id(ChargeReply.text(charge, "id"), ProcessorText.CHARGE_ID_LENGTH);
+        return ProcessorText.id(ChargeReply.text(charge, "id"), ProcessorText.ID_LENGTH);
     }
 
     /** What the charge says it is for, as payonce stores it; null when it says nothing. */

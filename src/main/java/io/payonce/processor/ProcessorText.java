@@ -11,11 +11,8 @@ import java.util.regex.Pattern;
  */
 public final class ProcessorText {
 
-    /** pay_record.processor_charge_id. */
-    public static final int CHARGE_ID_LENGTH = 255;
-
-    /** refund_record.processor_refund_id. */
-    public static final int REFUND_ID_LENGTH = 255;
+    /** An id column of the processor's objects: pay_record.processor_charge_id, refund_record.processor_refund_id. */
+    public static final int ID_LENGTH = 255;
 
     /** pay_record.decline_code, and a status quoted in a payment's history. */
     public static final int CODE_LENGTH = 64;

@@ -28,10 +28,10 @@ public final class RefundObject {
         return switch (String.valueOf(reply.status())) {
             case "succeeded" -> !named || reply.amount() == null || ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH) == null
                     ? new Unclear("the processor's refund is incomplete")
-                    : new RefundOutcome.Succeeded(ProcessorText.id(reply.id(), ProcessorText.REFUND_ID_LENGTH),
-                    ProcessorText.id(reply.charge(), ProcessorText.CHARGE_ID_LENGTH), reply.amount(),
-                    ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), ProcessorText.compared(reply.reference(), ProcessorText.REFUND_ID_LENGTH),
-                    ProcessorText.compared(reply.key(), ProcessorText.REFUND_ID_LENGTH));
+                    : new RefundOutcome.Succeeded(ProcessorText.id(reply.id(), ProcessorText.ID_LENGTH),
+                    ProcessorText.id(reply.charge(), ProcessorText.ID_LENGTH), reply.amount(),
+                    ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), ProcessorText.compared(reply.reference(), ProcessorText.ID_LENGTH),
+                    ProcessorText.compared(reply.key(), ProcessorText.ID_LENGTH));
             case "failed", "canceled" -> !named || reply.charge() == null || reply.amount() == null
                     || ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH) == null
                     ? new Unclear("the processor's refund is incomplete")
@@ -46,13 +46,13 @@ public final class RefundObject {
      * is then no charge of payonce's, is no outcome: it cannot be checked against the refund.
      */
     static RefundOutcome failed(RefundReply reply, String otherwise) {
-        String chargeId = ProcessorText.id(reply.charge(), ProcessorText.CHARGE_ID_LENGTH);
+        String chargeId = ProcessorText.id(reply.charge(), ProcessorText.ID_LENGTH);
         if (reply.charge() != null && chargeId == null) {
             return new Unclear("the processor's failed refund names a charge payonce cannot keep");
         }
         String failureCode = ProcessorText.of(reply.failureCode(), ProcessorText.CODE_LENGTH);
-        return new RefundOutcome.Failed(ProcessorText.id(reply.id(), ProcessorText.REFUND_ID_LENGTH), chargeId, reply.amount(),
-                ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), ProcessorText.compared(reply.reference(), ProcessorText.REFUND_ID_LENGTH),
+        return new RefundOutcome.Failed(ProcessorText.id(reply.id(), ProcessorText.ID_LENGTH), chargeId, reply.amount(),
+                ProcessorText.of(reply.currency(), ProcessorText.CODE_LENGTH), ProcessorText.compared(reply.reference(), ProcessorText.ID_LENGTH),
                 failureCode == null ? otherwise : failureCode);
     }
 }

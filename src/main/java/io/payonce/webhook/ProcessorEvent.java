@@ -56,12 +56,12 @@ record ProcessorEvent(String id, String type, JsonNode object) {
 
     /** The object's id, as the inbox keeps it: exactly, or null when it names none or one payonce cannot keep ({@link ProcessorText#id}). */
     String objectId() {
-        return ProcessorText.id(scalar("id"), ProcessorText.CHARGE_ID_LENGTH);
+        return ProcessorText.id(scalar("id"), ProcessorText.ID_LENGTH);
     }
 
     /** The key the object was made under, as the inbox keeps it; null when it names none. */
     String keyAsKept() {
-        return ProcessorText.of(scalar("idempotency_key"), ProcessorText.CHARGE_ID_LENGTH);
+        return ProcessorText.of(scalar("idempotency_key"), ProcessorText.ID_LENGTH);
     }
 
     /** The key the object was made under, when it could be one of payonce's; empty otherwise. */

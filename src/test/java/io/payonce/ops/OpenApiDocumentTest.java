@@ -202,7 +202,7 @@ class OpenApiDocumentTest {
         }));
 
         assertEquals(Set.of("DepositRequest", "NewAccountRequest", "NewOrderRequest", "PayRequest", "ProcessorEvent", "RefundRequest",
-                        "RefundSettlementRequest", "SettlementRequest"), bodies,
+                        "RefundReversalRequest", "RefundSettlementRequest", "SettlementRequest"), bodies,
                 which);
         for (String body : bodies) {
             JsonNode amount = parsed.path("components").path("schemas").path(body).path("properties").path("amount");

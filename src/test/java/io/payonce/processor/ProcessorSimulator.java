@@ -303,6 +303,15 @@ public final class ProcessorSimulator implements AutoCloseable {
         return refunds.inDashboard(charge, amount, currency);
     }
 
+    /**
+     * The refund under {@code key}, which succeeded, failed since, as a card network may fail one days
+     * later (a closed card account): its lookups say failed, its charge's refunded total no longer
+     * counts it, and its refund.failed event goes out where webhooks are on. The failed refund.
+     */
+    public Refund failRefundAfterSuccess(String key) {
+        return refunds.failAfterSuccess(key);
+    }
+
     /** How many refund requests arrived under {@code key}, replays and refusals included. */
     public int refundRequestsUnder(String key) {
         return refunds.requestsUnder(key);

@@ -72,8 +72,8 @@ class ProcessorSimulatorTest {
             assertNotEquals(charge, chargeAfterRestart);
             assertNotEquals(refund, refundAfterRestart);
             // In the characters and length payonce keeps of them, so that an id is recorded as the processor said it.
-            assertEquals(chargeAfterRestart, ProcessorText.of(chargeAfterRestart, ProcessorText.CHARGE_ID_LENGTH));
-            assertEquals(refundAfterRestart, ProcessorText.of(refundAfterRestart, ProcessorText.REFUND_ID_LENGTH));
+            assertEquals(chargeAfterRestart, ProcessorText.of(chargeAfterRestart, ProcessorText.ID_LENGTH));
+            assertEquals(refundAfterRestart, ProcessorText.of(refundAfterRestart, ProcessorText.ID_LENGTH));
         }
     }
 

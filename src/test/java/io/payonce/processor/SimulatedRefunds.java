@@ -130,6 +130,19 @@ final class SimulatedRefunds {
                 : new Refund(id, null, chargeId, amount, currency, null, "failed", "expired_or_canceled_card"));
     }
 
+    /** As {@link ProcessorSimulator#failRefundAfterSuccess}. */
+    Refund failAfterSuccess(String key) {
+        Refund succeeded = refunds.get(key);
+        if (succeeded == null || !succeeded.succeeded()) {
+            throw new IllegalStateException("no refund succeeded under " + key);
+        }
+        Refund failed = new Refund(succeeded.id(), succeeded.key(), succeeded.charge(), succeeded.amount(), succeeded.currency(),
+                succeeded.reference(), "failed", "expired_or_canceled_card");
+        refunds.put(key, failed);
+        recorded.accept(failed);
+        return failed;
+    }
+
     /** Every refund made, under a key still known or one forgotten. */
     List<Refund> all() {
         forgetExpiredKeys();

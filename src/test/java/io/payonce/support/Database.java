@@ -35,7 +35,7 @@ public final class Database {
         for (String table : List.of("payment_phase", "operator_settlement", "processor_event")) {
             ORDER_ROWS.put(table, PAYMENTS_OF_ORDER);
         }
-        for (String table : List.of("refund_phase", "refund_settlement")) {
+        for (String table : List.of("refund_phase", "refund_settlement", "refund_reversal")) {
             ORDER_ROWS.put(table, REFUNDS_OF_ORDER);
         }
         ORDER_ROWS.put("pay_record", "order_id = %1$d");

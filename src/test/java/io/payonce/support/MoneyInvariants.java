@@ -102,7 +102,11 @@ public final class MoneyInvariants {
                                     AND p.user_id = o.user_id)
                   AND NOT EXISTS (SELECT 1 FROM refund_record r
                                   WHERE o.event_type = 'refund.created' AND r.id = CAST(o.ref_id AS UNSIGNED) AND r.method = 'CARD'
-                                    AND r.phase = 'SUCCEEDED' AND r.user_id = o.user_id)
+                                    AND (r.phase = 'SUCCEEDED' OR EXISTS (SELECT 1 FROM refund_reversal v WHERE v.refund_id = r.id))
+                                    AND r.user_id = o.user_id)
+                  AND NOT EXISTS (SELECT 1 FROM refund_reversal v JOIN refund_record r ON r.id = v.refund_id
+                                  WHERE o.event_type = 'refund.reversed' AND v.refund_id = CAST(o.ref_id AS UNSIGNED)
+                                    AND r.user_id = o.user_id)
                   AND NOT EXISTS (SELECT 1 FROM refund_settlement s JOIN refund_record r ON r.id = s.refund_id
                                   WHERE o.event_type = 'refund.settled-by-operator' AND s.refund_id = CAST(o.ref_id AS UNSIGNED)
                                     AND r.user_id = o.user_id)""");
@@ -135,7 +139,8 @@ public final class MoneyInvariants {
         QUERIES.put("operator settlements of refunds not recorded on their refund as asked", """
                 SELECT COUNT(*) FROM refund_settlement s JOIN refund_record r ON r.id = s.refund_id
                 WHERE r.method <> 'CARD'
-                   OR (s.outcome = 'refunded' AND (r.phase <> 'SUCCEEDED' OR r.processor_refund_id <> s.processor_refund_id))
+                   OR (s.outcome = 'refunded' AND (r.phase <> 'SUCCEEDED' AND NOT EXISTS (SELECT 1 FROM refund_reversal v WHERE v.refund_id = r.id)
+                                                   OR r.processor_refund_id <> s.processor_refund_id))
                    OR (s.outcome = 'not_refunded' AND (r.phase <> 'FAILED' OR r.failure_code <> 'settled_not_refunded'))""");
         QUERIES.put("operator settlements of refunds without exactly one event of their outcome", """
                 SELECT COUNT(*) FROM refund_settlement s JOIN refund_record r ON r.id = s.refund_id
@@ -145,6 +150,15 @@ public final class MoneyInvariants {
         QUERIES.put("refunds settled as not refunded without an operator's settlement", """
                 SELECT COUNT(*) FROM refund_record r
                 WHERE r.failure_code = 'settled_not_refunded' AND NOT EXISTS (SELECT 1 FROM refund_settlement s WHERE s.refund_id = r.id)""");
+        // A reversal moved a refund to the card that had succeeded to FAILED, and says so downstream once, of its amount.
+        QUERIES.put("reversals not recorded on their refund", """
+                SELECT COUNT(*) FROM refund_reversal v JOIN refund_record r ON r.id = v.refund_id
+                WHERE r.phase <> 'FAILED' OR r.method <> 'CARD' OR r.processor_refund_id IS NULL""");
+        QUERIES.put("reversals without exactly one event of their amount", """
+                SELECT COUNT(*) FROM refund_reversal v JOIN refund_record r ON r.id = v.refund_id
+                WHERE (SELECT COUNT(*) FROM outbox_event o
+                       WHERE o.user_id = r.user_id AND o.event_type = 'refund.reversed' AND o.ref_id = CAST(r.id AS CHAR CHARACTER SET ascii)
+                         AND JSON_VALUE(o.payload, '$.amount') = r.amount) <> 1""");
         // Users without an account own only orders that state-machine tests moved by direct SQL.
         QUERIES.put("paid orders of account holders without a payment", """
                 SELECT COUNT(*) FROM orders o

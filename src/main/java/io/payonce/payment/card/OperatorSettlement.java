@@ -54,7 +54,7 @@ class OperatorSettlement extends OperatorSettlementKind<CardPayment, SettlementR
     protected Uni<Object> audit(SqlConnection tx, CardPayment payment, SettlementRequest request, KeyedWrite write, String said) {
         PaymentPhase phase = request.succeeded() ? PaymentPhase.SUCCEEDED : PaymentPhase.DECLINED;
         return settlements.insertAudit(tx, payment.id(), write, request, said)
-                .replaceWith(new SettlementView(payment.id(), payment.orderId(), phase, request.outcome(), request.chargeIdShown(), request.reason(),
+                .replaceWith(new SettlementView(payment.id(), payment.orderId(), phase, request.outcome(), request.processorIdShown(), request.reason(),
                         write.scope(), said));
     }
 }

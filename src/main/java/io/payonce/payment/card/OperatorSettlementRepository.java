@@ -45,7 +45,7 @@ class OperatorSettlementRepository implements OperatorSettlementKind.Targets<Car
     /** The audit row of {@code write}'s operator (its scope) and key. */
     Uni<Void> insertAudit(SqlClient tx, long paymentId, KeyedWrite write, SettlementRequest request, String processorSaid) {
         return tx.preparedQuery(INSERT_AUDIT).execute(Tuple.of(paymentId, write.scope(), write.key().value(), request.outcomeText(),
-                request.chargeIdShown(), request.reason()).addString(processorSaid)).replaceWithVoid();
+                request.processorIdShown(), request.reason()).addString(processorSaid)).replaceWithVoid();
     }
 
     /** Card or not: a balance payment is SUCCEEDED from its first commit, and only told so. */

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.payonce.input.Identifiers;
 import io.payonce.payment.operation.OperatorClaim;
-import io.payonce.processor.ProcessorText;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.NotBlank;
@@ -41,14 +40,8 @@ public record SettlementRequest(
         return outcome == Outcome.CHARGED;
     }
 
-    /** The charge's id as payonce records it: exactly as named, or none where payonce cannot keep it. */
     @Override
-    public String processorId() {
-        return ProcessorText.id(chargeId, ProcessorText.CHARGE_ID_LENGTH);
-    }
-
-    /** The charge named, as the audit row and the answer keep it: exactly, or marked as an id payonce cannot keep. */
-    String chargeIdShown() {
-        return ProcessorText.compared(chargeId, ProcessorText.CHARGE_ID_LENGTH);
+    public String namedId() {
+        return chargeId;
     }
 }

@@ -1,5 +1,7 @@
 package io.payonce.payment.operation;
 
+import io.payonce.processor.ProcessorText;
+
 import java.util.Locale;
 
 /**
@@ -11,8 +13,18 @@ public interface OperatorClaim {
     /** The operation succeeded at the processor, by the object {@link #processorId} names; else nothing was made. */
     boolean succeeded();
 
-    /** The processor's object the operation made, for a success; null for a settlement as failed. */
-    String processorId();
+    /** The processor's object the operator names, as they wrote it, for a success; null for a settlement as failed. */
+    String namedId();
+
+    /** The processor's object the operation made, as payonce records it: exactly as named, or none where payonce cannot keep it. */
+    default String processorId() {
+        return ProcessorText.id(namedId(), ProcessorText.ID_LENGTH);
+    }
+
+    /** The object named, as the audit row and the answer keep it: exactly, or marked as an id payonce cannot keep. */
+    default String processorIdShown() {
+        return ProcessorText.compared(namedId(), ProcessorText.ID_LENGTH);
+    }
 
     /** What the operator says became of the operation, in the kind's words. */
     Enum<?> outcome();

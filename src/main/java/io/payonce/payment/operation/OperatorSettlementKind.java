@@ -1,5 +1,6 @@
 package io.payonce.payment.operation;
 
+import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.events.EventType;
 import io.payonce.idempotency.KeyedWrite;
@@ -33,6 +34,16 @@ public abstract class OperatorSettlementKind<O extends Operation<O>, C extends O
 
         /** The operation as it stands now. */
         Uni<SettlementTarget<O>> find(SqlClient client, long id);
+
+        /** As {@link #findWithRecord(SqlClient, long, KeyedWrite)}, refused {@code notFound} when no operation has that id. */
+        default Uni<WithRecord<SettlementTarget<O>>> findWithRecord(SqlClient client, long id, KeyedWrite write, ErrorCode notFound) {
+            return findWithRecord(client, id, write).map(found -> found.map(target -> {
+                if (target == null) {
+                    throw new ApiException(notFound, id);
+                }
+                return target;
+            }));
+        }
     }
 
     final Words words;

@@ -52,7 +52,7 @@ public final class Verdicts {
     }
 
     /** The processor's words as an audit row of {@code most} characters keeps them: whole, or cut short, saying so. */
-    static String kept(String said, int most) {
+    public static String kept(String said, int most) {
         return said.length() > most ? said.substring(0, most - 3) + "..." : said;
     }
 

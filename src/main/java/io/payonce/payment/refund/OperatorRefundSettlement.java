@@ -77,7 +77,7 @@ class OperatorRefundSettlement extends OperatorSettlementKind<CardRefund, Refund
     protected Uni<Object> audit(SqlConnection tx, CardRefund refund, RefundSettlementRequest request, KeyedWrite write, String said) {
         RefundPhase phase = request.succeeded() ? RefundPhase.SUCCEEDED : RefundPhase.FAILED;
         return settlements.insertAudit(tx, refund.id(), write, request, said)
-                .replaceWith(new RefundSettlementView(refund.id(), refund.orderId(), phase, request.outcome(), request.processorRefundIdShown(),
+                .replaceWith(new RefundSettlementView(refund.id(), refund.orderId(), phase, request.outcome(), request.processorIdShown(),
                         request.acknowledgedRefunds(), request.reason(), write.scope(), said));
     }
 }

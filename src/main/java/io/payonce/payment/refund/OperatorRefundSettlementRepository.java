@@ -4,6 +4,7 @@ import io.payonce.db.Rows;
 import io.payonce.idempotency.KeyedWrite;
 import io.payonce.idempotency.RecordJoin;
 import io.payonce.idempotency.WithRecord;
+import io.payonce.order.OrderStatus;
 import io.payonce.payment.operation.Phase;
 import io.payonce.payment.operation.OperatorSettlementKind;
 import io.payonce.payment.operation.SettlementTarget;
@@ -36,13 +37,16 @@ class OperatorRefundSettlementRepository implements OperatorSettlementKind.Targe
      * it SUCCEEDED (0 for the refund being settled: another operator's settlement may have made it
      * SUCCEEDED since it was read), whether it is that refund, and the processor refund a
      * CONTRADICTING event of it named (the processor failed it after it succeeded, or the other way
-     * round, or named this UNKNOWN refund's outcome otherwise than it may be settled), if one did. A
-     * charge pays one order, so the order's refunds are all there are of it.
+     * round, or named this UNKNOWN refund's outcome otherwise than it may be settled), if one did and
+     * no reversal of the refund reconciled it since. A charge pays one order, so the order's refunds
+     * are all there are of it.
      */
     private static final String RECORDED_OF_CHARGE = """
             SELECT r.processor_refund_id, IF(r.phase = 'SUCCEEDED' AND r.id <> ?, r.amount, 0) AS succeeded, r.id = ? AS settled_now,
                 (SELECT MIN(COALESCE(e.object_id, r.processor_refund_id, '')) FROM processor_event e
-                     WHERE e.refund_id = r.id AND e.outcome = 'CONTRADICTING') AS contradicted_by
+                     WHERE e.refund_id = r.id AND e.outcome = 'CONTRADICTING'
+                       AND NOT EXISTS (SELECT 1 FROM refund_reversal v WHERE v.refund_id = r.id AND v.created_at >= e.received_at))
+                    AS contradicted_by
             FROM refund_record r WHERE r.order_id = ? AND r.processor_charge_id = ?""";
 
     /**
@@ -59,6 +63,15 @@ class OperatorRefundSettlementRepository implements OperatorSettlementKind.Targe
             INSERT INTO refund_settlement (refund_id, operator_id, idem_key, outcome, processor_refund_id, reason, processor_said,
                 acknowledged)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)""";
+
+    /** A refund that succeeded, moved to FAILED: the processor failed it since. Its processor id stays its own. */
+    private static final String REVERSE = """
+            UPDATE refund_record SET phase = 'FAILED', failure_code = ? WHERE id = ? AND phase = 'SUCCEEDED' AND method = 'CARD'""";
+
+    /** PRIMARY KEY(refund_id): a refund is reversed once. */
+    private static final String INSERT_REVERSAL = """
+            INSERT INTO refund_reversal (refund_id, operator_id, idem_key, reason, processor_said, order_before, order_after)
+            VALUES (?, ?, ?, ?, ?, ?, ?)""";
 
     @Override
     public Uni<WithRecord<SettlementTarget<CardRefund>>> findWithRecord(SqlClient client, long refundId, KeyedWrite write) {
@@ -85,9 +98,21 @@ class OperatorRefundSettlementRepository implements OperatorSettlementKind.Targe
     /** The audit row of {@code write}'s operator (its scope) and key. */
     Uni<Void> insertAudit(SqlClient tx, long refundId, KeyedWrite write, RefundSettlementRequest request, String processorSaid) {
         return tx.preparedQuery(INSERT_AUDIT).execute(Tuple.of(refundId, write.scope(), write.key().value(), request.outcomeText(),
-                request.processorRefundIdShown(), request.reason()).addString(processorSaid)
+                request.processorIdShown(), request.reason()).addString(processorSaid)
                 .addString(request.acknowledgedRefunds().isEmpty() ? null : String.join(",", request.acknowledgedRefunds())))
                 .replaceWithVoid();
+    }
+
+    /** True when this reversal moved refund {@code refundId} from SUCCEEDED to FAILED. */
+    Uni<Boolean> reverse(SqlClient tx, long refundId, String failureCode) {
+        return tx.preparedQuery(REVERSE).execute(Tuple.of(failureCode, refundId)).map(rows -> rows.rowCount() == 1);
+    }
+
+    /** The reversal's audit row, of {@code write}'s operator (its scope) and key, with the order's status before and after. */
+    Uni<Void> insertReversal(SqlClient tx, long refundId, KeyedWrite write, String reason, String processorSaid, OrderStatus before,
+                             OrderStatus after) {
+        return tx.preparedQuery(INSERT_REVERSAL).execute(Tuple.of(refundId, write.scope(), write.key().value(), reason, processorSaid,
+                before.name()).addString(after.name())).replaceWithVoid();
     }
 
     /** A refund to the balance has no key of its own to read: it was SUCCEEDED from its first commit. */

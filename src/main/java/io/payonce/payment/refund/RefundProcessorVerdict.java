@@ -111,6 +111,23 @@ final class RefundProcessorVerdict {
         return said + ", as " + counted;
     }
 
+    /**
+     * The processor's confirmation that {@code refund}, recorded as succeeded, failed since: looked up
+     * by the id payonce recorded ({@code byId}), it is that very refund, failed, and whatever it
+     * names of its amount, currency, charge and reference is this refund's, as every outcome is checked.
+     *
+     * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
+     */
+    static String reversed(CardRefund refund, RefundOutcome byId) {
+        requireAnswer(byId);
+        String said = "by id: " + describe(byId);
+        if (!(byId instanceof RefundOutcome.Failed failed) || !refund.processorRefundId().equals(failed.refundId())
+                || !refund.isDescribedBy(failed.report())) {
+            throw disagrees(said);
+        }
+        return said;
+    }
+
     /** Whether the operator acknowledged this recorded refund: by its processor id, or by the one its contradiction named. */
     private static boolean isAcknowledged(RecordedRefund other, Map<String, RefundOutcome> acknowledged) {
         return other.processorRefundId() != null && acknowledged.containsKey(other.processorRefundId())

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.payonce.input.Identifiers;
 import io.payonce.payment.operation.OperatorClaim;
-import io.payonce.processor.ProcessorText;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.NotBlank;
@@ -65,15 +64,9 @@ public record RefundSettlementRequest(
         return outcome == Outcome.REFUNDED;
     }
 
-    /** The refund's id as payonce records it: exactly as named, or none where payonce cannot keep it. */
     @Override
-    public String processorId() {
-        return ProcessorText.id(processorRefundId, ProcessorText.REFUND_ID_LENGTH);
-    }
-
-    /** The refund named, as the audit row and the answer keep it: exactly, or marked as an id payonce cannot keep. */
-    String processorRefundIdShown() {
-        return ProcessorText.compared(processorRefundId, ProcessorText.REFUND_ID_LENGTH);
+    public String namedId() {
+        return processorRefundId;
     }
 
     /** The processor's refunds this settlement acknowledges; none when it names none. */

@@ -33,7 +33,10 @@ import static io.payonce.metrics.RepeatDefence.IDEMPOTENCY_KEY;
 import static io.payonce.metrics.RepeatDefence.STATE_CAS;
 import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
 
-/** HTTP for an operator's settlement of a refund to the card the processor cannot account for, behind an Idempotency-Key. */
+/**
+ * HTTP for an operator's settlement of a refund to the card the processor cannot account for, and
+ * for the reversal of one the processor failed after it had succeeded, each behind an Idempotency-Key.
+ */
 @Path(RefundView.PATH)
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "payments")
@@ -41,12 +44,15 @@ public class RefundSettlementResource {
 
     private final OperatorSettlements settlements;
     private final OperatorRefundSettlement refunds;
+    private final RefundReversal reversal;
     private final IdempotencyGuard guard;
     private final CallerIdentity callers;
 
-    RefundSettlementResource(OperatorSettlements settlements, OperatorRefundSettlement refunds, IdempotencyGuard guard, CallerIdentity callers) {
+    RefundSettlementResource(OperatorSettlements settlements, OperatorRefundSettlement refunds, RefundReversal reversal, IdempotencyGuard guard,
+                             CallerIdentity callers) {
         this.settlements = settlements;
         this.refunds = refunds;
+        this.reversal = reversal;
         this.guard = guard;
         this.callers = callers;
     }
@@ -87,5 +93,34 @@ public class RefundSettlementResource {
             @Valid @NotNull RefundSettlementRequest request) {
         Caller caller = callers.current();
         return settlements.settle(refunds, caller, id, key.read(guard, WriteOperation.SETTLE_REFUND, id), request).map(Responses::of);
+    }
+
+    @POST
+    @Path("/{id}/reversal")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Caller.OPS)
+    @RepeatProtection({IDEMPOTENCY_KEY, STATE_CAS})
+    @Operation(operationId = "reverseRefund", summary = "Reverse a refund to the card the processor failed after it succeeded (ops)",
+            description = "For a refund to the card payonce recorded as SUCCEEDED that the processor failed since (its refund.failed "
+                    + "event was answered CONTRADICTING): the money never went back to the card. payonce looks the refund up at the "
+                    + "processor by the id it recorded, and reverses it only if the processor says that very refund failed. The refund "
+                    + "becomes FAILED with the processor's failure code, its amount is refundable again, and an order that was REFUNDED "
+                    + "becomes what it was refunded from (PAID for an order refunded before payonce kept that). The reversal writes an "
+                    + "audit row and a refund.reversed event. The refund's own key keeps answering the 201 it answered first; "
+                    + "GET /refunds/{id} shows the refund as it stands. A refusal writes nothing.")
+    @APIResponse(responseCode = "201", description = "The reversal: made by this request, or, with Idempotent-Replayed: true, by an "
+            + "earlier one under the same key",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundReversalView.class)))
+    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID or VALIDATION_FAILED (reason); "
+            + "nothing is recorded")
+    @APIResponse(responseCode = "404", description = "REFUND_NOT_FOUND: no refund has this id")
+    @APIResponse(responseCode = "409", description = "REFUND_NOT_REVERSIBLE (not a refund to the card that succeeded, or reversed "
+            + "already), PROCESSOR_DISAGREES (the detail says what the processor holds under the refund's id); IDEMPOTENCY_KEY_IN_USE "
+            + "(retry after Retry-After with the same key); none is recorded")
+    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
+    @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; DEPENDENCY_UNAVAILABLE: "
+            + "MariaDB unreachable; retry with the same key after Retry-After")
+    public Uni<Response> reverse(@PathParam("id") long id, @BeanParam KeyHeader key, @Valid @NotNull RefundReversalRequest request) {
+        return reversal.reverse(callers.current(), id, key.read(guard, WriteOperation.REVERSE_REFUND, id), request).map(Responses::of);
     }
 }
