@@ -6,8 +6,9 @@
 -- if the order was REFUNDED, moves it back to the status it was refunded from.
 
 -- refunded_from: the status an order had when its refunds to the card made it REFUNDED, stamped by
--- the compare-and-set that moves it there; NULL for an order never refunded so, or refunded so by
--- the release before this one, whose reversal gives it back as PAID. Nullable and without a default, the column
+-- the compare-and-set that moves it there and spent by the reversal; NULL for an order never
+-- refunded so, or refunded so by the release before this one, whose reversal gives it back as
+-- COMPLETED: never shippable again, still refundable. Nullable and without a default, the column
 -- is added in place (ALGORITHM=INSTANT), as V13's.
 ALTER TABLE orders
     ADD COLUMN IF NOT EXISTS refunded_from VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin NULL,

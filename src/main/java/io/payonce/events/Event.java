@@ -14,8 +14,8 @@ import java.time.Instant;
  * @param ref        the payment's or refund's id, or the deposit's external reference: what the ledger line names
  * @param occurredAt when the money moved, in UTC: written with the event, the same on every publish of it
  * @param outcome    what an operator settled a payment as ({@code charged}, {@code not_charged}), or a refund
- *                   ({@code refunded}, {@code not_refunded}); only on {@code payment.settled-by-operator} and
- *                   {@code refund.settled-by-operator}
+ *                   ({@code refunded}, {@code not_refunded}), or {@code reversed}; only on {@code payment.settled-by-operator},
+ *                   {@code refund.settled-by-operator} and {@code refund.reversed}
  */
 @RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -89,11 +89,15 @@ public class OrderRepository {
 
     /**
      * Gives back the amount of a card refund the processor failed after it had succeeded: a REFUNDED
-     * order becomes again what it was refunded from, or PAID if the release before this one refunded
-     * it (it kept no status to go back to).
+     * order becomes again what it was refunded from, or COMPLETED where no status was kept (refunded
+     * in full by the release before this one), which lets no one ship it again and keeps it
+     * refundable. The kept status is spent, so that a later move to REFUNDED by an instance that keeps
+     * none never brings back an older one. Assigned in this order: MySQL evaluates later assignments
+     * with earlier results.
      */
     private static final String REVERSE_REFUND = """
-            UPDATE orders SET status = IF(status = 'REFUNDED', COALESCE(refunded_from, 'PAID'), status),
+            UPDATE orders SET status = IF(status = 'REFUNDED', COALESCE(refunded_from, 'COMPLETED'), status),
+                refunded_from = NULL,
                 refunded_amount = refunded_amount - ?
             WHERE id = ? AND refunded_amount >= ?""";
 

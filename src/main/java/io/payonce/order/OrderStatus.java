@@ -1,6 +1,11 @@
 package io.payonce.order;
 
-/** The life of an order, and the one table that says which moves are legal. */
+/**
+ * The life of an order, and the one table that says which moves are legal. One move lies outside
+ * it, since no client may ask for it: an operator's reversal of a refund to the card the processor
+ * failed after it succeeded gives a REFUNDED order back to the status it was refunded from
+ * ({@code OrderRepository.reverseRefund}).
+ */
 public enum OrderStatus {
     UNPAID, PAYING, PAID, SHIPPED, COMPLETED, CLOSED, REFUNDED;
 

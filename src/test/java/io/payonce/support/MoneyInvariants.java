@@ -116,9 +116,9 @@ public final class MoneyInvariants {
                   AND (SELECT COUNT(*) FROM outbox_event o
                        WHERE o.user_id = p.user_id AND o.event_type = 'payment.succeeded' AND o.ref_id = CAST(p.id AS CHAR CHARACTER SET ascii)
                          AND JSON_VALUE(o.payload, '$.amount') = p.amount AND JSON_VALUE(o.payload, '$.method') = 'card') <> 1""");
-        QUERIES.put("succeeded card refunds without exactly one event of their amount", """
+        QUERIES.put("succeeded or reversed card refunds without exactly one event of their amount", """
                 SELECT COUNT(*) FROM refund_record r
-                WHERE r.method = 'CARD' AND r.phase = 'SUCCEEDED'
+                WHERE r.method = 'CARD' AND (r.phase = 'SUCCEEDED' OR EXISTS (SELECT 1 FROM refund_reversal v WHERE v.refund_id = r.id))
                   AND (SELECT COUNT(*) FROM outbox_event o
                        WHERE o.user_id = r.user_id AND o.event_type = 'refund.created' AND o.ref_id = CAST(r.id AS CHAR CHARACTER SET ascii)
                          AND JSON_VALUE(o.payload, '$.amount') = r.amount AND JSON_VALUE(o.payload, '$.method') = 'card') <> 1""");
@@ -153,7 +153,12 @@ public final class MoneyInvariants {
         // A reversal moved a refund to the card that had succeeded to FAILED, and says so downstream once, of its amount.
         QUERIES.put("reversals not recorded on their refund", """
                 SELECT COUNT(*) FROM refund_reversal v JOIN refund_record r ON r.id = v.refund_id
-                WHERE r.phase <> 'FAILED' OR r.method <> 'CARD' OR r.processor_refund_id IS NULL""");
+                WHERE r.phase <> 'FAILED' OR r.method <> 'CARD' OR r.processor_refund_id IS NULL
+                   OR NOT EXISTS (SELECT 1 FROM refund_phase h WHERE h.refund_id = r.id AND h.phase = 'SUCCEEDED')
+                   OR v.order_after = 'REFUNDED' OR (v.order_before <> 'REFUNDED' AND v.order_after <> v.order_before)""");
+        QUERIES.put("refunded orders whose refunded total is not their amount", """
+                SELECT COUNT(*) FROM orders o
+                WHERE o.status = 'REFUNDED' AND o.refunded_amount <> o.amount AND o.user_id IN (SELECT user_id FROM account)""");
         QUERIES.put("reversals without exactly one event of their amount", """
                 SELECT COUNT(*) FROM refund_reversal v JOIN refund_record r ON r.id = v.refund_id
                 WHERE (SELECT COUNT(*) FROM outbox_event o

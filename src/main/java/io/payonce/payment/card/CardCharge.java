@@ -38,19 +38,15 @@ class CardCharge extends OperationKind<CardPayment, ChargeOutcome, Void> {
                     + "or gives no definite answer), as the recovery job last counted");
 
     private final Processor processor;
-    private final CardPaymentRepository cards;
     private final OrderRepository orders;
     private final Outbox outbox;
-    private final KeyAnswers keys;
 
     CardCharge(Processor processor, Pool pool, Transactions transactions, CardPaymentRepository cards, OrderRepository orders, Outbox outbox,
                KeyAnswers keys, PayonceConfig config) {
         super(WORDS, pool, transactions, cards, keys, config.processor().recoveryBackoffMax());
         this.processor = processor;
-        this.cards = cards;
         this.orders = orders;
         this.outbox = outbox;
-        this.keys = keys;
     }
 
     @Override
@@ -77,24 +73,20 @@ class CardCharge extends OperationKind<CardPayment, ChargeOutcome, Void> {
 
     /** A payment that charged the card: the order PAID, its event, and the client's 201. */
     @Override
-    protected Uni<Answer> succeeded(SqlConnection tx, CardPayment payment, Void nothingLocked, String detail, String eventId) {
-        CardPayment paid = payment.in(PaymentPhase.SUCCEEDED);
+    protected Uni<Answer> succeeded(SqlConnection tx, CardPayment payment, Void nothingLocked) {
         return orderMoved(tx, payment, OrderStatus.PAID)
-                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.SUCCEEDED.name(), detail, eventId))
                 .flatMap(v -> outbox.record(tx, EventType.PAYMENT_SUCCEEDED, Method.CARD, payment.userId(), payment.orderId(),
                         EntryType.referenceOf(payment.id()), payment.amount(), payment.currency(), payment.key().value()))
-                .flatMap(v -> keys.settle(tx, payment.userId(), payment.key(), Answer.created(paid.view())));
+                .replaceWith(Answer.created(payment.in(PaymentPhase.SUCCEEDED).view()));
     }
 
     /** A payment that charged nothing: the order UNPAID again, and the client's 402 CARD_DECLINED with {@code declineCode}. */
     @Override
-    protected Uni<Answer> failed(SqlConnection tx, CardPayment payment, Void nothingLocked, String declineCode, String detail, String eventId) {
+    protected Uni<Answer> failed(SqlConnection tx, CardPayment payment, Void nothingLocked, String declineCode) {
         ApiException refusal = new CardDecline(payment.id(), declineCode).refusal();
         // The problem's instance is the pay request's path, whoever learnt the decline.
         String payPath = "/orders/" + payment.orderId() + "/pay";
-        return orderMoved(tx, payment, OrderStatus.UNPAID)
-                .flatMap(v -> cards.recordPhase(tx, payment.id(), PaymentPhase.DECLINED.name(), detail, eventId))
-                .flatMap(v -> keys.settle(tx, payment.userId(), payment.key(), Answer.problem(refusal, payPath)));
+        return orderMoved(tx, payment, OrderStatus.UNPAID).replaceWith(Answer.problem(refusal, payPath));
     }
 
     /** The order waited in PAYING for exactly this payment; anything else is a broken invariant, never an answer. */

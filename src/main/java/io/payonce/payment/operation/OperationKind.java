@@ -94,25 +94,26 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
         }
         if (!said.succeeded()) {
             String code = outcome.failureCode();
-            return ifMoved(rows.fail(tx, operation.id(), said.id(), code), () -> failed(tx, operation, locked, code, code, eventId));
+            return ifMoved(rows.fail(tx, operation.id(), said.id(), code), () -> settled(tx, operation, Phase.FAILED, code, eventId,
+                    () -> failed(tx, operation, locked, code)));
         }
         if (said.id() == null) {
             log.warnf("%s %d succeeded at the processor under an id payonce cannot keep: find the %s there by its reference %s",
                     words.name(), operation.id(), words.made(), operation.reference());
         }
-        return ifMoved(rows.succeed(tx, operation.id(), said.id()),
-                () -> succeeded(tx, operation, locked, words.made() + " " + ProcessorText.shown(said.id()), eventId));
+        return ifMoved(rows.succeed(tx, operation.id(), said.id()), () -> settled(tx, operation, Phase.SUCCEEDED,
+                words.made() + " " + ProcessorText.shown(said.id()), eventId, () -> succeeded(tx, operation, locked)));
     }
 
     /**
-     * The rest of a success once its compare-and-set moved {@code operation} to SUCCEEDED in {@code tx},
-     * holding {@code locked}: its history line ({@code detail}, {@code eventId}), what it does to the
-     * order, its event, and its key's answer, which this returns.
+     * The kind's part of a success, once its compare-and-set moved {@code operation} to SUCCEEDED in
+     * {@code tx}, holding {@code locked}, and its history line is written: what it does to the order,
+     * its event, and the answer its key is to keep, which the lifecycle stores.
      */
-    protected abstract Uni<Answer> succeeded(SqlConnection tx, O operation, C locked, String detail, String eventId);
+    protected abstract Uni<Answer> succeeded(SqlConnection tx, O operation, C locked);
 
-    /** As {@link #succeeded}, for a failure with {@code failureCode}: nothing was made, and the key answers 402. */
-    protected abstract Uni<Answer> failed(SqlConnection tx, O operation, C locked, String failureCode, String detail, String eventId);
+    /** As {@link #succeeded}, for a failure with {@code failureCode}: nothing was made, and the key is to answer 402. */
+    protected abstract Uni<Answer> failed(SqlConnection tx, O operation, C locked, String failureCode);
 
     /** The kind's 202 for {@code operation} as it stands: where to follow it. */
     protected abstract Uni<Answer> accepted(SqlClient client, O operation);
@@ -146,7 +147,8 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
     Uni<Answer> settledByOperator(SqlConnection tx, O operation, OperatorClaim claim, String failureCode, Duration window) {
         String detail = (claim.succeeded() ? words.made() + " " + ProcessorText.shown(claim.processorId()) : failureCode) + ", settled by an operator";
         return lockFor(tx, operation).flatMap(locked -> ifMoved(rows.settleByOperator(tx, operation, claim, failureCode, window),
-                () -> claim.succeeded() ? succeeded(tx, operation, locked, detail, null) : failed(tx, operation, locked, failureCode, detail, null)));
+                () -> claim.succeeded() ? settled(tx, operation, Phase.SUCCEEDED, detail, null, () -> succeeded(tx, operation, locked))
+                        : settled(tx, operation, Phase.FAILED, detail, null, () -> failed(tx, operation, locked, failureCode))));
     }
 
     /** Leaves {@code operation} UNKNOWN for {@code reason}, for the recovery job after a backoff, and answers with the key's answer. */
@@ -177,6 +179,17 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
                     return unknown(tx, operation, "the processor reported a " + words.made() + " already recorded on another " + words.holder(), false);
                 })
                 .flatMap(answer -> answer != null ? Uni.createFrom().item(answer) : answerSoFar(tx, operation)));
+    }
+
+    /**
+     * A definite outcome once its compare-and-set moved the phase: its history line ({@code detail},
+     * and {@code eventId}, the webhook event that told it, if one did), the kind's part
+     * ({@code kindsPart}), and the answer that returns, kept under the operation's key.
+     */
+    private Uni<Answer> settled(SqlConnection tx, O operation, Phase phase, String detail, String eventId, Supplier<Uni<Answer>> kindsPart) {
+        return rows.recordPhase(tx, operation.id(), operation.phaseNamed(phase), detail, eventId)
+                .flatMap(v -> kindsPart.get())
+                .flatMap(answer -> keys.settle(tx, operation.scope(), operation.key(), answer));
     }
 
     /**

@@ -37,16 +37,16 @@ class OperatorRefundSettlementRepository implements OperatorSettlementKind.Targe
      * it SUCCEEDED (0 for the refund being settled: another operator's settlement may have made it
      * SUCCEEDED since it was read), whether it is that refund, and the processor refund a
      * CONTRADICTING event of it named (the processor failed it after it succeeded, or the other way
-     * round, or named this UNKNOWN refund's outcome otherwise than it may be settled), if one did and
-     * no reversal of the refund reconciled it since. A charge pays one order, so the order's refunds
+     * round, or named this UNKNOWN refund's outcome otherwise than it may be settled), if one did,
+     * other than the failure of the very refund payonce recorded, once a reversal confirmed it. A charge pays one order, so the order's refunds
      * are all there are of it.
      */
     private static final String RECORDED_OF_CHARGE = """
             SELECT r.processor_refund_id, IF(r.phase = 'SUCCEEDED' AND r.id <> ?, r.amount, 0) AS succeeded, r.id = ? AS settled_now,
                 (SELECT MIN(COALESCE(e.object_id, r.processor_refund_id, '')) FROM processor_event e
                      WHERE e.refund_id = r.id AND e.outcome = 'CONTRADICTING'
-                       AND NOT EXISTS (SELECT 1 FROM refund_reversal v WHERE v.refund_id = r.id AND v.created_at >= e.received_at))
-                    AS contradicted_by
+                       AND NOT (e.event_type = 'refund.failed' AND e.object_id = r.processor_refund_id
+                                AND EXISTS (SELECT 1 FROM refund_reversal v WHERE v.refund_id = r.id))) AS contradicted_by
             FROM refund_record r WHERE r.order_id = ? AND r.processor_charge_id = ?""";
 
     /**

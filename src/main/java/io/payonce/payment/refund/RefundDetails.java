@@ -1,5 +1,6 @@
 package io.payonce.payment.refund;
 
+import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaymentMethod;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
@@ -11,8 +12,9 @@ import java.util.List;
  * through. {@code processorKey} is the Idempotency-Key the refund carries at the processor (what
  * support looks it up by), {@code chargeId} the charge it refunds, {@code processorRefundId} the
  * processor's refund and {@code failureCode} its reason for a failure; all are null for a refund to
- * the balance. {@code settlement} is an operator's settlement of the refund, null while there is
- * none. Times are instants of the database's clock, written in UTC.
+ * the balance. {@code settlement} is an operator's settlement of the refund, and {@code reversal}
+ * an operator's reversal of it once the processor failed it after it succeeded; each null while
+ * there is none. Times are instants of the database's clock, written in UTC.
  */
 @RegisterForReflection
 public record RefundDetails(
@@ -31,7 +33,8 @@ public record RefundDetails(
         Instant createdAt,
         Instant updatedAt,
         List<PhaseEntry> history,
-        Settlement settlement) {
+        Settlement settlement,
+        Reversal reversal) {
 
     /** One phase the refund entered, with a word on why where there is one. */
     @RegisterForReflection
@@ -48,5 +51,14 @@ public record RefundDetails(
     @RegisterForReflection
     public record Settlement(String outcome, String processorRefundId, List<String> acknowledged, String reason, String settledBy,
                              String processorSaid, Instant at) {
+    }
+
+    /**
+     * How an operator reversed the refund: who ({@code reversedBy}), why, what the processor said when
+     * payonce looked the refund up by its id, and the order's status before and after.
+     */
+    @RegisterForReflection
+    public record Reversal(String reason, String reversedBy, String processorSaid, OrderStatus orderBefore, OrderStatus orderAfter,
+                           Instant at) {
     }
 }

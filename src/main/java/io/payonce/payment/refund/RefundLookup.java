@@ -4,6 +4,7 @@ import io.payonce.db.Rows;
 import io.payonce.db.UtcTimes;
 import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
+import io.payonce.order.OrderStatus;
 import io.payonce.payment.PaymentMethod;
 import io.payonce.payment.PhaseHistory;
 import io.smallrye.mutiny.Uni;
@@ -14,7 +15,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.List;
 
-/** Reads a refund, its history ({@link PhaseHistory}) and an operator's settlement of it (only ops read refunds). */
+/** Reads a refund, its history ({@link PhaseHistory}) and an operator's settlement and reversal of it (only ops read refunds). */
 @ApplicationScoped
 class RefundLookup {
 
@@ -27,6 +28,10 @@ class RefundLookup {
 
     private static final String SELECT_SETTLEMENT = """
             SELECT outcome, processor_refund_id, acknowledged, reason, operator_id, processor_said, created_at FROM refund_settlement WHERE refund_id = ?""";
+
+    /** PRIMARY KEY(refund_id): at most one. */
+    private static final String SELECT_REVERSAL = """
+            SELECT reason, operator_id, processor_said, order_before, order_after, created_at FROM refund_reversal WHERE refund_id = ?""";
 
     private final Pool pool;
 
@@ -42,7 +47,8 @@ class RefundLookup {
             }
             return PhaseHistory.of(pool, SELECT_HISTORY, row,
                             (phase, detail, at) -> new RefundDetails.PhaseEntry(RefundPhase.valueOf(phase), detail, at))
-                    .flatMap(history -> settlement(row).map(settlement -> details(row, history, settlement)));
+                    .flatMap(history -> settlement(row).flatMap(settlement -> reversal(row)
+                            .map(reversal -> details(row, history, settlement, reversal))));
         });
     }
 
@@ -55,11 +61,21 @@ class RefundLookup {
         });
     }
 
-    private static RefundDetails details(Row row, List<RefundDetails.PhaseEntry> history, RefundDetails.Settlement settlement) {
+    private Uni<RefundDetails.Reversal> reversal(Row refund) {
+        return pool.preparedQuery(SELECT_REVERSAL).execute(Tuple.of(refund.getLong("id"))).map(rows -> {
+            Row row = Rows.first(rows);
+            return row == null ? null : new RefundDetails.Reversal(row.getString("reason"), row.getString("operator_id"),
+                    row.getString("processor_said"), OrderStatus.valueOf(row.getString("order_before")),
+                    OrderStatus.valueOf(row.getString("order_after")), UtcTimes.instant(row, "created_at"));
+        });
+    }
+
+    private static RefundDetails details(Row row, List<RefundDetails.PhaseEntry> history, RefundDetails.Settlement settlement,
+                                         RefundDetails.Reversal reversal) {
         return new RefundDetails(row.getLong("id"), row.getLong("order_id"), row.getString("user_id"), row.getString("refund_no"),
                 row.getLong("amount"), row.getString("currency"), PaymentMethod.valueOf(row.getString("method")),
                 RefundPhase.valueOf(row.getString("phase")), row.getString("processor_key"), row.getString("processor_charge_id"),
                 row.getString("processor_refund_id"), row.getString("failure_code"), UtcTimes.instant(row, "created_at"),
-                UtcTimes.instant(row, "updated_at"), history, settlement);
+                UtcTimes.instant(row, "updated_at"), history, settlement, reversal);
     }
 }

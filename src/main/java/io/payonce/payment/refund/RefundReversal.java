@@ -36,8 +36,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class RefundReversal {
 
-    /** The failure code of a reversal whose failed refund names none. */
-    private static final String FAILED_AFTER_SUCCESS = "failed_after_success";
     /** How much of what the processor said the audit row keeps. */
     private static final int MOST_SAID = 1000;
 
@@ -74,7 +72,7 @@ public class RefundReversal {
         }
         return processor.refundById(refund.processorRefundId()).flatMap(byId -> {
             String said = Verdicts.kept(RefundProcessorVerdict.reversed(refund, byId), MOST_SAID);
-            String failureCode = byId.failureCode() == null ? FAILED_AFTER_SUCCESS : byId.failureCode();
+            String failureCode = byId.failureCode();
             return guard.run(write, tx -> orders.lockById(tx, refund.orderId()).flatMap(order -> refunds.reverse(tx, refund.id(), failureCode)
                     .flatMap(reversed -> reversed
                             ? recorded(tx, refund, order, failureCode, write, request, said)

@@ -42,7 +42,6 @@ class RefundToCard extends OperationKind<CardRefund, RefundOutcome, Order> {
     private final CardRefundRepository cardRefunds;
     private final OrderRepository orders;
     private final Outbox outbox;
-    private final KeyAnswers keys;
 
     RefundToCard(Processor processor, Pool pool, Transactions transactions, CardRefundRepository cardRefunds, OrderRepository orders,
                  Outbox outbox, KeyAnswers keys, PayonceConfig config) {
@@ -51,7 +50,6 @@ class RefundToCard extends OperationKind<CardRefund, RefundOutcome, Order> {
         this.cardRefunds = cardRefunds;
         this.orders = orders;
         this.outbox = outbox;
-        this.keys = keys;
     }
 
     @Override
@@ -78,13 +76,12 @@ class RefundToCard extends OperationKind<CardRefund, RefundOutcome, Order> {
 
     /** A refund that succeeded, under the order's row lock ({@code order} as locked): the order, its event and its 201. */
     @Override
-    protected Uni<Answer> succeeded(SqlConnection tx, CardRefund refund, Order order, String detail, String eventId) {
-        return cardRefunds.recordPhase(tx, refund.id(), RefundPhase.SUCCEEDED.name(), detail, eventId)
-                .flatMap(v -> refundedInFull(tx, order))
+    protected Uni<Answer> succeeded(SqlConnection tx, CardRefund refund, Order order) {
+        return refundedInFull(tx, order)
                 .flatMap(v -> outbox.record(tx, EventType.REFUND_CREATED, Method.CARD, refund.userId(), refund.orderId(),
                         EntryType.referenceOf(refund.id()), refund.amount(), refund.currency(), refund.key().value()))
                 .flatMap(v -> orders.findById(tx, refund.orderId()))
-                .flatMap(after -> keys.settle(tx, refund.scope(), refund.key(), Answer.created(refund.in(RefundPhase.SUCCEEDED).view(after))));
+                .map(after -> Answer.created(refund.in(RefundPhase.SUCCEEDED).view(after)));
     }
 
     /**
@@ -104,15 +101,13 @@ class RefundToCard extends OperationKind<CardRefund, RefundOutcome, Order> {
 
     /** A refund that failed, under the order's row lock: its reservation given back to the order, and its 402. */
     @Override
-    protected Uni<Answer> failed(SqlConnection tx, CardRefund refund, Order order, String failureCode, String detail, String eventId) {
+    protected Uni<Answer> failed(SqlConnection tx, CardRefund refund, Order order, String failureCode) {
         ApiException refusal = Refund.failure(refund.id(), failureCode);
-        return orders.releaseRefund(tx, refund.orderId(), refund.amount())
-                .invoke(released -> {
-                    if (!released) {
-                        throw new IllegalStateException("Order " + refund.orderId() + " held no reservation for refund " + refund.id());
-                    }
-                })
-                .flatMap(v -> cardRefunds.recordPhase(tx, refund.id(), RefundPhase.FAILED.name(), detail, eventId))
-                .flatMap(v -> keys.settle(tx, refund.scope(), refund.key(), Answer.problem(refusal, "/orders/" + refund.orderId() + "/refunds")));
+        return orders.releaseRefund(tx, refund.orderId(), refund.amount()).map(released -> {
+            if (!released) {
+                throw new IllegalStateException("Order " + refund.orderId() + " held no reservation for refund " + refund.id());
+            }
+            return Answer.problem(refusal, "/orders/" + refund.orderId() + "/refunds");
+        });
     }
 }

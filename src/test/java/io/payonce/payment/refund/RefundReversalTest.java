@@ -106,7 +106,14 @@ class RefundReversalTest {
         assertEquals(201, replayed.statusCode(), replayed.asString());
         assertEquals("true", replayed.header("Idempotent-Replayed"));
         assertEquals(reversed.jsonPath().getMap(""), replayed.jsonPath().getMap(""));
+        Response reused = reverse(OPS, refunded.failed(), key, Map.of("reason", "another reason"));
+        assertEquals(422, reused.statusCode(), reused.asString());
+        assertEquals("IDEMPOTENCY_KEY_REUSED", reused.jsonPath().getString("code"));
         assertRefused(reverse(OPS, refunded.failed(), Api.newKey(), REASON), "REFUND_NOT_REVERSIBLE");
+        Response shown = Api.as(OPS).get("/refunds/" + refunded.failed());
+        assertEquals(REASON.get("reason"), shown.jsonPath().getString("reversal.reason"), shown.asString());
+        assertEquals("REFUNDED", shown.jsonPath().getString("reversal.orderBefore"));
+        assertEquals("SHIPPED", shown.jsonPath().getString("reversal.orderAfter"));
         assertEquals("SUCCEEDED", Api.as(OPS).get("/refunds/" + refunded.failed()).jsonPath().getList("history.phase").get(2),
                 "the history keeps the success the reversal undid");
         assertEquals("FAILED", Api.as(OPS).get("/refunds/" + refunded.failed()).jsonPath().getString("phase"));
@@ -117,6 +124,34 @@ class RefundReversalTest {
         assertEquals(201, Api.refund(OPS, refunded.order(), Api.newKey(), "r-3", 700).statusCode());
         assertEquals("REFUNDED", db.orderStatus(refunded.order()));
         assertEquals(2000, db.refundedAmount(refunded.order()));
+    }
+
+    /**
+     * A completed order refunded in full goes back to COMPLETED; one refunded in full by the release
+     * before, which kept no status to go back to, goes back to COMPLETED too, never to a status from
+     * which it could be shipped again. The kept status is spent by the reversal.
+     */
+    @Test
+    void anOrderGoesBackToWhatItWasRefundedFromOrToCompleted() {
+        for (boolean keptByThisRelease : List.of(true, false)) {
+            long order = Buyer.withBalance(0).paidByCard(500, "tok_visa");
+            assertEquals(200, Api.transition(OPS, order, "ship").statusCode(), "set-up: shipped");
+            String completed = keptByThisRelease ? "complete" : "ship";
+            assertEquals(200, Api.transition(OPS, order, completed).statusCode(), "set-up: " + completed);
+            long refund = Api.refund(OPS, order, Api.newKey(), "r-1", 500).jsonPath().getLong("refundId");
+            assertEquals("REFUNDED", db.orderStatus(order), "set-up");
+            if (!keptByThisRelease) {
+                db.update("UPDATE orders SET refunded_from = NULL WHERE id = ?", order);
+            }
+            processor().failRefundAfterSuccess(db.processorKeyOfRefund(refund));
+
+            Response reversed = reverse(OPS, refund, Api.newKey(), REASON);
+
+            assertEquals(201, reversed.statusCode(), reversed.asString());
+            assertEquals("COMPLETED", reversed.jsonPath().getString("orderStatus"), "kept by this release: " + keptByThisRelease);
+            assertEquals("COMPLETED", db.orderStatus(order));
+            assertEquals(0, db.count("SELECT COUNT(*) FROM orders WHERE id = ? AND refunded_from IS NOT NULL", order), "spent");
+        }
     }
 
     /** Until the processor says the refund failed, nothing is reversed and the key stays free for when it does. */
