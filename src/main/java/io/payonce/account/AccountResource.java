@@ -88,7 +88,6 @@ public class AccountResource {
     @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND (recorded under the key)")
     @APIResponse(responseCode = "409", description = "CURRENCY_MISMATCH or ALREADY_APPLIED (this reference was credited before), both recorded; "
             + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: names the fields that differ")
     public Uni<Response> deposit(
             @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,
             @BeanParam KeyHeader key,

@@ -2,12 +2,14 @@ package io.payonce.api;
 
 import io.payonce.errors.ErrorCode;
 import io.payonce.errors.Problem;
+import io.payonce.idempotency.IdempotencyKey;
 import io.quarkus.smallrye.openapi.OpenApiFilter;
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
 import org.eclipse.microprofile.openapi.models.Operation;
 import org.eclipse.microprofile.openapi.models.media.Schema;
+import org.eclipse.microprofile.openapi.models.parameters.Parameter;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
 import java.util.Arrays;
@@ -17,7 +19,8 @@ import java.util.stream.Collectors;
 
 /**
  * Documents the error answers every payonce endpoint shares, so that resources declare only their
- * own: each operation gets 401, 403 and 503 (except the public, static problem pages), and every
+ * own: each operation gets 401, 403 and 503 (except the public, static problem pages), each keyed
+ * write (an {@code Idempotency-Key} header) 422 {@code IDEMPOTENCY_KEY_REUSED}, and every
  * 4xx or 5xx answer is described as {@code application/problem+json} with the {@link Problem}
  * schema, which {@link PayonceApi} registers once for all of them, its {@code code} listing every
  * {@link ErrorCode}.
@@ -35,6 +38,8 @@ public class ProblemResponses implements OASFilter {
             "401", "UNAUTHENTICATED: no valid bearer token",
             "403", "FORBIDDEN: the caller's role may not do this",
             "503", "DEPENDENCY_UNAVAILABLE: MariaDB or Redis unreachable; retry with the same key after Retry-After");
+
+    private static final String KEY_REUSED = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ";
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
@@ -77,6 +82,9 @@ public class ProblemResponses implements OASFilter {
                 }
             });
         }
+        if (isKeyed(operation) && !responses.hasAPIResponse("422")) {
+            responses.addAPIResponse("422", OASFactory.createAPIResponse().description(KEY_REUSED));
+        }
         responses.getAPIResponses().forEach((status, response) -> {
             if (status.charAt(0) >= '4' && response.getContent() == null) {
                 response.setContent(problemContent());
@@ -88,6 +96,11 @@ public class ProblemResponses implements OASFilter {
                         .schema(OASFactory.createSchema().addType(Schema.SchemaType.INTEGER)));
             }
         });
+    }
+
+    private static boolean isKeyed(Operation operation) {
+        return operation.getParameters() != null && operation.getParameters().stream()
+                .anyMatch(parameter -> parameter.getIn() == Parameter.In.HEADER && IdempotencyKey.HEADER.equalsIgnoreCase(parameter.getName()));
     }
 
     private static org.eclipse.microprofile.openapi.models.media.Content problemContent() {

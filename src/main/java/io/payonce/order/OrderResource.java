@@ -97,7 +97,6 @@ public class OrderResource {
     @APIResponse(responseCode = "409", description = "SUBMIT_TOKEN_INVALID (reload the form), SUBMIT_TOKEN_IN_USE or "
             + "IDEMPOTENCY_KEY_IN_USE (retry shortly), ORDER_SN_CONFLICT or CURRENCY_MISMATCH (recorded)")
     @APIResponse(responseCode = "415", description = "UNSUPPORTED_MEDIA_TYPE")
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another order")
     public Uni<Response> create(
             @Parameter(description = "The one-time token from GET /orders/token") @HeaderParam(SUBMIT_TOKEN_HEADER) String submitToken,
             @Parameter(description = "Instead of a submit token: 1-64 visible ASCII characters") @HeaderParam(IdempotencyKey.HEADER) String key,

@@ -38,7 +38,6 @@ import static io.payonce.metrics.RepeatDefence.STATE_CAS;
         content = @Content(schema = @Schema(implementation = Order.class)))
 @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND: no order has this id, or, for a user cancelling, it is not theirs")
 @APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
-@APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request")
 public class TransitionResource {
 
     private final OrderTransitions transitions;

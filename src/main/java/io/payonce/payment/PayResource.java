@@ -50,7 +50,6 @@ import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
 @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST; "
         + "nothing is recorded")
 @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key), also for another user's order")
-@APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
 public class PayResource {
 
     private final Payments payments;

@@ -260,6 +260,7 @@ class OpenApiDocumentTest {
             "/accounts/{userId}/deposits    | true  | 400 401 403 404 409 422 503",
             "/payments/{id}/settlement      | true  | 400 401 403 404 409 422 503",
             "/refunds/{id}/settlement       | true  | 400 401 403 404 409 422 503",
+            "/refunds/{id}/reversal         | true  | 400 401 403 404 409 422 503",
             "/accounts                      | false | 401 403 409 503",
             "/coupons/{activityId}/grants   | false | 400 401 403 503"})
     void everyWriteDeclaresItsKeyAndItsProblems(String path, boolean keyed, String statuses) {

@@ -77,7 +77,6 @@ public class CardSettlementResource {
             + "PROCESSOR_DISAGREES (the detail says what the processor holds), CHARGE_ALREADY_RECORDED (the charge settles another "
             + "payment); WORKER_HOLDS_LEASE or IDEMPOTENCY_KEY_IN_USE (retry after "
             + "Retry-After with the same key); none is recorded")
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
     @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; DEPENDENCY_UNAVAILABLE: "
             + "MariaDB unreachable; retry with the same key after Retry-After")
     public Uni<Response> settle(

@@ -78,7 +78,6 @@ public class RefundResource {
     @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED (refundNo, amount) "
             + "or MALFORMED_REQUEST; nothing is recorded")
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key): no order has this id")
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another refund; names the fields that differ")
     @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT (with refundable, the amount left), REFUND_NO_CONFLICT, ILLEGAL_TRANSITION or CHARGE_NOT_RECORDED (the card was charged under an id payonce could not keep: refund it at the processor) (recorded); "
             + "IDEMPOTENCY_KEY_IN_USE, CARD_PAYMENT_PENDING or REFUND_PENDING (a refund to the card with this refund number waits for "
             + "its processor; retry after Retry-After with the same key)")

@@ -82,7 +82,6 @@ public class RefundSettlementResource {
             + "PROCESSOR_DISAGREES (the detail says what the processor holds), REFUND_ALREADY_RECORDED (the processor's refund "
             + "settles another refund); WORKER_HOLDS_LEASE or IDEMPOTENCY_KEY_IN_USE (retry after Retry-After with the same key); "
             + "none is recorded")
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
     @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; DEPENDENCY_UNAVAILABLE: "
             + "MariaDB unreachable; retry with the same key after Retry-After")
     public Uni<Response> settle(
@@ -117,7 +116,6 @@ public class RefundSettlementResource {
     @APIResponse(responseCode = "409", description = "REFUND_NOT_REVERSIBLE (not a refund to the card that succeeded, or reversed "
             + "already), PROCESSOR_DISAGREES (the detail says what the processor holds under the refund's id); IDEMPOTENCY_KEY_IN_USE "
             + "(retry after Retry-After with the same key); none is recorded")
-    @APIResponse(responseCode = "422", description = "IDEMPOTENCY_KEY_REUSED: the key was first used for another request; names the fields that differ")
     @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; DEPENDENCY_UNAVAILABLE: "
             + "MariaDB unreachable; retry with the same key after Retry-After")
     public Uni<Response> reverse(@PathParam("id") long id, @BeanParam KeyHeader key, @Valid @NotNull RefundReversalRequest request) {
