@@ -645,7 +645,9 @@ end_bound:
 /*
  * CardCharge (OperationKind.record): the processor's outcome, recorded once by the phase's compare-and-set, the order
  * moved with it (PAYING -> PAID, or back to UNPAID with the payment no longer live), and the card
- * pay's key completed with its answer (KeyAnswers.settle).
+ * pay's key completed with its answer (KeyAnswers.settle). The payment's row, which the compare-and-set
+ * locks before the order's, is folded into the order's lock here: every path that settles a card payment
+ * takes them in that order. Its history line, a row of its own under the payment's, takes no other lock.
  */
 active proctype Settler() {
     byte k;

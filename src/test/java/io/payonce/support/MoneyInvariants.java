@@ -158,7 +158,8 @@ public final class MoneyInvariants {
                    OR v.order_after = 'REFUNDED' OR (v.order_before <> 'REFUNDED' AND v.order_after <> v.order_before)""");
         QUERIES.put("refunded orders whose refunded total is not their amount", """
                 SELECT COUNT(*) FROM orders o
-                WHERE o.status = 'REFUNDED' AND o.refunded_amount <> o.amount AND o.user_id IN (SELECT user_id FROM account)""");
+                WHERE o.status = 'REFUNDED' AND o.refunded_amount <> o.amount
+                  AND EXISTS (SELECT 1 FROM pay_record p WHERE p.order_id = o.id AND p.phase = 'SUCCEEDED')""");
         QUERIES.put("reversals without exactly one event of their amount", """
                 SELECT COUNT(*) FROM refund_reversal v JOIN refund_record r ON r.id = v.refund_id
                 WHERE (SELECT COUNT(*) FROM outbox_event o

@@ -21,9 +21,9 @@ import java.util.function.Supplier;
  * ({@link Lifecycle}) drives it and records what the processor said. A kind gives its words, its
  * table's statements ({@link OperationRows}) and hooks: its call to the processor and its lookup
  * under the operation's key; what a definite outcome locks first; what a success and a failure do
- * once the phase has moved (the order, the event, the key's answer); and its 202. The lifecycle owns
- * the rest: the lease, the first send, the lookup and the resend window, the takeover and the
- * recovery job, which finds every kind. A kind is a {@code @Singleton}: the lifecycle reads what it
+ * once the phase has moved (the order, the event, and the answer the key is to keep); and its 202.
+ * The lifecycle owns the rest: the lease, the first send, the lookup and the resend window, the
+ * takeover and the recovery job, which finds every kind, and each outcome's history line and key. A kind is a {@code @Singleton}: the lifecycle reads what it
  * was given.
  *
  * <p>Each outcome is recorded in one transaction with the rest of it, exactly alike whoever learnt

@@ -45,7 +45,7 @@ class OperatorRefundSettlementRepository implements OperatorSettlementKind.Targe
             SELECT r.processor_refund_id, IF(r.phase = 'SUCCEEDED' AND r.id <> ?, r.amount, 0) AS succeeded, r.id = ? AS settled_now,
                 (SELECT MIN(COALESCE(e.object_id, r.processor_refund_id, '')) FROM processor_event e
                      WHERE e.refund_id = r.id AND e.outcome = 'CONTRADICTING'
-                       AND NOT (e.event_type = 'refund.failed' AND e.object_id = r.processor_refund_id
+                       AND NOT (e.event_type = 'refund.failed' AND e.object_id <=> r.processor_refund_id
                                 AND EXISTS (SELECT 1 FROM refund_reversal v WHERE v.refund_id = r.id))) AS contradicted_by
             FROM refund_record r WHERE r.order_id = ? AND r.processor_charge_id = ?""";
 

@@ -263,6 +263,32 @@ class RefundReversalTest {
         assertEquals(0, db.refundedAmount(order));
     }
 
+    /**
+     * A reversal reconciles only the failure it confirmed: an event about another refund under the
+     * same key, here one whose id payonce cannot keep, still refuses a later not_refunded of the charge.
+     */
+    @Test
+    void aReversalLeavesOtherContradictionsStanding() {
+        long order = Buyer.withBalance(0).paidByCard(2100, "tok_visa");
+        long first = Api.refund(OPS, order, Api.newKey(), "r-0", 800).jsonPath().getLong("refundId");
+        String firstKey = db.processorKeyOfRefund(first);
+        Response other = Webhooks.deliver(Webhooks.event(Webhooks.newEventId(), "refund.failed",
+                processor().refundUnder(firstKey).json().put("id", "re/not-kept").put("status", "failed").put("failure_code", "lost")));
+        assertEquals("CONTRADICTING", other.jsonPath().getString("outcome"), "set-up: " + other.asString());
+        processor().failRefundAfterSuccess(firstKey);
+        assertEquals(201, reverse(OPS, first, Api.newKey(), REASON).statusCode());
+        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
+        long lost = Api.refund(OPS, order, Api.newKey(), "r-1", 1300).jsonPath().getLong("refundId");
+        db.update("UPDATE refund_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", lost);
+
+        Response refused = Api.as(OPS).header("Idempotency-Key", Api.newKey()).contentType(ContentType.JSON)
+                .body(Map.of("outcome", "not_refunded", "reason", "the processor's dashboard shows no refund"))
+                .post("/refunds/" + lost + "/settlement");
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertTrue(refused.jsonPath().getString("detail").contains("contradicted 1 of the refunds"), refused.asString());
+    }
+
     private void assertNothingReversed(long order, long refund, long refunded, String status) {
         assertEquals("SUCCEEDED", db.refundPhase(refund));
         assertEquals(refunded, db.refundedAmount(order));
