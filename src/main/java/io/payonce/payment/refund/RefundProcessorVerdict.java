@@ -113,16 +113,22 @@ final class RefundProcessorVerdict {
 
     /**
      * The processor's confirmation that {@code refund}, recorded as succeeded, failed since: looked up
-     * by the id payonce recorded ({@code byId}), it is that very refund, failed, and whatever it
-     * names of its amount, currency, charge and reference is this refund's, as every outcome is checked.
+     * by the id payonce recorded, or by the one the operator named ({@code named}) where payonce kept
+     * none ({@code byId}: a lookup by id answers that very id, or nothing), it is that refund, failed,
+     * and whatever it names of its amount, currency, charge and reference is this refund's, as every
+     * outcome is checked. A named refund must say it is for this refund's reference: nothing else
+     * ties it to this refund.
      *
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
      */
-    static String reversed(CardRefund refund, RefundOutcome byId) {
+    static String reversed(CardRefund refund, String named, RefundOutcome byId) {
         requireAnswer(byId);
         String said = "by id: " + describe(byId);
-        if (!(byId instanceof RefundOutcome.Failed failed) || !refund.processorRefundId().equals(failed.refundId())
-                || !refund.isDescribedBy(failed.report())) {
+        boolean thisRefund = byId instanceof RefundOutcome.Failed failed && refund.isDescribedBy(failed.report())
+                && (refund.processorRefundId() != null ? refund.processorRefundId().equals(failed.refundId())
+                        : Objects.equals(ProcessorText.id(named, ProcessorText.ID_LENGTH), failed.refundId())
+                        && refund.reference().equals(failed.reference()));
+        if (!thisRefund) {
             throw disagrees(said);
         }
         return said;

@@ -175,6 +175,7 @@ class RefundReversalTest {
         processor().up();
 
         processor().failRefundAfterSuccess(db.processorKeyOfRefund(refund));
+        assertRefused(reverse(OPS, refund, Api.newKey(), Map.of("reason", "r", "processorRefundId", "re_another")), "PROCESSOR_REFUND_MISNAMED");
         Response reversed = reverse(OPS, refund, key, REASON);
         assertEquals(201, reversed.statusCode(), "the same key, once the processor says so: " + reversed.asString());
         assertEquals("PAID", reversed.jsonPath().getString("orderStatus"));
@@ -260,6 +261,35 @@ class RefundReversalTest {
         assertEquals(201, settled.statusCode(), settled.asString());
         assertTrue(settled.jsonPath().getString("processorSaid").endsWith(" succeeded, 0 of 2100 eur refunded, as payonce recorded"),
                 settled.asString());
+        assertEquals(0, db.refundedAmount(order));
+    }
+
+    /**
+     * A refund the processor made under an id payonce cannot keep (here over 255 characters) was
+     * recorded SUCCEEDED without one: the operator names the processor's refund, which must say it
+     * failed and is for this refund's reference. Without the name the reversal is refused, and names
+     * why; a failed refund of the same charge and amount that names no reference could be any refund.
+     */
+    @Test
+    void aRefundRecordedWithoutAKeptIdIsReversedByTheIdTheOperatorNames() {
+        long order = Buyer.withBalance(0).paidByCard(1000, "tok_visa");
+        String chargeId = db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'", order);
+        String longId = "re_" + "l".repeat(300);
+        processor().plantRefundUnderNextKey(longId, chargeId, 400, "EUR", true);
+        long refund = Api.refund(OPS, order, Api.newKey(), "r-1", 400).jsonPath().getLong("refundId");
+        assertEquals(0, db.count("SELECT COUNT(*) FROM refund_record WHERE id = ? AND processor_refund_id IS NOT NULL", refund), "set-up");
+        processor().failRefundAfterSuccess(db.processorKeyOfRefund(refund));
+
+        assertRefused(reverse(OPS, refund, Api.newKey(), REASON), "PROCESSOR_REFUND_MISNAMED");
+        String another = "re_" + "a".repeat(300);
+        processor().failedRefundFoundOnlyById(another, chargeId, 400, "EUR", null);
+        assertRefused(reverse(OPS, refund, Api.newKey(), Map.of("reason", REASON.get("reason"), "processorRefundId", another)),
+                "PROCESSOR_DISAGREES");
+        Response reversed = reverse(OPS, refund, Api.newKey(), Map.of("reason", REASON.get("reason"), "processorRefundId", longId));
+
+        assertEquals(201, reversed.statusCode(), reversed.asString());
+        assertTrue(reversed.jsonPath().getString("processorRefundId").startsWith("?re_lll"), reversed.asString());
+        assertEquals("FAILED", db.refundPhase(refund));
         assertEquals(0, db.refundedAmount(order));
     }
 
