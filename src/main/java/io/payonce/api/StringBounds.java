@@ -63,7 +63,7 @@ public class StringBounds implements OASFilter {
             Map.entry("reversedBy", 64),
             Map.entry("processorSaid", 2000),
             Map.entry("processorRefundId", 255),
-            Map.entry("acknowledged", 255),
+            Map.entry("acknowledged", 1000),
             Map.entry("failureCode", 64),
             Map.entry("title", ErrorCode.LONGEST_TITLE),
             Map.entry("detail", Problem.LONGEST_DETAIL),

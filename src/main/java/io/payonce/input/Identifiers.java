@@ -21,18 +21,11 @@ public final class Identifiers {
     public static final String CARD_TOKEN = "^[A-Za-z0-9_-]{1,64}$";
 
     /**
-     * A processor's id as payonce keeps one (letters, digits, '.', '_', ':' and '-', up to 255): what
-     * an operator's settlement acknowledges of the processor's other refunds, each of which payonce
-     * recorded or the processor names so; never "." or "..", so that it can never leave its place in
-     * the processor's URL path.
-     */
-    public static final String PROCESSOR_ID = "^(?!\\.{1,2}$)[A-Za-z0-9._:-]{1,255}$";
-
-    /**
-     * The processor's object an operator's settlement names as made: a {@link #PROCESSOR_ID} or one
-     * longer than payonce keeps (up to 1000 characters), named as the processor wrote it, so that an
-     * operation made under an id payonce cannot keep still has its way out. The same characters, so
-     * that it never leaves its place in the processor's URL path.
+     * A processor's object as an operator names it (the object a settlement says was made, a refund
+     * a settlement acknowledges or a reversal names): letters, digits, '.', '_', ':' and '-', up to
+     * 1000 characters, as the processor wrote it, so that an operation made under an id longer than
+     * the 255 payonce keeps still has its way out; never "." or "..", so that it can never leave its
+     * place in the processor's URL path.
      */
     public static final String NAMED_PROCESSOR_ID = "^(?!\\.{1,2}$)[A-Za-z0-9._:-]{1,1000}$";
 

@@ -140,8 +140,8 @@ class OpenApiDocumentTest {
         assertEquals(1000, schemas.path("SettlementRequest").path("properties").path("chargeId").path("maxLength").asInt(),
                 which + ": an operator names an id payonce cannot keep as the processor wrote it");
         assertEquals(1000, schemas.path("RefundSettlementRequest").path("properties").path("processorRefundId").path("maxLength").asInt(), which);
-        assertEquals(255, schemas.path("RefundSettlementRequest").path("properties").path("acknowledged").path("items").path("maxLength").asInt(),
-                which);
+        assertEquals(1000, schemas.path("RefundSettlementRequest").path("properties").path("acknowledged").path("items").path("maxLength").asInt(),
+                which + ": an operator acknowledges a refund under an id payonce cannot keep as the processor wrote it");
         assertEquals(255, schemas.path("SettlementView").path("properties").path("chargeId").path("maxLength").asInt(),
                 which + ": the answer shows it as the audit row keeps it");
     }

@@ -305,7 +305,12 @@ public final class ProcessorSimulator implements AutoCloseable {
      * charge's refunded total, as the well-known processors count one.
      */
     public Refund refundInDashboard(String charge, long amount, String currency) {
-        return refunds.inDashboard(charge, amount, currency);
+        return refunds.inDashboard(null, charge, amount, currency);
+    }
+
+    /** As {@link #refundInDashboard(String, long, String)}, the refund's id {@code id}. */
+    public Refund refundInDashboard(String id, String charge, long amount, String currency) {
+        return refunds.inDashboard(id, charge, amount, currency);
     }
 
     /**

@@ -171,8 +171,8 @@ final class SimulatedRefunds {
     }
 
     /** A refund made by hand in the processor's dashboard: no key, no reference, counted against its charge. */
-    Refund inDashboard(String charge, long amount, String currency) {
-        Refund refund = new Refund(newRefundId(), null, charge, amount, currency, null, "succeeded", null);
+    Refund inDashboard(String id, String charge, long amount, String currency) {
+        Refund refund = new Refund(id != null ? id : newRefundId(), null, charge, amount, currency, null, "succeeded", null);
         underForgottenKeys.add(refund);
         return refund;
     }

@@ -143,8 +143,9 @@ final class RefundProcessorVerdict {
     /** An acknowledged refund is one the processor knows, of this refund's charge, and not this refund. */
     private static void checkAcknowledged(CardRefund refund, RefundOutcome underKey, String id, RefundOutcome outcome, String said) {
         String acknowledging = said + "; acknowledged " + id + ": " + describe(outcome);
-        if (!id.equals(idOf(outcome))) {
+        if (!Objects.equals(ProcessorText.id(id, ProcessorText.ID_LENGTH), idOf(outcome)) || outcome.report() == null) {
             // Counted by what the processor returns, each once: an alias or another spelling would count one refund twice.
+            // An id payonce cannot keep is kept by none of the answers either: a lookup by id answers that very id, or none.
             throw disagrees(acknowledging + ", which is not the refund of that id");
         }
         if (outcome instanceof RefundOutcome.Succeeded refunded) {

@@ -26,7 +26,7 @@ public record RefundSettlementRequest(
         @NotNull Outcome outcome,
         @Pattern(regexp = Identifiers.NAMED_PROCESSOR_ID) String processorRefundId,
         @NotBlank @Pattern(regexp = Identifiers.OPERATOR_REASON) String reason,
-        @Size(max = MOST_ACKNOWLEDGED) List<@NotNull @Pattern(regexp = Identifiers.PROCESSOR_ID) String> acknowledged)
+        @Size(max = MOST_ACKNOWLEDGED) List<@NotNull @Pattern(regexp = Identifiers.NAMED_PROCESSOR_ID) String> acknowledged)
         implements OperatorClaim {
 
     /** What the operator says became of the refund. */

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.List;
@@ -189,12 +190,15 @@ class NotRefundedTest {
     /**
      * A goodwill refund made by hand in the processor's dashboard raised the charge's refunded total
      * beyond what payonce recorded, and not refunded was refused for good. Acknowledged by its id,
-     * it counts, and the lost refund is settled.
+     * it counts, and the lost refund is settled; so does one made under an id of 1000 characters,
+     * longer than payonce keeps of an id, named as the processor wrote it.
      */
-    @Test
-    void notRefundedIsSettledOnceARefundMadeInTheProcessorsDashboardIsAcknowledged() {
+    @ParameterizedTest(name = "an id of {0} characters")
+    @ValueSource(ints = {0, 1000})
+    void notRefundedIsSettledOnceARefundMadeInTheProcessorsDashboardIsAcknowledged(int idLength) {
         Overdue overdue = overdue(2100, Fault.ERROR_BEFORE_CHARGE);
-        String dashboard = processor().refundInDashboard(overdue.chargeId(), 300, "EUR").id();
+        String dashboard = processor().refundInDashboard(idLength == 0 ? null : "re_" + "d".repeat(idLength - 3), overdue.chargeId(), 300,
+                "EUR").id();
 
         Response refused = settle(OPS, overdue.refund(), Api.newKey(), notRefunded());
         Response settled = settle(OPS, overdue.refund(), Api.newKey(), notRefundedAcknowledging(dashboard));
