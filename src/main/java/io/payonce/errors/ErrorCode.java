@@ -50,9 +50,7 @@ public enum ErrorCode {
             + "outcome the processor still cannot give %s after the first send."),
     WORKER_HOLDS_LEASE(409, Kind.NOT_NOW, "A worker holds the lease", "A worker is asking the processor about %s right now; retry shortly with the same key."),
     REFUND_NOT_REVERSIBLE(409, Kind.REFUSED, "Refund not reversible", "%s is %s: only a refund to the card that succeeded, under an id "
-            + "the processor named, is reversed, once the processor says it failed."),
-    PROCESSOR_REFUND_MISNAMED(409, Kind.REFUSED, "Processor refund misnamed", "Refund %d is recorded as the processor's refund %s: a "
-            + "reversal names the processor's refund as processorRefundId where payonce recorded none, and only there."),
+            + "payonce kept, is reversed, once the processor says it failed."),
     PROCESSOR_DISAGREES(409, Kind.REFUSED, "Processor disagrees", "The processor does not confirm this settlement: %s."),
     CHARGE_ALREADY_RECORDED(409, Kind.REFUSED, "Charge already recorded", "The processor's charge %s already settles another payment: "
             + "one charge pays for one payment."),

@@ -294,11 +294,6 @@ public final class ProcessorSimulator implements AutoCloseable {
         return refunds.foundOnlyById(id, charge, amount, currency, reference, null);
     }
 
-    /** As {@link #refundFoundOnlyById(String, String, long, String, String)}, a refund that failed. */
-    public Refund failedRefundFoundOnlyById(String id, String charge, long amount, String currency, String reference) {
-        return refunds.failedFoundOnlyById(id, charge, amount, currency, reference);
-    }
-
     /**
      * A refund of {@code amount} of {@code charge} made by hand in the processor's dashboard (a
      * goodwill refund): under no key, for no reference, found by its id alone, and counted in the

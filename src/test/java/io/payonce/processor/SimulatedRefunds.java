@@ -163,13 +163,6 @@ final class SimulatedRefunds {
         return refund;
     }
 
-    /** A failed refund that only its id finds, as {@link ProcessorSimulator#failedRefundFoundOnlyById} describes. */
-    Refund failedFoundOnlyById(String id, String charge, long amount, String currency, String reference) {
-        Refund refund = new Refund(id, null, charge, amount, currency, reference, "failed", "expired_or_canceled_card");
-        keyless.put(refund.id(), refund);
-        return refund;
-    }
-
     /** A refund made by hand in the processor's dashboard: no key, no reference, counted against its charge. */
     Refund inDashboard(String id, String charge, long amount, String currency) {
         Refund refund = new Refund(id != null ? id : newRefundId(), null, charge, amount, currency, null, "succeeded", null);

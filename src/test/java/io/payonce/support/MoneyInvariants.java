@@ -153,7 +153,7 @@ public final class MoneyInvariants {
         // A reversal moved a refund to the card that had succeeded to FAILED, and says so downstream once, of its amount.
         QUERIES.put("reversals not recorded on their refund", """
                 SELECT COUNT(*) FROM refund_reversal v JOIN refund_record r ON r.id = v.refund_id
-                WHERE r.phase <> 'FAILED' OR r.method <> 'CARD'
+                WHERE r.phase <> 'FAILED' OR r.method <> 'CARD' OR r.processor_refund_id IS NULL
                    OR NOT EXISTS (SELECT 1 FROM refund_phase h WHERE h.refund_id = r.id AND h.phase = 'SUCCEEDED')
                    OR v.order_after = 'REFUNDED' OR (v.order_before <> 'REFUNDED' AND v.order_after <> v.order_before)""");
         QUERIES.put("refunded orders whose refunded total is not their amount", """

@@ -86,6 +86,13 @@ final class RefundProcessorVerdict {
                     + refund.chargeId() + " (" + String.join(", ", unreconciled) + "): acknowledge each by its processor id once "
                     + "reconciled with the processor");
         }
+        if (acknowledged.keySet().stream().anyMatch(id -> ProcessorText.id(id, ProcessorText.ID_LENGTH) == null)
+                && recorded.stream().anyMatch(other -> !other.settledNow() && other.succeeded() > 0 && other.processorRefundId() == null)) {
+            // A refund payonce recorded as succeeded under an id it could not keep is told from no refund acknowledged
+            // under such an id: it could be that very one, and would count twice.
+            throw disagrees("payonce recorded a refund of charge " + refund.chargeId() + " under an id it cannot keep, which an "
+                    + "acknowledged id payonce cannot keep could name: reconcile with the processor");
+        }
         acknowledged.values().forEach(Verdicts::requireAnswer);
         requireAnswer(charge);
         // No such charge is a disagreement, not an outage: payonce recorded it as paid, and asking
@@ -113,22 +120,16 @@ final class RefundProcessorVerdict {
 
     /**
      * The processor's confirmation that {@code refund}, recorded as succeeded, failed since: looked up
-     * by the id payonce recorded, or by the one the operator named ({@code named}) where payonce kept
-     * none ({@code byId}: a lookup by id answers that very id, or nothing), it is that refund, failed,
-     * and whatever it names of its amount, currency, charge and reference is this refund's, as every
-     * outcome is checked. A named refund must say it is for this refund's reference: nothing else
-     * ties it to this refund.
+     * by the id payonce recorded ({@code byId}), it is that very refund, failed, and whatever it
+     * names of its amount, currency, charge and reference is this refund's, as every outcome is checked.
      *
      * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
      */
-    static String reversed(CardRefund refund, String named, RefundOutcome byId) {
+    static String reversed(CardRefund refund, RefundOutcome byId) {
         requireAnswer(byId);
         String said = "by id: " + describe(byId);
-        boolean thisRefund = byId instanceof RefundOutcome.Failed failed && refund.isDescribedBy(failed.report())
-                && (refund.processorRefundId() != null ? refund.processorRefundId().equals(failed.refundId())
-                        : Objects.equals(ProcessorText.id(named, ProcessorText.ID_LENGTH), failed.refundId())
-                        && refund.reference().equals(failed.reference()));
-        if (!thisRefund) {
+        if (!(byId instanceof RefundOutcome.Failed failed) || !refund.processorRefundId().equals(failed.refundId())
+                || !refund.isDescribedBy(failed.report())) {
             throw disagrees(said);
         }
         return said;
@@ -142,7 +143,7 @@ final class RefundProcessorVerdict {
 
     /** An acknowledged refund is one the processor knows, of this refund's charge, and not this refund. */
     private static void checkAcknowledged(CardRefund refund, RefundOutcome underKey, String id, RefundOutcome outcome, String said) {
-        String acknowledging = said + "; acknowledged " + id + ": " + describe(outcome);
+        String acknowledging = said + "; acknowledged " + ProcessorText.compared(id, ProcessorText.ID_LENGTH) + ": " + describe(outcome);
         if (!Objects.equals(ProcessorText.id(id, ProcessorText.ID_LENGTH), idOf(outcome)) || outcome.report() == null) {
             // Counted by what the processor returns, each once: an alias or another spelling would count one refund twice.
             // An id payonce cannot keep is kept by none of the answers either: a lookup by id answers that very id, or none.

@@ -15,7 +15,6 @@ import io.payonce.order.OrderRepository;
 import io.payonce.payment.operation.SettlementTarget;
 import io.payonce.payment.operation.Verdicts;
 import io.payonce.processor.Processor;
-import io.payonce.processor.ProcessorText;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -68,17 +67,11 @@ public class RefundReversal {
 
     private Uni<Answer> reverse(SettlementTarget<CardRefund> target, KeyedWrite write, RefundReversalRequest request) {
         CardRefund refund = target.operation();
-        if (refund == null || refund.phase() != RefundPhase.SUCCEEDED) {
+        if (refund == null || refund.phase() != RefundPhase.SUCCEEDED || refund.processorRefundId() == null) {
             return Uni.createFrom().failure(notReversible(target));
         }
-        // Looked up by the id payonce recorded or, where it kept none, by the one the operator names.
-        String recorded = refund.processorRefundId();
-        String named = request.processorRefundId();
-        if (recorded == null ? named == null : named != null && !named.equals(recorded)) {
-            return Uni.createFrom().failure(new ApiException(ErrorCode.PROCESSOR_REFUND_MISNAMED, refund.id(), recorded == null ? "none" : recorded));
-        }
-        return processor.refundById(recorded != null ? recorded : named).flatMap(byId -> {
-            String said = Verdicts.kept(RefundProcessorVerdict.reversed(refund, named, byId), MOST_SAID);
+        return processor.refundById(refund.processorRefundId()).flatMap(byId -> {
+            String said = Verdicts.kept(RefundProcessorVerdict.reversed(refund, byId), MOST_SAID);
             String failureCode = byId.failureCode();
             return guard.run(write, tx -> orders.lockById(tx, refund.orderId()).flatMap(order -> refunds.reverse(tx, refund.id(), failureCode)
                     .flatMap(reversed -> reversed
@@ -104,17 +97,14 @@ public class RefundReversal {
                 .call(after -> outbox.recordSettlement(tx, EventType.REFUND_REVERSED, refund.userId(), refund.orderId(),
                         EntryType.referenceOf(refund.id()), refund.amount(), refund.currency(), write.key().value(), "reversed"))
                 .map(after -> Answer.created(new RefundReversalView(refund.id(), refund.orderId(), RefundPhase.FAILED, failureCode,
-                        shownId(refund, request), after.status(), after.amount() - after.refundedAmount(), request.reason(), write.scope(), said)));
-    }
-
-    /** The processor's refund reversed, as the answer shows it: the id payonce recorded, or the one named, marked if payonce cannot keep it. */
-    private static String shownId(CardRefund refund, RefundReversalRequest request) {
-        return refund.processorRefundId() != null ? refund.processorRefundId()
-                : ProcessorText.compared(request.processorRefundId(), ProcessorText.ID_LENGTH);
+                        refund.processorRefundId(), after.status(), after.amount() - after.refundedAmount(), request.reason(), write.scope(), said)));
     }
 
     private static ApiException notReversible(SettlementTarget<CardRefund> target) {
-        return new ApiException(ErrorCode.REFUND_NOT_REVERSIBLE, target.subject(),
-                target.operation() == null ? "a refund to the balance" : target.shownPhase());
+        CardRefund refund = target.operation();
+        String standing = refund == null ? "a refund to the balance"
+                : refund.phase() == RefundPhase.SUCCEEDED && refund.processorRefundId() == null ? "SUCCEEDED under an id payonce could not keep"
+                : target.shownPhase();
+        return new ApiException(ErrorCode.REFUND_NOT_REVERSIBLE, target.subject(), standing);
     }
 }

@@ -12,6 +12,7 @@ import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The body of {@code POST /refunds/{id}/settlement}: what an operator found out about a refund to the
@@ -46,11 +47,24 @@ public record RefundSettlementRequest(
     /** How many of the processor's refunds one settlement may acknowledge. */
     static final int MOST_ACKNOWLEDGED = 10;
 
+    /**
+     * How many characters their ids may take together: ten of the 255 payonce keeps of an id, which
+     * the audit row's column holds with their commas, and with which the whole request fits the
+     * record its key keeps of it. One id may be longer, up to 1000, as the processor wrote it.
+     */
+    static final int MOST_ACKNOWLEDGED_CHARACTERS = 2550;
+
     /** An empty list acknowledges nothing, as no list does: one request, one fingerprint under its key. */
     public RefundSettlementRequest {
         if (acknowledged != null && acknowledged.isEmpty()) {
             acknowledged = null;
         }
+    }
+
+    @JsonIgnore
+    @AssertTrue(message = "acknowledged names at most " + MOST_ACKNOWLEDGED_CHARACTERS + " characters of ids in all")
+    boolean isAcknowledgedWithinItsLength() {
+        return acknowledged == null || acknowledged.stream().filter(Objects::nonNull).mapToInt(String::length).sum() <= MOST_ACKNOWLEDGED_CHARACTERS;
     }
 
     @JsonIgnore

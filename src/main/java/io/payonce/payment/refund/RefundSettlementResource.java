@@ -104,9 +104,7 @@ public class RefundSettlementResource {
                     + "event was answered CONTRADICTING): the money never went back to the card. payonce looks the refund up at the "
                     + "processor by the id it recorded, and reverses it only if the processor says that very refund failed. The refund "
                     + "becomes FAILED with the processor's failure code, its amount is refundable again, and an order that was REFUNDED "
-                    + "becomes what it was refunded from (COMPLETED for an order refunded before payonce kept that). A refund "
-                    + "recorded without a processor id (one payonce cannot keep) is named in the body, and must be for this refund's "
-                    + "reference. The reversal writes an "
+                    + "becomes what it was refunded from (PAID for an order refunded before payonce kept that). The reversal writes an "
                     + "audit row and a refund.reversed event. The refund's own key keeps answering the 201 it answered first; "
                     + "GET /refunds/{id} shows the refund as it stands. A refusal writes nothing.")
     @APIResponse(responseCode = "201", description = "The reversal: made by this request, or, with Idempotent-Replayed: true, by an "
@@ -116,8 +114,7 @@ public class RefundSettlementResource {
             + "nothing is recorded")
     @APIResponse(responseCode = "404", description = "REFUND_NOT_FOUND: no refund has this id")
     @APIResponse(responseCode = "409", description = "REFUND_NOT_REVERSIBLE (not a refund to the card that succeeded, or reversed "
-            + "already), PROCESSOR_REFUND_MISNAMED (processorRefundId named where payonce recorded the processor's id, or not "
-            + "named where it recorded none), PROCESSOR_DISAGREES (the detail says what the processor holds under the refund's id); IDEMPOTENCY_KEY_IN_USE "
+            + "already), PROCESSOR_DISAGREES (the detail says what the processor holds under the refund's id); IDEMPOTENCY_KEY_IN_USE "
             + "(retry after Retry-After with the same key); none is recorded")
     @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; DEPENDENCY_UNAVAILABLE: "
             + "MariaDB unreachable; retry with the same key after Retry-After")

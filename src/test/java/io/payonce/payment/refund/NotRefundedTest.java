@@ -237,6 +237,49 @@ class NotRefundedTest {
     }
 
     /**
+     * Acknowledged ids may each be as long as the processor wrote them, but take 2,550 characters in
+     * all: what the audit row and the key's record of the request hold. Beyond, a 400, not a 500.
+     */
+    @Test
+    void acknowledgedIdsTakeAtMost2550CharactersInAll() {
+        Overdue overdue = overdue(700, Fault.ERROR_BEFORE_CHARGE);
+        List<String> three = List.of("re_" + "a".repeat(997), "re_" + "b".repeat(997), "re_" + "c".repeat(997));
+
+        Response refused = settle(OPS, overdue.refund(), Api.newKey(), notRefundedAcknowledging(three.toArray(String[]::new)));
+
+        assertEquals(400, refused.statusCode(), refused.asString());
+        assertEquals("VALIDATION_FAILED", refused.jsonPath().getString("code"), refused.asString());
+        assertNothingSettled(overdue);
+    }
+
+    /**
+     * A refund payonce recorded as succeeded under an id it could not keep, and a lost refund made
+     * under a key the processor forgot since: the charge counts both. Acknowledging the first by its
+     * long id would count it twice, once as recorded and once as acknowledged, and the totals would
+     * agree while the lost refund's amount, already back on the card, was freed. Red before the rule
+     * that refuses such an acknowledgement (201, the card refunded twice).
+     */
+    @Test
+    void anIdPayonceCannotKeepIsNotAcknowledgedBesideARefundRecordedWithoutOne() {
+        long order = Buyer.withBalance(0).paidByCard(1000, "tok_visa");
+        String chargeId = db.string("SELECT processor_charge_id FROM pay_record WHERE order_id = ? AND phase = 'SUCCEEDED'", order);
+        String longId = "re_" + "k".repeat(400);
+        processor().plantRefundUnderNextKey(longId, chargeId, 500, "EUR", true);
+        assertEquals(201, Api.refund(OPS, order, Api.newKey(), "r-0", 500).statusCode(), "set-up: recorded without its id");
+        processor().failNextRefundOf(order, Fault.ERROR_AFTER_CHARGE);
+        long lost = Api.refund(OPS, order, Api.newKey(), "r-1", 500).jsonPath().getLong("refundId");
+        db.update("UPDATE refund_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", lost);
+        processor().retainKeysFor(Duration.ZERO);
+
+        Response refused = settle(OPS, lost, Api.newKey(), notRefundedAcknowledging(longId));
+
+        assertRefused(refused, "PROCESSOR_DISAGREES");
+        assertTrue(refused.jsonPath().getString("detail").contains("under an id it cannot keep"), refused.asString());
+        assertEquals("UNKNOWN", db.refundPhase(lost));
+        assertEquals(1000, db.refundedAmount(order));
+    }
+
+    /**
      * The refund was made and its answer lost, and by the time an operator looks the processor has
      * forgotten the refund's key, as processors do after a day: the key finds nothing, but the charge
      * still counts the refund, and the card is not refunded a second time through a freed amount.
