@@ -249,13 +249,8 @@ class RefundReversalTest {
                 processor().failRefundAfterSuccess(db.processorKeyOfRefund(first)).json()));
         assertEquals("CONTRADICTING", event.jsonPath().getString("outcome"), "set-up: " + event.asString());
         assertEquals(201, reverse(OPS, first, Api.newKey(), REASON).statusCode());
-        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
-        long lost = Api.refund(OPS, order, Api.newKey(), "r-1", 1300).jsonPath().getLong("refundId");
-        db.update("UPDATE refund_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", lost);
 
-        Response settled = Api.as(OPS).header("Idempotency-Key", Api.newKey()).contentType(ContentType.JSON)
-                .body(Map.of("outcome", "not_refunded", "reason", "the processor's dashboard shows no refund"))
-                .post("/refunds/" + lost + "/settlement");
+        Response settled = notRefundedOfALaterLostRefund(order, 1300);
 
         assertEquals(201, settled.statusCode(), settled.asString());
         assertTrue(settled.jsonPath().getString("processorSaid").endsWith(" succeeded, 0 of 2100 eur refunded, as payonce recorded"),
@@ -297,16 +292,24 @@ class RefundReversalTest {
         assertEquals("CONTRADICTING", other.jsonPath().getString("outcome"), "set-up: " + other.asString());
         processor().failRefundAfterSuccess(firstKey);
         assertEquals(201, reverse(OPS, first, Api.newKey(), REASON).statusCode());
-        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
-        long lost = Api.refund(OPS, order, Api.newKey(), "r-1", 1300).jsonPath().getLong("refundId");
-        db.update("UPDATE refund_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", lost);
 
-        Response refused = Api.as(OPS).header("Idempotency-Key", Api.newKey()).contentType(ContentType.JSON)
-                .body(Map.of("outcome", "not_refunded", "reason", "the processor's dashboard shows no refund"))
-                .post("/refunds/" + lost + "/settlement");
+        Response refused = notRefundedOfALaterLostRefund(order, 1300);
 
         assertRefused(refused, "PROCESSOR_DISAGREES");
         assertTrue(refused.jsonPath().getString("detail").contains("contradicted 1 of the refunds"), refused.asString());
+    }
+
+    /**
+     * A later refund of {@code amount} whose send never reached the processor, overdue, settled by an
+     * operator as not refunded: the operator's answer.
+     */
+    private Response notRefundedOfALaterLostRefund(long order, long amount) {
+        processor().failNextRefundOf(order, Fault.ERROR_BEFORE_CHARGE);
+        long lost = Api.refund(OPS, order, Api.newKey(), "r-1", amount).jsonPath().getLong("refundId");
+        db.update("UPDATE refund_record SET first_sent_at = first_sent_at - INTERVAL 2 HOUR WHERE id = ?", lost);
+        return Api.as(OPS).header("Idempotency-Key", Api.newKey()).contentType(ContentType.JSON)
+                .body(Map.of("outcome", "not_refunded", "reason", "the processor's dashboard shows no refund"))
+                .post("/refunds/" + lost + "/settlement");
     }
 
     private void assertNothingReversed(long order, long refund, long refunded, String status) {
