@@ -41,8 +41,8 @@ class LayeringTest {
             Set.of("api"));
 
     /** What the webhook room may use of the pay paths: their doors for an outcome learnt from the processor's events. */
-    private static final Set<String> WEBHOOK_DOORS = Set.of("payment.card.ChargeNotices", "payment.operation.Notice",
-            "payment.refund.RefundNotices");
+    private static final Set<String> WEBHOOK_DOORS = Set.of("payment.card.CardCharge", "payment.operation.Notice",
+            "payment.refund.RefundToCard");
 
     /** The room of the one lifecycle that every operation at the processor follows. */
     private static final String LIFECYCLE = "payment.operation";
@@ -166,9 +166,9 @@ class LayeringTest {
     }
 
     /**
-     * The processor's webhooks settle payments and refunds through the pay paths' doors for outcomes
-     * learnt from outside, never through their repositories or settlement: whatever an event says
-     * meets the same checks and compare-and-sets as payonce's own calls.
+     * The processor's webhooks settle payments and refunds through each kind's one door for outcomes
+     * learnt from outside ({@code OperationKind.notice}), never through their repositories: whatever an
+     * event says meets the same checks and compare-and-sets as payonce's own calls.
      */
     @Test
     void webhooksReachPaymentsThroughTheirDoorsOnly() {

@@ -84,10 +84,9 @@ public class AccountResource {
     @APIResponse(responseCode = "201", description = "Deposited; the balance after it",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = DepositView.class),
                     examples = @ExampleObject(name = "deposited", value = ApiExamples.DEPOSIT)))
-    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST")
+    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED or MALFORMED_REQUEST")
     @APIResponse(responseCode = "404", description = "ACCOUNT_NOT_FOUND (recorded under the key)")
-    @APIResponse(responseCode = "409", description = "CURRENCY_MISMATCH or ALREADY_APPLIED (this reference was credited before), both recorded; "
-            + "IDEMPOTENCY_KEY_IN_USE (retry after Retry-After)")
+    @APIResponse(responseCode = "409", description = "CURRENCY_MISMATCH or ALREADY_APPLIED (this reference was credited before), both recorded")
     public Uni<Response> deposit(
             @PathParam("userId") @Pattern(regexp = Identifiers.USER_ID) String userId,
             @BeanParam KeyHeader key,

@@ -3,6 +3,8 @@ package io.payonce.db;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 
+import java.util.function.Function;
+
 /** Reading the rows a query returned. */
 public final class Rows {
 
@@ -13,5 +15,11 @@ public final class Rows {
     public static Row first(RowSet<Row> rows) {
         var iterator = rows.iterator();
         return iterator.hasNext() ? iterator.next() : null;
+    }
+
+    /** The first row as {@code read} makes it, or null when the query found none. */
+    public static <T> T first(RowSet<Row> rows, Function<Row, T> read) {
+        Row row = first(rows);
+        return row == null ? null : read.apply(row);
     }
 }

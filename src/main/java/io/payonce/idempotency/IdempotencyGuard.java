@@ -72,15 +72,15 @@ public class IdempotencyGuard {
      * The stored-answer-first step. {@code read} brings the row the write needs and, in the same
      * statement, the key's record ({@link RecordJoin}), so that a repeat of a finished write is
      * answered from one read, counted and timed, before it takes a lock or opens a transaction; any
-     * other request gets the row back and goes on with the write. A refusal of {@code read}'s own (an
-     * order the caller may not pay) comes before anything the key holds is looked at.
+     * other request goes on with the write, {@code proceed} given the row. A refusal of {@code read}'s
+     * own (an order the caller may not pay) comes before anything the key holds is looked at.
      */
-    public <T> Uni<FirstRead<T>> firstRead(KeyedWrite write, Uni<WithRecord<T>> read) {
+    public <T> Uni<Answer> firstRead(KeyedWrite write, Uni<WithRecord<T>> read, Function<T, Uni<Answer>> proceed) {
         WriteOperation operation = write.operation();
         return metrics.timedIfAnswered(operation.tag(), read.map(found -> Looked.of(found, write)), Looked::answered)
                 .flatMap(looked -> looked.answered()
-                        ? meter.counted(operation, looked.reply().invoke(answer -> log(write, answer))).map(FirstRead::<T>answered)
-                        : Uni.createFrom().item(FirstRead.<T>unanswered(looked.row())));
+                        ? meter.counted(operation, looked.reply().invoke(answer -> log(write, answer)))
+                        : proceed.apply(looked.row()));
     }
 
     /** Runs {@code work} once per key, in the transaction that claims the key, and answers every repeat with the first answer. */

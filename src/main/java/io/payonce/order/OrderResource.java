@@ -92,10 +92,10 @@ public class OrderResource {
     @APIResponse(responseCode = "201", description = "Created, or the replay of the first answer; Location names the order",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Order.class),
                     examples = @ExampleObject(name = "created", value = ApiExamples.ORDER)))
-    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED, MALFORMED_REQUEST, SUBMIT_TOKEN_MISSING, SUBMIT_TOKEN_MALFORMED "
-            + "or IDEMPOTENCY_KEY_INVALID")
-    @APIResponse(responseCode = "409", description = "SUBMIT_TOKEN_INVALID (reload the form), SUBMIT_TOKEN_IN_USE or "
-            + "IDEMPOTENCY_KEY_IN_USE (retry shortly), ORDER_SN_CONFLICT or CURRENCY_MISMATCH (recorded)")
+    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED, MALFORMED_REQUEST, SUBMIT_TOKEN_MISSING or "
+            + "SUBMIT_TOKEN_MALFORMED")
+    @APIResponse(responseCode = "409", description = "SUBMIT_TOKEN_INVALID (reload the form), SUBMIT_TOKEN_IN_USE "
+            + "(retry shortly), ORDER_SN_CONFLICT or CURRENCY_MISMATCH (recorded)")
     @APIResponse(responseCode = "415", description = "UNSUPPORTED_MEDIA_TYPE")
     public Uni<Response> create(
             @Parameter(description = "The one-time token from GET /orders/token") @HeaderParam(SUBMIT_TOKEN_HEADER) String submitToken,

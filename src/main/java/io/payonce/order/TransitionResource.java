@@ -37,7 +37,7 @@ import static io.payonce.metrics.RepeatDefence.STATE_CAS;
 @APIResponse(responseCode = "200", description = "The order; Idempotent-Replayed: true when it was already there",
         content = @Content(schema = @Schema(implementation = Order.class)))
 @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND: no order has this id, or, for a user cancelling, it is not theirs")
-@APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus; IDEMPOTENCY_KEY_IN_USE with a key")
+@APIResponse(responseCode = "409", description = "ILLEGAL_TRANSITION, with currentStatus")
 public class TransitionResource {
 
     private final OrderTransitions transitions;

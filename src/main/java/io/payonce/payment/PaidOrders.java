@@ -39,16 +39,13 @@ public class PaidOrders {
      */
     public Uni<Answer> existingPayment(SqlClient tx, long orderId, RepeatDefence caughtBy) {
         return orders.findById(tx, orderId).flatMap(order -> payments.findPayment(tx, orderId).map(payment -> {
-            if (payment == null) {
-                if (order.status() == OrderStatus.UNPAID) {
-                    throw new ApiException(ErrorCode.CARD_PAYMENT_PENDING);
-                }
+            if (payment == null && order.status() != OrderStatus.UNPAID) {
                 throw order.illegalTransitionTo(OrderStatus.PAID);
             }
-            if (!payment.phase().definite()) {
+            if (payment == null || !payment.phase().definite()) {
                 throw new ApiException(ErrorCode.CARD_PAYMENT_PENDING);
             }
-            return Answer.created(PaymentView.of(payment)).repeatCaughtBy(caughtBy);
+            return Answer.created(payment).repeatCaughtBy(caughtBy);
         }));
     }
 }

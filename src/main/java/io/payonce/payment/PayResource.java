@@ -47,8 +47,7 @@ import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "payments")
-@APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED or MALFORMED_REQUEST; "
-        + "nothing is recorded")
+@APIResponse(responseCode = "400", description = "VALIDATION_FAILED or MALFORMED_REQUEST; nothing is recorded")
 @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key), also for another user's order")
 public class PayResource {
 
@@ -90,9 +89,8 @@ public class PayResource {
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(ref = "Problem"),
                     examples = {@ExampleObject(name = "the balance is short", value = ApiExamples.INSUFFICIENT_FUNDS),
                             @ExampleObject(name = "the card is declined", value = ApiExamples.CARD_DECLINED)}))
-    @APIResponse(responseCode = "409", description = "PAYMENT_IN_PROGRESS, CARD_PAYMENT_PENDING or IDEMPOTENCY_KEY_IN_USE (retry after "
-            + "Retry-After with the same key); "
-            + "ILLEGAL_TRANSITION or CURRENCY_MISMATCH (recorded)")
+    @APIResponse(responseCode = "409", description = "PAYMENT_IN_PROGRESS or CARD_PAYMENT_PENDING (retry after Retry-After with the "
+            + "same key); ILLEGAL_TRANSITION or CURRENCY_MISMATCH (recorded)")
     public Uni<Response> pay(
             @PathParam("id") long id,
             @BeanParam KeyHeader key,

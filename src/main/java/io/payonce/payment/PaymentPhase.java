@@ -1,10 +1,9 @@
 package io.payonce.payment;
 
 /**
- * Where a payment stands. A balance payment is SUCCEEDED from its first commit. A card payment
- * advances through committed recovery points: STARTED (the order is PAYING, nothing sent yet),
- * CHARGE_SENT (a charge may have reached the processor), then a definite SUCCEEDED or DECLINED, or
- * UNKNOWN when the processor's answer was lost, until the recovery job learns the outcome.
+ * Where a payment stands. A balance payment is SUCCEEDED from its first commit; a card payment
+ * advances through the lifecycle's phases ({@link io.payonce.payment.operation.Phase}), CHARGE_SENT
+ * for SENT and DECLINED for FAILED.
  */
 public enum PaymentPhase {
     STARTED, CHARGE_SENT, SUCCEEDED, DECLINED, UNKNOWN;

@@ -16,8 +16,4 @@ public record PaymentView(long paymentId, long orderId, long amount, String curr
     public static String location(long paymentId) {
         return PATH + "/" + paymentId;
     }
-
-    static PaymentView of(Payment payment) {
-        return new PaymentView(payment.id(), payment.orderId(), payment.amount(), payment.currency(), payment.method(), payment.phase());
-    }
 }

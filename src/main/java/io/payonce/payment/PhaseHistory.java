@@ -7,7 +7,6 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -38,10 +37,7 @@ public final class PhaseHistory {
         if (PaymentMethod.valueOf(record.getString("method")) == PaymentMethod.BALANCE) {
             return Uni.createFrom().item(List.of(line.of(SUCCEEDED, null, UtcTimes.instant(record, "created_at"))));
         }
-        return client.preparedQuery(select).execute(Tuple.of(record.getLong("id"))).map(rows -> {
-            List<E> history = new ArrayList<>();
-            rows.forEach(row -> history.add(line.of(row.getString("phase"), row.getString("detail"), UtcTimes.instant(row, "created_at"))));
-            return history;
-        });
+        return client.preparedQuery(select).execute(Tuple.of(record.getLong("id"))).map(rows -> rows.stream()
+                .map(row -> line.of(row.getString("phase"), row.getString("detail"), UtcTimes.instant(row, "created_at"))).toList());
     }
 }

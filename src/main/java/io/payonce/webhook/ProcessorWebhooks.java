@@ -3,9 +3,9 @@ package io.payonce.webhook;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.payonce.db.Transactions;
 import io.payonce.errors.ApiException;
-import io.payonce.payment.card.ChargeNotices;
+import io.payonce.payment.card.CardCharge;
 import io.payonce.payment.operation.Notice;
-import io.payonce.payment.refund.RefundNotices;
+import io.payonce.payment.refund.RefundToCard;
 import io.payonce.processor.ChargeObject;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.processor.RefundObject;
@@ -20,8 +20,8 @@ import org.jboss.logging.Logger;
  * One delivery of a processor's webhook event, top to bottom: its signature, its envelope, then in
  * one transaction the event's row in the inbox (claimed by its unique id), its effect and what the
  * effect was. A delivery of an event already recorded changes nothing and is answered with the
- * first's outcome. The effect of a charge's outcome is the card room's to decide
- * ({@link ChargeNotices}), that of a refund's the refund room's ({@link RefundNotices}): the phase
+ * first's outcome. The effect of a charge's or a refund's outcome is its kind's to decide
+ * ({@link io.payonce.payment.operation.OperationKind#notice}): the phase
  * compare-and-set of the payment or refund, so that an event arriving late or out of order never
  * overrides an outcome payonce recorded. Nothing is written for a delivery refused.
  */
@@ -63,12 +63,12 @@ class ProcessorWebhooks {
     private final WebhookSignature signature;
     private final ObjectMapper json;
     private final ProcessorEventInbox inbox;
-    private final ChargeNotices charges;
-    private final RefundNotices refunds;
+    private final CardCharge charges;
+    private final RefundToCard refunds;
     private final WebhookMeter meter;
 
     ProcessorWebhooks(Pool pool, Transactions transactions, WebhookSignature signature, ObjectMapper json, ProcessorEventInbox inbox,
-                      ChargeNotices charges, RefundNotices refunds, WebhookMeter meter) {
+                      CardCharge charges, RefundToCard refunds, WebhookMeter meter) {
         this.pool = pool;
         this.transactions = transactions;
         this.signature = signature;
@@ -131,13 +131,13 @@ class ProcessorWebhooks {
         ProcessorEvent event = accepted.event();
         if (accepted.outcome() instanceof ChargeOutcome charge) {
             return event.payonceKey()
-                    .map(key -> charges.apply(tx, key, charge, event.id())
+                    .map(key -> charges.notice(tx, key, charge, event.id())
                             .map(notice -> new Effect(outcomeOf(notice.effect(), WebhookOutcome.UNKNOWN_CHARGE), notice.id(), null, notice.phase())))
                     .orElseGet(() -> Uni.createFrom().item(Effect.of(WebhookOutcome.UNKNOWN_CHARGE)));
         }
         if (accepted.outcome() instanceof RefundOutcome refund) {
             return event.payonceKey()
-                    .map(key -> refunds.apply(tx, key, refund, event.id())
+                    .map(key -> refunds.notice(tx, key, refund, event.id())
                             .map(notice -> new Effect(outcomeOf(notice.effect(), WebhookOutcome.UNKNOWN_REFUND), null, notice.id(), notice.phase())))
                     .orElseGet(() -> Uni.createFrom().item(Effect.of(WebhookOutcome.UNKNOWN_REFUND)));
         }

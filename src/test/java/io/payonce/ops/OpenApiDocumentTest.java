@@ -254,9 +254,9 @@ class OpenApiDocumentTest {
             "/orders                        | true  | 400 401 403 409 422 503",
             "/orders/{id}/pay               | true  | 400 401 402 403 404 409 422 503",
             "/orders/{id}/refunds           | true  | 400 401 402 403 404 409 422 503",
-            "/orders/{id}/ship              | true  | 401 403 409 422 503",
-            "/orders/{id}/complete          | true  | 401 403 409 422 503",
-            "/orders/{id}/cancel            | true  | 401 403 404 409 422 503",
+            "/orders/{id}/ship              | true  | 400 401 403 409 422 503",
+            "/orders/{id}/complete          | true  | 400 401 403 409 422 503",
+            "/orders/{id}/cancel            | true  | 400 401 403 404 409 422 503",
             "/accounts/{userId}/deposits    | true  | 400 401 403 404 409 422 503",
             "/payments/{id}/settlement      | true  | 400 401 403 404 409 422 503",
             "/refunds/{id}/settlement       | true  | 400 401 403 404 409 422 503",
@@ -394,6 +394,40 @@ class OpenApiDocumentTest {
                 assertEquals(schemaFields, exampleFields, path + " " + part);
             }
         }
+    }
+
+    /**
+     * A keyed write's answers about its key are written once, by the build-time filter, after what the
+     * operation says of its own: a key it requires may be missing, any may be malformed, in use or
+     * reused. An operation's own 503 (the processor) is followed by the store's. No answer names a
+     * code twice, as it would where a resource repeats what the filter adds.
+     */
+    @Test
+    void everyKeyedWriteDeclaresItsKeysAnswersOnceBesideItsOwn() {
+        Map<String, JsonNode> keyed = new TreeMap<>();
+        operations(document).forEach((name, operation) -> operation.path("parameters").forEach(parameter -> {
+            if ("header".equals(parameter.path("in").asText()) && IdempotencyKey.HEADER.equals(parameter.path("name").asText())) {
+                keyed.put(name, parameter);
+            }
+        }));
+        assertTrue(keyed.size() >= 10, "keyed writes: " + keyed.keySet());
+        keyed.forEach((name, key) -> {
+            JsonNode responses = operations(document).get(name).path("responses");
+            String malformed = responses.path("400").path("description").asText();
+            assertTrue(malformed.contains("IDEMPOTENCY_KEY_INVALID"), name + " 400: " + malformed);
+            assertEquals(key.path("required").asBoolean(), malformed.contains("IDEMPOTENCY_KEY_MISSING"), name + " 400: " + malformed);
+            assertTrue(responses.path("409").path("description").asText().contains("IDEMPOTENCY_KEY_IN_USE"), name + " 409");
+            assertTrue(responses.path("422").path("description").asText().contains("IDEMPOTENCY_KEY_REUSED"), name + " 422");
+            responses.fields().forEachRemaining(answer -> {
+                String description = answer.getValue().path("description").asText();
+                for (ErrorCode each : ErrorCode.values()) {
+                    long times = Pattern.compile("\\b" + each.name() + "\\b").matcher(description).results().count();
+                    assertTrue(times <= 1, name + " " + answer.getKey() + " names " + each + " " + times + " times: " + description);
+                }
+            });
+        });
+        String settlement = operations(document).get("POST /payments/{id}/settlement").path("responses").path("503").path("description").asText();
+        assertTrue(settlement.startsWith("PROCESSOR_UNAVAILABLE") && settlement.contains("; DEPENDENCY_UNAVAILABLE"), settlement);
     }
 
     /** The problem pages are public and static: no token to refuse, no store to be down. */

@@ -31,10 +31,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * The pay pipeline, one method per step, in the order they run: read the caller's own order and,
- * in the same statement, any answer already stored under the key; lock the order in Redis; in one transaction claim the
- * key, move the order UNPAID→PAID by compare-and-set, record the payment, deduct the amount with
- * its ledger line and its event, and store the answer; then release the lock. Each step that finds
- * the payment already made answers with it as a repeat.
+ * in the same statement, any answer already stored under the key; lock the order in Redis; in one
+ * transaction claim the key, move the order UNPAID→PAID by compare-and-set, record the payment,
+ * deduct the amount with its ledger line and its event, and store the answer; then release the
+ * lock. Each step that finds the payment already made answers with it as a repeat.
  */
 @ApplicationScoped
 public class BalancePayments {
@@ -73,8 +73,7 @@ public class BalancePayments {
      */
     public Uni<Answer> pay(Caller caller, long orderId, KeyedRequest request) {
         KeyedWrite write = request.by(caller.userId(), null);
-        return guard.firstRead(write, access.findOwnWithRecord(pool, caller, orderId, write))
-                .flatMap(first -> first.answered() ? Uni.createFrom().item(first.stored()) : lockAndPay(first.row(), write));
+        return guard.firstRead(write, access.findOwnWithRecord(pool, caller, orderId, write), order -> lockAndPay(order, write));
     }
 
     /**
@@ -82,11 +81,10 @@ public class BalancePayments {
      * transaction; the guard claims and stores, and gives the lock back only once the transaction has
      * committed or rolled back, even if the client has disconnected (the lock's own expiry may come
      * first, for an attempt that outlives it: the claim's row then keeps a twin waiting, and the
-     * compare-and-set decides). The transaction is first sent
-     * pipelined ({@link PipelinedBalancePay}), which commits a first pay only; anything else it rolls
-     * back, and the same steps run one statement at a time below, deciding repeats and refusals.
-     * The order as read before the lock is all this needs: its owner, amount and currency never
-     * change, and whether it may still be paid is the compare-and-set's to decide.
+     * compare-and-set decides). The transaction is first sent pipelined ({@link PipelinedBalancePay}),
+     * then, for anything but a first pay, one statement at a time below. The order as read before
+     * the lock is all this needs: its owner, amount and currency never change, and whether it may
+     * still be paid is the compare-and-set's to decide.
      */
     private Uni<Answer> lockAndPay(Order order, KeyedWrite write) {
         return guard.run(write, payLock(order), pipelined.pay(order, write), tx -> compareAndSetPaid(tx, order, write));

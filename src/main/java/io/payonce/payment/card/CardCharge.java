@@ -3,7 +3,6 @@ package io.payonce.payment.card;
 import io.payonce.account.EntryType;
 import io.payonce.config.PayonceConfig;
 import io.payonce.db.Transactions;
-import io.payonce.errors.ApiException;
 import io.payonce.errors.ErrorCode;
 import io.payonce.events.EventType;
 import io.payonce.events.Method;
@@ -31,7 +30,7 @@ import jakarta.inject.Singleton;
  * decides when to call.
  */
 @Singleton
-class CardCharge extends OperationKind<CardPayment, ChargeOutcome, Void> {
+public class CardCharge extends OperationKind<CardPayment, ChargeOutcome, Void> {
 
     private static final Words WORDS = new Words("Card payment", "charge", "payment", ErrorCode.PAYMENT_IN_PROGRESS,
             "payonce.card.payments.overdue", "Card payments still not settled a minute after they began (the processor is down "
@@ -83,10 +82,9 @@ class CardCharge extends OperationKind<CardPayment, ChargeOutcome, Void> {
     /** A payment that charged nothing: the order UNPAID again, and the client's 402 CARD_DECLINED with {@code declineCode}. */
     @Override
     protected Uni<Answer> failed(SqlConnection tx, CardPayment payment, Void nothingLocked, String declineCode) {
-        ApiException refusal = new CardDecline(payment.id(), declineCode).refusal();
         // The problem's instance is the pay request's path, whoever learnt the decline.
-        String payPath = "/orders/" + payment.orderId() + "/pay";
-        return orderMoved(tx, payment, OrderStatus.UNPAID).replaceWith(Answer.problem(refusal, payPath));
+        return orderMoved(tx, payment, OrderStatus.UNPAID)
+                .replaceWith(Answer.problem(CardPayment.declined(payment.id(), declineCode), "/orders/" + payment.orderId() + "/pay"));
     }
 
     /** The order waited in PAYING for exactly this payment; anything else is a broken invariant, never an answer. */

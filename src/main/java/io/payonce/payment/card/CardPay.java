@@ -28,8 +28,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * any transaction, under the payment's processor key, derived from the request ({@link ProcessorKeys}):
  * a retry after the database lost the payment (a restore, a failover) meets the processor's first
  * charge under it instead of making another. Its outcome settles the payment ({@link CardCharge}).
- * A retry with the same key resumes from the last committed phase instead of starting over; a pay
- * with another key is answered from the order's state. No Redis lock is
+ * A pay with another key is answered from the order's state. No Redis lock is
  * taken: the first transaction is short and the database alone decides it, and the processor call
  * holds nothing while it waits.
  */
@@ -66,10 +65,7 @@ public class CardPay {
      */
     public Uni<Answer> pay(Caller caller, long orderId, KeyedRequest keyed, PayRequest request) {
         KeyedWrite write = keyed.by(caller.userId(), request.fingerprinted());
-        return guard.firstRead(write, access.findOwnWithRecord(pool, caller, orderId, write))
-                .flatMap(first -> first.answered()
-                        ? Uni.createFrom().item(first.stored())
-                        : begin(first.row(), write, request.cardToken()));
+        return guard.firstRead(write, access.findOwnWithRecord(pool, caller, orderId, write), order -> begin(order, write, request.cardToken()));
     }
 
     /** The first transaction, then the charge: sent now, resumed for a retry, or the answer the transaction found. */
@@ -97,6 +93,6 @@ public class CardPay {
         return cards.insertStarted(tx, order, write.key(), cardToken, processorKey, lifecycle.lease())
                 .onFailure(SqlErrors::isDuplicateKey).recoverWithUni(taken -> cards.findDeclined(tx, processorKey)
                         .onItem().ifNull().failWith(taken)
-                        .flatMap(declined -> Uni.createFrom().<CardPayment>failure(declined.refusal())));
+                        .flatMap(declined -> Uni.createFrom().<CardPayment>failure(declined)));
     }
 }

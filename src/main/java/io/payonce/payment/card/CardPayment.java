@@ -1,5 +1,7 @@
 package io.payonce.payment.card;
 
+import io.payonce.errors.ApiException;
+import io.payonce.errors.ErrorCode;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.payment.PaymentMethod;
 import io.payonce.payment.PaymentPhase;
@@ -8,15 +10,11 @@ import io.payonce.payment.operation.Operation;
 import io.payonce.payment.operation.Phase;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
- * A card payment as a worker holds it: the order it pays, whose key began it, the card token to
- * charge, the charge's own key at the processor and the charge recorded as its own once its outcome
- * is known (null before, or where the processor named none), the phase it has reached, how long ago its charge
- * was first sent (null while no send has reached the processor), and its attempts: charge_attempts
- * as this worker last read or moved it. Every lease taken and every send counts one, so the
- * attempts are the worker's fencing token: a write fenced by them finds them changed, and is not
- * made, once another worker has taken the payment over.
+ * A card payment as a worker holds it ({@link Operation}): the card token to charge, and the charge
+ * recorded as its own once its outcome is known; its attempts are charge_attempts.
  */
 record CardPayment(long id, long orderId, String userId, long amount, String currency, PaymentPhase phase, IdempotencyKey key,
                    String cardToken, String processorKey, String chargeId, Duration sinceFirstSent, int attempts)
@@ -80,5 +78,10 @@ record CardPayment(long id, long orderId, String userId, long amount, String cur
     @Override
     public CardPayment nextAttempt() {
         return new CardPayment(id, orderId, userId, amount, currency, phase, key, cardToken, processorKey, chargeId, sinceFirstSent, attempts + 1);
+    }
+
+    /** The 402 that the key of payment {@code paymentId}, declined {@code declineCode}, answers, whoever learnt of the decline. */
+    static ApiException declined(long paymentId, String declineCode) {
+        return new ApiException(ErrorCode.CARD_DECLINED, Map.of("paymentId", paymentId, "declineCode", declineCode), declineCode);
     }
 }

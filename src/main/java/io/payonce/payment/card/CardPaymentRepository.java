@@ -1,5 +1,7 @@
 package io.payonce.payment.card;
 
+import io.payonce.db.Rows;
+import io.payonce.errors.ApiException;
 import io.payonce.idempotency.IdempotencyKey;
 import io.payonce.order.Order;
 import io.payonce.payment.PaymentPhase;
@@ -8,7 +10,6 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.mysqlclient.MySQLClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
-import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -17,7 +18,7 @@ import java.time.Duration;
 /**
  * SQL for card payments: the lifecycle's statements on {@code pay_record} ({@link OperationRows}),
  * where the attempts are {@code charge_attempts}, SENT is CHARGE_SENT and FAILED is DECLINED, and the
- * card's own: the first insert and the reads by order, key and processor key.
+ * card's own: the first insert and the reads by order and key, and of a decline.
  */
 @ApplicationScoped
 class CardPaymentRepository extends OperationRows<CardPayment> {
@@ -47,13 +48,6 @@ class CardPaymentRepository extends OperationRows<CardPayment> {
     private static final String SELECT_DECLINED_BY_PROCESSOR_KEY = "SELECT id, decline_code FROM pay_record "
             + "WHERE processor_key = ? AND phase = 'DECLINED'";
 
-    /**
-     * Locks the payment for the rest of the transaction: what is found settled or unsettled stays so
-     * until it commits, so an outcome learnt from outside is judged against the phase it meets.
-     */
-    private static final String SELECT_BY_PROCESSOR_KEY_FOR_UPDATE = "SELECT " + COLUMNS + " FROM pay_record p "
-            + "WHERE p.processor_key = ? AND p.method = 'CARD' FOR UPDATE";
-
     CardPaymentRepository() {
         super(TABLE, CardPaymentRepository::from);
     }
@@ -66,25 +60,14 @@ class CardPaymentRepository extends OperationRows<CardPayment> {
                         order.currency(), PaymentPhase.STARTED, key, cardToken, processorKey, null, null, 0));
     }
 
-    /** The declined payment made under {@code processorKey}, or null. */
-    Uni<CardDecline> findDeclined(SqlClient client, String processorKey) {
-        return client.preparedQuery(SELECT_DECLINED_BY_PROCESSOR_KEY).execute(Tuple.of(processorKey)).map(rows -> {
-            var iterator = rows.iterator();
-            if (!iterator.hasNext()) {
-                return null;
-            }
-            Row row = iterator.next();
-            return new CardDecline(row.getLong("id"), row.getString("decline_code"));
-        });
+    /** The 402 of the declined payment made under {@code processorKey}, or null. */
+    Uni<ApiException> findDeclined(SqlClient client, String processorKey) {
+        return client.preparedQuery(SELECT_DECLINED_BY_PROCESSOR_KEY).execute(Tuple.of(processorKey))
+                .map(rows -> Rows.first(rows, row -> CardPayment.declined(row.getLong("id"), row.getString("decline_code"))));
     }
 
     Uni<CardPayment> findByOrderAndKey(SqlClient client, long orderId, IdempotencyKey key) {
         return client.preparedQuery(SELECT_BY_ORDER_AND_KEY).execute(Tuple.of(orderId, key.value())).map(this::single);
-    }
-
-    /** The card payment whose charge is made under {@code processorKey}, locked until {@code tx} ends; null if none is. */
-    Uni<CardPayment> lockByProcessorKey(SqlConnection tx, String processorKey) {
-        return tx.preparedQuery(SELECT_BY_PROCESSOR_KEY_FOR_UPDATE).execute(Tuple.of(processorKey)).map(this::single);
     }
 
     /** A payment from a row of {@link #COLUMNS}. */

@@ -70,22 +70,20 @@ public class CardSettlementResource {
             + "earlier one under the same key",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = SettlementView.class),
                     examples = @ExampleObject(name = "charged", value = ApiExamples.SETTLEMENT)))
-    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED (chargeId, reason) "
-            + "or MALFORMED_REQUEST (an unknown outcome); nothing is recorded")
+    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED (chargeId, reason) or MALFORMED_REQUEST (an unknown outcome); "
+            + "nothing is recorded")
     @APIResponse(responseCode = "404", description = "PAYMENT_NOT_FOUND: no payment has this id")
     @APIResponse(responseCode = "409", description = "ALREADY_SETTLED, NOT_OVERDUE (payonce may still learn the outcome itself) or "
             + "PROCESSOR_DISAGREES (the detail says what the processor holds), CHARGE_ALREADY_RECORDED (the charge settles another "
-            + "payment); WORKER_HOLDS_LEASE or IDEMPOTENCY_KEY_IN_USE (retry after "
-            + "Retry-After with the same key); none is recorded")
-    @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; DEPENDENCY_UNAVAILABLE: "
-            + "MariaDB unreachable; retry with the same key after Retry-After")
+            + "payment); WORKER_HOLDS_LEASE (retry after Retry-After with the same key); none is recorded")
+    @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; retry with the "
+            + "same key after Retry-After")
     public Uni<Response> settle(
             @PathParam("id") long id,
             @BeanParam KeyHeader key,
             @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = SettlementRequest.class),
                     examples = @ExampleObject(name = "charged", value = ApiExamples.SETTLEMENT_REQUEST)))
             @Valid @NotNull SettlementRequest request) {
-        Caller caller = callers.current();
-        return settlements.settle(card, caller, id, key.read(guard, WriteOperation.SETTLE_PAYMENT, id), request).map(Responses::of);
+        return settlements.settle(card, callers.current(), id, key.read(guard, WriteOperation.SETTLE_PAYMENT, id), request).map(Responses::of);
     }
 }

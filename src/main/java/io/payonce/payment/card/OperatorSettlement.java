@@ -14,12 +14,9 @@ import jakarta.inject.Singleton;
 import java.time.Duration;
 
 /**
- * The card payment's part of an operator's settlement ({@code OperatorSettlements}): the processor
- * must confirm what the operator says (the charge they name is this payment's, and the payment's own
- * key holds no other; or neither the key nor the processor's list of the order's charges holds one
- * that was not declined), and a settled payment is recorded exactly as the processor's own outcome
- * would be ({@link CardCharge}: the order, the event, the client's answer under the client's
- * key), with the audit row and the settlement's event.
+ * The card payment's part of an operator's settlement ({@code OperatorSettlements}): what the
+ * processor must confirm is {@link ProcessorVerdict}'s, and a settled payment is recorded as
+ * {@link CardCharge} records the processor's own outcome, with the audit row.
  */
 @Singleton
 class OperatorSettlement extends OperatorSettlementKind<CardPayment, SettlementRequest> {
@@ -39,10 +36,6 @@ class OperatorSettlement extends OperatorSettlementKind<CardPayment, SettlementR
         this.keyRetention = config.processor().keyRetention();
     }
 
-    /**
-     * The charge under the payment's key and, for charged, the charge the operator names, or, for not
-     * charged, the processor's list of the order's charges.
-     */
     @Override
     protected Uni<String> askProcessor(CardPayment payment, SettlementRequest request) {
         return processor.chargeUnder(payment.processorKey()).flatMap(underKey -> request.succeeded()

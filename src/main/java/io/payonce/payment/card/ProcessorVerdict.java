@@ -15,12 +15,9 @@ import static io.payonce.payment.operation.Verdicts.disagrees;
 import static io.payonce.payment.operation.Verdicts.requireAnswer;
 
 /**
- * What the processor says of an operator's settlement, read from its lookups: the charge it holds
- * under the payment's own key, and the charge the operator names for a settlement as charged, or
- * the processor's list of the order's charges for one as not charged. The
- * settlement goes ahead only where the processor confirms it, checked as a lookup is checked; what
- * it said (ids, statuses, amounts and references) is kept in the audit row. A lookup without a clear
- * answer settles nothing.
+ * What the processor says of an operator's settlement of a card payment ({@link Verdicts}): the
+ * charge it holds under the payment's own key, and the charge the operator names for a settlement as
+ * charged, or the processor's list of the order's charges for one as not charged.
  */
 final class ProcessorVerdict {
 
@@ -30,14 +27,7 @@ final class ProcessorVerdict {
     private ProcessorVerdict() {
     }
 
-    /**
-     * The processor's confirmation that {@code payment} charged the card by the charge the operator
-     * named: {@code named} is that charge, looked up by the id as named, {@code chargeId} the id as
-     * payonce keeps it (null where it cannot), and {@code underKey} what the processor holds under the
-     * payment's key, which must be no other charge.
-     *
-     * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
-     */
+    /** The processor's confirmation that {@code payment} charged the card by the charge the operator named ({@link Verdicts#succeeded}). */
     static String charged(CardPayment payment, String chargeId, ChargeOutcome underKey, ChargeOutcome named) {
         return Verdicts.succeeded(chargeId, underKey, named, "by id: " + describe(named) + "; under the payment's key: " + describe(underKey),
                 isThisPaymentsCharge(payment, chargeId, named),
@@ -48,14 +38,11 @@ final class ProcessorVerdict {
      * The processor's confirmation that {@code payment} charged nothing: its key holds no charge that
      * succeeded, and the processor's list of the charges for the payment's order ({@code forOrder})
      * holds none but declined ones: a charge that succeeded, or whose outcome the processor leaves
-     * unclear (pending), may have taken the money. An empty key proves nothing alone: the processor forgets
-     * keys ({@code keyRetention} after the first send, when the verdict says so), and a lookup may
-     * answer 404 for a wrong address as for an unknown key. The list counts every charge made for the
-     * order, under any key or none, so a charge made and forgotten shows there; without the whole
-     * list, nothing is settled.
-     *
-     * @throws ApiException PROCESSOR_UNAVAILABLE while either answer may yet come, PROCESSOR_DISAGREES where the
-     *                      processor says otherwise or gives no list
+     * unclear (pending), may have taken the money. The key alone proves nothing, and past
+     * {@code keyRetention} after the first send the verdict says so; the list counts every charge made
+     * for the order, under any key or none, so a charge made and forgotten shows there. Without the
+     * whole list nothing is settled: a list that may yet come is PROCESSOR_UNAVAILABLE, none at all a
+     * disagreement.
      */
     static String notCharged(CardPayment payment, ChargeOutcome underKey, ChargesFor forOrder, Duration keyRetention) {
         requireAnswer(underKey);

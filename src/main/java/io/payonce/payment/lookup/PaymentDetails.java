@@ -39,9 +39,8 @@ public record PaymentDetails(
 
     /**
      * How an operator settled the payment: {@code charged} (by {@code chargeId}, marked {@code ?} and
-     * cut where payonce cannot keep the id the operator named) or {@code not_charged},
-     * who ({@code settledBy}, their token's subject), why, and what the processor said when payonce
-     * looked the charge up.
+     * cut where payonce cannot keep the id the operator named) or {@code not_charged}, who
+     * ({@code settledBy}, their token's subject), why, and what the processor said of the charge.
      */
     @RegisterForReflection
     public record Settlement(String outcome, String chargeId, String reason, String settledBy, String processorSaid, Instant at) {

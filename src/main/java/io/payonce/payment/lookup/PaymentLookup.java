@@ -57,11 +57,9 @@ class PaymentLookup {
         if (!caller.ops()) {
             return Uni.createFrom().nullItem();
         }
-        return pool.preparedQuery(SELECT_SETTLEMENT).execute(Tuple.of(payment.getLong("id"))).map(rows -> {
-            Row row = Rows.first(rows);
-            return row == null ? null : new PaymentDetails.Settlement(row.getString("outcome"), row.getString("charge_id"),
-                    row.getString("reason"), row.getString("operator_id"), row.getString("processor_said"), UtcTimes.instant(row, "created_at"));
-        });
+        return pool.preparedQuery(SELECT_SETTLEMENT).execute(Tuple.of(payment.getLong("id"))).map(rows -> Rows.first(rows, row -> new PaymentDetails.Settlement(
+                row.getString("outcome"), row.getString("charge_id"), row.getString("reason"), row.getString("operator_id"),
+                row.getString("processor_said"), UtcTimes.instant(row, "created_at"))));
     }
 
     private static PaymentDetails details(Row row, List<PaymentDetails.PhaseEntry> history, PaymentDetails.Settlement settlement) {

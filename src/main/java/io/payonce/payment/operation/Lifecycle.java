@@ -69,7 +69,7 @@ public class Lifecycle {
      */
     public <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> advance(OperationKind<O, R, ?> kind, O taken) {
         return switch (taken.lifecyclePhase()) {
-            case STARTED -> transactions.inTransaction(tx -> kind.store().markSent(tx, taken, lease))
+            case STARTED -> transactions.inTransaction(tx -> kind.rows.markSent(tx, taken, lease))
                     .flatMap(sent -> sent ? send(kind, taken.sent()) : kind.answerSoFar(taken));
             case SENT, UNKNOWN -> kind.lookUp(taken).flatMap(outcome -> outcome.absent()
                     ? resendWithinTheWindow(kind, taken)
@@ -118,23 +118,21 @@ public class Lifecycle {
 
     /** Takes the lease of an operation nobody holds, as read, and advances it; null when another worker took it first. */
     <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> takeOver(OperationKind<O, R, ?> kind, O read) {
-        return kind.store().takeLease(pool, read, lease)
+        return kind.rows.takeLease(pool, read, lease)
                 .flatMap(taken -> taken ? advance(kind, read.nextAttempt()) : Uni.createFrom().nullItem());
     }
 
     /**
-     * Records the resend before making it (its time, if no send recorded one), fenced by this
-     * worker's attempts and by the window as the database sees it now: a worker whose operation another
-     * has taken over, or whose reading of the window has aged past it, sends nothing, and the
-     * operation waits for its next pass. The window starts at the first send that may have reached the
-     * processor, a resend included.
+     * Records the resend before making it, fenced by this worker's attempts and by the window as the
+     * database sees it now: a worker whose operation another has taken over, or whose reading of the
+     * window has aged past it, sends nothing, and the operation waits for its next pass.
      */
     private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Answer> resendWithinTheWindow(OperationKind<O, R, ?> kind, O taken) {
         if (taken.sinceFirstSent() != null && taken.sinceFirstSent().compareTo(resendWithin) >= 0) {
             return kind.leaveUnknown(taken, "no " + kind.words.made()
                     + " found under its key, and too long after the first send to send it again");
         }
-        return kind.store().markResent(pool, taken, resendWithin)
+        return kind.rows.markResent(pool, taken, resendWithin)
                 .flatMap(marked -> marked ? send(kind, taken.nextAttempt()) : kind.answerSoFar(taken));
     }
 

@@ -28,11 +28,10 @@ public record Notice(Long id, String phase, Effect effect) {
 
     /**
      * What {@code said} does to {@code operation}, found by the key it was made under and locked until
-     * the caller's transaction ends (null: none was). The one way a notice settles an operation, of
-     * any kind: one that has an outcome keeps it, whatever the notice says; one it does not describe
-     * is not moved either, since the notice holds no lease on it (the worker or the recovery job whose
-     * own lookup meets the same outcome leaves it UNKNOWN); otherwise {@code record} settles it, as if
-     * a lookup had returned the outcome, and must move it, since nothing else can under its locks.
+     * the caller's transaction ends (null: none was): one that has an outcome keeps it; one it does not
+     * describe is not moved either, since the notice holds no lease on it (the worker or the recovery
+     * job whose own lookup meets the same outcome leaves it UNKNOWN); otherwise {@code record}
+     * settles it, as a lookup's answer would, and must move it, since nothing else can under its locks.
      * Never a failure the processor would deliver again for days: a processor id another operation
      * recorded contradicts.
      */

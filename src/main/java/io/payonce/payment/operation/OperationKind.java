@@ -22,17 +22,13 @@ import java.util.function.Supplier;
  * table's statements ({@link OperationRows}) and hooks: its call to the processor and its lookup
  * under the operation's key; what a definite outcome locks first; what a success and a failure do
  * once the phase has moved (the order, the event, and the answer the key is to keep); and its 202.
- * The lifecycle owns the rest: the lease, the first send, the lookup and the resend window, the
- * takeover and the recovery job, which finds every kind, and each outcome's history line and key. A kind is a {@code @Singleton}: the lifecycle reads what it
- * was given.
+ * The rest is the lifecycle's. A kind is a {@code @Singleton}: the lifecycle reads what it was given.
  *
- * <p>Each outcome is recorded in one transaction with the rest of it, exactly alike whoever learnt
- * it: the request itself, a retry of it, the recovery job, or the processor's webhook event
- * ({@link Notice}). An outcome that is not this operation's ({@link Operation#isDescribedBy})
- * settles nothing; a definite one settles it; any other leaves it UNKNOWN, answered 202 for now, for
- * the recovery job after a backoff. Each starts with a compare-and-set on the operation's phase, so an
- * outcome learnt twice is recorded once: the second finds the operation settled and answers with what
- * the first stored.
+ * <p>Each outcome is recorded in one transaction, alike whoever learnt it (the request, a retry, the
+ * recovery job, a webhook event), starting with a compare-and-set on the operation's phase: an
+ * outcome learnt twice is recorded once, and the second answers with what the first stored. One
+ * that is not this operation's ({@link Operation#isDescribedBy}) settles nothing; one that is not
+ * definite leaves it UNKNOWN, answered 202 for now, for the recovery job after a backoff.
  *
  * @param <R> what the processor says of an operation of the kind
  * @param <C> what a definite outcome locks first, and hands to its recording (a refund: its order)
@@ -55,10 +51,10 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
     private final Logger log = Logger.getLogger(getClass());
     private final Pool pool;
     private final Transactions transactions;
-    private final OperationRows<O> rows;
     private final KeyAnswers keys;
     private final Duration maxBackoff;
     final Words words;
+    final OperationRows<O> rows;
 
     protected OperationKind(Words words, Pool pool, Transactions transactions, OperationRows<O> rows, KeyAnswers keys, Duration maxBackoff) {
         this.words = words;
@@ -75,11 +71,11 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
     /** What the processor holds under the operation's key. */
     protected abstract Uni<R> lookUp(O operation);
 
-    /** What a definite outcome locks first in its transaction, and hands to {@link #record}. */
+    /** What a definite outcome locks first in its transaction (a refund: its order), and hands to the recording of the outcome. */
     protected abstract Uni<C> lockFor(SqlConnection tx, O operation);
 
     /**
-     * Records a definite {@code outcome} of {@code operation} in {@code tx}, holding {@code locked}: the
+     * Records a definite {@code outcome} (its report not null) of {@code operation} in {@code tx}, holding {@code locked}: the
      * phase's compare-and-set first, then the rest of the outcome. Returns the key's new answer, or
      * null when the compare-and-set moved nothing (another worker settled the operation first).
      * {@code eventId} names the processor's webhook event that told the outcome, null when payonce's
@@ -87,11 +83,8 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
      *
      * @throws ProcessorIdTaken when another operation recorded the processor's object already: nothing was written
      */
-    public Uni<Answer> record(SqlConnection tx, O operation, C locked, R outcome, String eventId) {
+    private Uni<Answer> record(SqlConnection tx, O operation, C locked, R outcome, String eventId) {
         ProcessorReport said = outcome.report();
-        if (said == null) {
-            throw new IllegalArgumentException("Only a definite outcome settles a " + words.holder() + ": " + outcome);
-        }
         if (!said.succeeded()) {
             String code = outcome.failureCode();
             return ifMoved(rows.fail(tx, operation.id(), said.id(), code), () -> settled(tx, operation, Phase.FAILED, code, eventId,
@@ -118,13 +111,32 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
     /** The kind's 202 for {@code operation} as it stands: where to follow it. */
     protected abstract Uni<Answer> accepted(SqlClient client, O operation);
 
+    /**
+     * Applies a definite {@code outcome} that payonce learnt from outside its own calls (the
+     * processor's webhook event {@code eventId}) to the operation made under {@code processorKey}, in
+     * {@code tx}, which the caller commits with whatever else it records. An unlocked read finds the
+     * operation (a refund's order), the kind's lock is taken, then the operation's row, in the order
+     * every definite outcome takes them, so that no two wait on each other; both stay locked until
+     * {@code tx} ends, so the notice is judged against the phase it meets ({@link Notice#of}) and
+     * settles it, if at all, as a lookup's answer would.
+     */
+    public Uni<Notice> notice(SqlConnection tx, String processorKey, R outcome, String eventId) {
+        if (outcome.report() == null) {
+            throw new IllegalArgumentException("Only a definite outcome settles a " + words.holder() + ": " + outcome);
+        }
+        return rows.findByProcessorKey(tx, processorKey, false).flatMap(found -> found == null
+                ? Notice.of(null, outcome.report(), Uni.createFrom()::nullItem)
+                : lockFor(tx, found).flatMap(locked -> rows.findByProcessorKey(tx, processorKey, true)
+                        .flatMap(operation -> Notice.of(operation, outcome.report(), () -> record(tx, operation, locked, outcome, eventId)))));
+    }
+
     /** Records {@code outcome}, learnt by payonce's own call to the processor, and answers with the key's answer after it. */
     public Uni<Answer> settle(O operation, R outcome) {
         if (!operation.isDescribedBy(outcome.report())) {
             log.errorf("Processor said %s under %s %d's key, not of its %d %s for %s%s: left UNKNOWN for an operator",
                     outcome, words.holder(), operation.id(), operation.amount(), operation.currency(), operation.reference(),
                     operation.actsOn() == null ? "" : " of " + operation.actsOn());
-            return transactions.inTransaction(tx -> unknown(tx, operation, "the processor reported another " + words.made() + " under this key", false));
+            return leaveUnknown(operation, "the processor reported another " + words.made() + " under this key");
         }
         if (outcome.report() != null) {
             return definite(operation, outcome);
@@ -133,7 +145,7 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
             boolean neverSent = !outcome.delivered() && operation.sinceFirstSent() == null;
             return transactions.inTransaction(tx -> unknown(tx, operation, outcome.unclear(), neverSent));
         }
-        return transactions.inTransaction(tx -> unknown(tx, operation, "no " + words.made() + " found yet", false));
+        return leaveUnknown(operation, "no " + words.made() + " found yet");
     }
 
     /**
@@ -154,10 +166,6 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
     /** Leaves {@code operation} UNKNOWN for {@code reason}, for the recovery job after a backoff, and answers with the key's answer. */
     public Uni<Answer> leaveUnknown(O operation, String reason) {
         return transactions.inTransaction(tx -> unknown(tx, operation, reason, false));
-    }
-
-    OperationRows<O> store() {
-        return rows;
     }
 
     /** What the operation's key answers now, for a worker that found it taken over or settled by another. */
@@ -194,8 +202,7 @@ public abstract class OperationKind<O extends Operation<O>, R extends ProcessorO
 
     /**
      * UNKNOWN, with its history line, and a 202 for now under its key; the key's answer so far when
-     * another worker moved it first. {@code neverSent}: the send that failed never reached the
-     * processor, and no send was recorded before it, so the resend window has not started.
+     * another worker moved it first. {@code neverSent}: the resend window has not started.
      */
     private Uni<Answer> unknown(SqlConnection tx, O operation, String reason, boolean neverSent) {
         return rows.markUnknown(tx, operation, FIRST_BACKOFF, maxBackoff, neverSent).flatMap(moved -> !moved ? answerSoFar(tx, operation)

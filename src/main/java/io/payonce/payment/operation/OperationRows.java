@@ -1,5 +1,6 @@
 package io.payonce.payment.operation;
 
+import io.payonce.db.Rows;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
@@ -8,7 +9,6 @@ import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
@@ -41,7 +41,8 @@ public abstract class OperationRows<O extends Operation<O>> {
     public record Table(String name, String alias, String select, String attempts, String sent, String failed, String processorId,
                         String failureCode, String history, String historyOf) {
 
-        String unsettled() {
+        /** The phases an operation waits for the processor in, as an SQL list. */
+        public String unsettled() {
             return "('STARTED', '" + sent + "', 'UNKNOWN')";
         }
     }
@@ -54,6 +55,7 @@ public abstract class OperationRows<O extends Operation<O>> {
     private final String fail;
     private final String markUnknown;
     private final String selectUnattended;
+    private final String selectByProcessorKey;
     private final String insertPhase;
     private final String countOverdue;
     private final String settleSucceeded;
@@ -91,6 +93,8 @@ public abstract class OperationRows<O extends Operation<O>> {
         // Through the index (phase, busy_until): the operations whose lease has run out.
         this.selectUnattended = table.select() + " WHERE " + table.alias() + ".phase IN " + unsettled + " AND " + table.alias()
                 + ".busy_until < NOW(6) ORDER BY " + table.alias() + ".busy_until LIMIT ?";
+        // Through UNIQUE(processor_key): the operation a processor's event names by the key it was made under.
+        this.selectByProcessorKey = table.select() + " WHERE " + table.alias() + ".processor_key = ? AND " + table.alias() + ".method = 'CARD'";
         this.insertPhase = "INSERT INTO " + table.history() + " (" + table.historyOf() + ", phase, detail, event_id) VALUES (?, ?, ?, ?)";
         this.countOverdue = "SELECT COUNT(*) AS overdue FROM " + name + " WHERE phase IN " + unsettled
                 + " AND created_at < NOW(6) - INTERVAL ? MICROSECOND";
@@ -104,20 +108,15 @@ public abstract class OperationRows<O extends Operation<O>> {
                 + "leased_until = NULL" + settleable;
     }
 
-    /**
-     * Moves a STARTED operation to SENT in {@code tx}, with its history line, its first send's time and
-     * a lease of {@code lease} from now; true when this worker's first send is to be made: the worker
-     * that holds {@code operation} (its attempts as it holds them).
-     */
+    /** STARTED to SENT in {@code tx}, with its history line and a lease of {@code lease}; true when this worker's first send is to be made. */
     public Uni<Boolean> markSent(SqlConnection tx, O operation, Duration lease) {
         return moved(tx.preparedQuery(markSent).execute(Tuple.of(micros(lease), micros(lease), operation.id(), operation.attempts())))
                 .call(sent -> sent ? recordPhase(tx, operation.id(), operation.phaseNamed(Phase.SENT), null, null) : Uni.createFrom().voidItem());
     }
 
     /**
-     * Counts a resend by the worker holding the operation, its time starting the window if no send
-     * did; true only while that worker still holds it and the first send lies less than
-     * {@code window} back, as the database's clock sees it now.
+     * Counts a resend by the worker holding the operation, its time starting the window if no send did;
+     * true only while that worker still holds it and the first send lies within {@code window}.
      */
     public Uni<Boolean> markResent(SqlClient client, O operation, Duration window) {
         return moved(client.preparedQuery(markResent).execute(Tuple.of(operation.id(), operation.attempts(), micros(window))));
@@ -143,21 +142,15 @@ public abstract class OperationRows<O extends Operation<O>> {
         return moved(ProcessorIdTaken.recordedOnce(tx.preparedQuery(fail).execute(Tuple.of(processorId, failureCode, id)), processorId));
     }
 
-    /**
-     * UNKNOWN, for the recovery job after a backoff. {@code neverSent}: no send has reached the
-     * processor so far (none was recorded when this worker took the operation, and its own could not
-     * connect), so the resend window has not started yet; believed only while {@code operation}'s
-     * attempts are still the operation's.
-     */
+    /** UNKNOWN, for the recovery job after a backoff; {@code neverSent} clears the window's start, fenced by the attempts. */
     public Uni<Boolean> markUnknown(SqlClient tx, O operation, Duration firstBackoff, Duration maxBackoff, boolean neverSent) {
         return moved(tx.preparedQuery(markUnknown).execute(Tuple.of(micros(firstBackoff), micros(maxBackoff), neverSent,
                 operation.attempts(), operation.attempts(), operation.id())));
     }
 
     /**
-     * An operator's settlement of {@code operation} as {@code claim} says (a failure with
-     * {@code failureCode}), if it still is as the operator found it ({@link Operation#attempts}) and
-     * overdue past {@code window}; true when this moved it.
+     * An operator's settlement as {@code claim} says (a failure with {@code failureCode}), if the
+     * operation is still as the operator found it and overdue past {@code window}; true when this moved it.
      *
      * @throws ProcessorIdTaken when another operation of the kind holds the processor's id the claim names
      */
@@ -169,13 +162,15 @@ public abstract class OperationRows<O extends Operation<O>> {
                 : tx.preparedQuery(settleFailed).execute(settled));
     }
 
+    /** The operation made under {@code processorKey}, or null; {@code locked} only after the kind's own lock ({@link OperationKind#notice}). */
+    public Uni<O> findByProcessorKey(SqlClient client, String processorKey, boolean locked) {
+        return client.preparedQuery(locked ? selectByProcessorKey + " FOR UPDATE" : selectByProcessorKey).execute(Tuple.of(processorKey))
+                .map(this::single);
+    }
+
     /** Unsettled operations whose lease has run out, the longest waiting first; at most {@code limit}. */
     public Uni<List<O>> findUnattended(SqlClient client, int limit) {
-        return client.preparedQuery(selectUnattended).execute(Tuple.of(limit)).map(rows -> {
-            List<O> operations = new ArrayList<>();
-            rows.forEach(row -> operations.add(reader.apply(row)));
-            return operations;
-        });
+        return client.preparedQuery(selectUnattended).execute(Tuple.of(limit)).map(rows -> rows.stream().map(reader).toList());
     }
 
     /** Unsettled operations that began more than {@code age} ago. */
@@ -194,8 +189,7 @@ public abstract class OperationRows<O extends Operation<O>> {
 
     /** The one operation {@code rows} hold, or null. */
     protected O single(RowSet<Row> rows) {
-        var iterator = rows.iterator();
-        return iterator.hasNext() ? reader.apply(iterator.next()) : null;
+        return Rows.first(rows, reader);
     }
 
     public static Uni<Boolean> moved(Uni<RowSet<Row>> update) {

@@ -11,10 +11,9 @@ import io.vertx.mutiny.sqlclient.SqlConnection;
 
 /**
  * What a kind gives an operator's settlement ({@link OperatorSettlements}): its words, how it finds
- * the operation, how its outcomes are recorded ({@link OperationKind}, as the processor's own
- * would be), and two hooks: what the processor must confirm of the operator's claim {@code C}, and
- * the audit row that names the operator. The flow, its order, its compare-and-set and its
- * refusals are the lifecycle's. A kind is a {@code @Singleton}: the flow reads what it was given.
+ * the operation, how its outcomes are recorded ({@link OperationKind}), and two hooks: what the
+ * processor must confirm of the operator's claim {@code C}, and the audit row that names the
+ * operator. The rest is the flow's. A kind is a {@code @Singleton}: the flow reads what it was given.
  */
 public abstract class OperatorSettlementKind<O extends Operation<O>, C extends OperatorClaim> {
 
@@ -58,10 +57,7 @@ public abstract class OperatorSettlementKind<O extends Operation<O>, C extends O
 
     /**
      * What the processor says, in words for the audit row, asked outside any transaction, once it
-     * confirms {@code claim}.
-     *
-     * @throws io.payonce.errors.ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it
-     *                                        says otherwise
+     * confirms {@code claim} ({@link Verdicts}).
      */
     protected abstract Uni<String> askProcessor(O operation, C claim);
 

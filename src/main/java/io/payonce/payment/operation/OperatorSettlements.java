@@ -47,7 +47,8 @@ public class OperatorSettlements {
     public <O extends Operation<O>, C extends OperatorClaim> Uni<Answer> settle(OperatorSettlementKind<O, C> kind, Caller operator, long id,
                                                                             KeyedRequest keyed, C claim) {
         KeyedWrite write = keyed.by(operator.userId(), claim);
-        return guard.firstRead(write, kind.targets.findWithRecord(pool, id, write, kind.words.notFound())).flatMap(first -> first.answered() ? Uni.createFrom().item(first.stored()) : settle(kind, first.row(), write, claim));
+        return guard.firstRead(write, kind.targets.findWithRecord(pool, id, write, kind.words.notFound()),
+                target -> settle(kind, target, write, claim));
     }
 
     private <O extends Operation<O>, C extends OperatorClaim> Uni<Answer> settle(OperatorSettlementKind<O, C> kind, SettlementTarget<O> target,

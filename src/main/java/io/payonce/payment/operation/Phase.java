@@ -2,10 +2,9 @@ package io.payonce.payment.operation;
 
 /**
  * Where an operation at the processor stands, in the lifecycle's words; each kind keeps its own
- * stored and wire words for them (a card payment's CHARGE_SENT is SENT here, its DECLINED is
- * FAILED). STARTED: committed, nothing sent yet. SENT: a send may have reached the processor, so no
- * one assumes it did not. UNKNOWN: the processor's answer was lost or unclear, and the recovery job
- * asks again. SUCCEEDED and FAILED are definite.
+ * stored and wire words ({@code PaymentPhase}). STARTED: committed, nothing sent yet. SENT: a send
+ * may have reached the processor, so no one assumes it did not. UNKNOWN: the processor's answer was
+ * lost or unclear, and the recovery job asks again. SUCCEEDED and FAILED are definite.
  */
 public enum Phase {
     STARTED, SENT, UNKNOWN, SUCCEEDED, FAILED;

@@ -24,9 +24,8 @@ import java.util.stream.Collectors;
  * The one janitor of every kind of operation at the processor: finds the operations nobody is
  * working on (UNKNOWN once their backoff has passed, or STARTED and SENT whose worker's lease ran
  * out: it crashed or stalled) and drives each to its outcome through {@link Lifecycle#advance},
- * exactly as the request would have. Safe on every instance at once: an operation is taken by a
- * compare-and-set on its lease and its outcome recorded by a compare-and-set on its phase, so two
- * instances never both record one, and the processor's key makes an operation sent twice one made
+ * exactly as the request would have. Safe on every instance at once: the lease and the outcome are
+ * each taken by compare-and-set, and the processor's key makes an operation sent twice one made
  * once. An instance that is stopping starts no run, and a run takes no operation after the one in
  * hand ({@link Draining}): the rest wait for the next run on an instance that stays.
  */
@@ -88,12 +87,12 @@ public class RecoveryJob {
     }
 
     private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Integer> recover(OperationKind<O, R, ?> kind, AtomicLong overdue) {
-        return kind.store().countOverdue(pool, OVERDUE).invoke(overdue::set).flatMap(count -> recoverBatch(kind));
+        return kind.rows.countOverdue(pool, OVERDUE).invoke(overdue::set).flatMap(count -> recoverBatch(kind));
     }
 
     /** Takes each unattended operation of a batch in turn until the instance begins to stop. */
     private <O extends Operation<O>, R extends ProcessorOutcome> Uni<Integer> recoverBatch(OperationKind<O, R, ?> kind) {
-        return kind.store().findUnattended(pool, batchSize)
+        return kind.rows.findUnattended(pool, batchSize)
                 .onItem().transformToMulti(unattended -> Multi.createFrom().iterable(unattended))
                 .onItem().transformToUniAndConcatenate(operation -> draining.stopping() ? Uni.createFrom().item(0) : lifecycle
                         .takeOver(kind, operation)

@@ -6,7 +6,13 @@ import io.payonce.processor.ProcessorOutcome;
 import io.payonce.processor.ProcessorReport;
 import io.payonce.processor.ProcessorText;
 
-/** What an operator's settlement of any kind says when the processor's answers do not let it through. */
+/**
+ * What an operator's settlement of any kind says when the processor's answers do not let it through.
+ * A settlement goes ahead only where the processor confirms it, checked as a lookup is checked, and
+ * what it said is kept in the audit row: PROCESSOR_UNAVAILABLE without a clear answer (asking again
+ * may settle it), PROCESSOR_DISAGREES where it says otherwise. An empty key proves nothing alone (the
+ * processor forgets keys, and a wrong address answers 404 too): a settlement as failed needs a second proof.
+ */
 public final class Verdicts {
 
     private Verdicts() {
@@ -35,8 +41,6 @@ public final class Verdicts {
      * be this operation's ({@code namedIsThisOne}; else the refusal names {@code thisOne}), and one
      * under the operation's own key ({@code underKey}), which holds nothing or that very object, as
      * payonce keeps its id ({@code claimedId}; null where payonce cannot keep it, and then nothing).
-     *
-     * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
      */
     public static String succeeded(String claimedId, ProcessorOutcome underKey, ProcessorOutcome named, String said, boolean namedIsThisOne,
                                    String thisOne) {

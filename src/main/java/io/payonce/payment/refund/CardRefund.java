@@ -9,11 +9,8 @@ import io.payonce.payment.operation.Phase;
 import java.time.Duration;
 
 /**
- * A refund to the card as stored: the order and the buyer it refunds, the request that began it (its
- * caller's scope and key), its own key at the processor and the charge it refunds, the phase it has
- * reached, how long ago a send that may have reached the processor first went out (null while none
- * did), and {@code attempts}, the count of the worker that holds it now: what that worker writes
- * later names it, so that a worker that stalled past its lease cannot undo the next one's work.
+ * A refund to the card as a worker holds it ({@link Operation}): the request that began it (its
+ * caller's scope and key), the charge it refunds, and the processor's refund recorded as its own.
  */
 record CardRefund(long id, long orderId, String userId, String refundNo, long amount, String currency, RefundPhase phase,
                   String scope, IdempotencyKey key, String processorKey, String chargeId, int attempts, Duration sinceFirstSent,

@@ -15,7 +15,7 @@ import java.time.Duration;
 /**
  * SQL for refunds to the card: the lifecycle's statements on {@code refund_record}
  * ({@link OperationRows}), in the lifecycle's own words, and the refund's own: the first insert, the
- * reads by order, refund number and processor key, and the order's refunds still unsettled.
+ * reads by order and refund number, and the order's refunds still unsettled.
  */
 @ApplicationScoped
 class CardRefundRepository extends OperationRows<CardRefund> {
@@ -30,8 +30,6 @@ class CardRefundRepository extends OperationRows<CardRefund> {
     private static final Table TABLE = new Table("refund_record", "r", "SELECT " + COLUMNS + FROM, "attempts", "SENT", "FAILED",
             "processor_refund_id", "failure_code", "refund_phase", "refund_id");
 
-    private static final String UNSETTLED = "('STARTED', 'SENT', 'UNKNOWN')";
-
     /** UNIQUE(order_id, refund_no) and UNIQUE(processor_key): a refund number refunds once, at the processor too. */
     private static final String INSERT_STARTED = """
             INSERT INTO refund_record (order_id, refund_no, user_id, amount, method, phase, idem_scope, idem_key, processor_key,
@@ -41,11 +39,8 @@ class CardRefundRepository extends OperationRows<CardRefund> {
     private static final String SELECT_BY_ORDER_AND_NO = "SELECT " + COLUMNS + FROM
             + "WHERE r.order_id = ? AND r.refund_no = ? AND r.method = 'CARD'";
 
-    /** Through UNIQUE(processor_key): the refund a processor's event names by the key it was made under. */
-    private static final String SELECT_BY_PROCESSOR_KEY = "SELECT " + COLUMNS + FROM + "WHERE r.processor_key = ? AND r.method = 'CARD'";
-
     private static final String COUNT_UNSETTLED_OF_ORDER = "SELECT COUNT(*) AS unsettled FROM refund_record "
-            + "WHERE order_id = ? AND phase IN " + UNSETTLED;
+            + "WHERE order_id = ? AND phase IN " + TABLE.unsettled();
 
     CardRefundRepository() {
         super(TABLE, CardRefundRepository::from);
@@ -62,19 +57,6 @@ class CardRefundRepository extends OperationRows<CardRefund> {
 
     Uni<CardRefund> findByOrderAndNo(SqlClient client, long orderId, String refundNo) {
         return client.preparedQuery(SELECT_BY_ORDER_AND_NO).execute(Tuple.of(orderId, refundNo)).map(this::single);
-    }
-
-    Uni<CardRefund> findByProcessorKey(SqlClient client, String processorKey) {
-        return client.preparedQuery(SELECT_BY_PROCESSOR_KEY).execute(Tuple.of(processorKey)).map(this::single);
-    }
-
-    /**
-     * The same refund, read as it stands now and locked for the rest of the transaction, its order's
-     * row too: take the order's row lock first ({@code OrderRepository.lockById}), as every definite
-     * outcome of a refund does, so that two of them never wait on each other's locks.
-     */
-    Uni<CardRefund> lockByProcessorKey(SqlClient tx, String processorKey) {
-        return tx.preparedQuery(SELECT_BY_PROCESSOR_KEY + " FOR UPDATE").execute(Tuple.of(processorKey)).map(this::single);
     }
 
     /** The order's refunds still waiting for the processor; read under the order's row lock, which every change of them takes first. */

@@ -16,13 +16,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The refund to the card's part of an operator's settlement ({@code OperatorSettlements}): the
- * processor must confirm what the operator says (the refund they name is this one, and the refund's
- * own key holds no other; or, for not refunded, the refund's key holds none and its charge was
- * refunded exactly what payonce recorded of it), and a settled refund is recorded, under its order's
- * row lock (as every change of a refund takes it first), exactly as the processor's own outcome
- * would be ({@link RefundToCard}: the order, the event, the refund's answer under the
- * refund's key), with the audit row and the settlement's event.
+ * The refund to the card's part of an operator's settlement ({@code OperatorSettlements}): what the
+ * processor must confirm is {@link RefundProcessorVerdict}'s, and a settled refund is recorded as
+ * {@link RefundToCard} records the processor's own outcome, under its order's row lock, with the audit row.
  */
 @Singleton
 class OperatorRefundSettlement extends OperatorSettlementKind<CardRefund, RefundSettlementRequest> {
@@ -42,11 +38,6 @@ class OperatorRefundSettlement extends OperatorSettlementKind<CardRefund, Refund
         this.processor = processor;
     }
 
-    /**
-     * The refund under the refund's key and, for refunded, the refund the operator names; for not
-     * refunded, the refund's charge, what payonce recorded of its other refunds, and each refund the
-     * operator acknowledges.
-     */
     @Override
     protected Uni<String> askProcessor(CardRefund refund, RefundSettlementRequest request) {
         if (request.succeeded()) {

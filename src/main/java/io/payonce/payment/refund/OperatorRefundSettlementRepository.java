@@ -14,7 +14,6 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -49,12 +48,7 @@ class OperatorRefundSettlementRepository implements OperatorSettlementKind.Targe
                                 AND EXISTS (SELECT 1 FROM refund_reversal v WHERE v.refund_id = r.id))) AS contradicted_by
             FROM refund_record r WHERE r.order_id = ? AND r.processor_charge_id = ?""";
 
-    /**
-     * One of a charge's refunds as payonce recorded it: {@code processorRefundId} null when the processor
-     * named none; {@code succeeded} its amount if it SUCCEEDED, else 0; {@code settledNow} whether it is
-     * the refund being settled; {@code contradictedBy} the processor refund a contradicting event named,
-     * empty when it named none, null without one.
-     */
+    /** One of a charge's refunds as {@link #RECORDED_OF_CHARGE} reads it; {@code contradictedBy} empty for an event that named no id. */
     record RecordedRefund(String processorRefundId, long succeeded, boolean settledNow, String contradictedBy) {
     }
 
@@ -87,12 +81,9 @@ class OperatorRefundSettlementRepository implements OperatorSettlementKind.Targe
     /** What payonce recorded of the refunds of {@code refund}'s charge, {@code refund} among them. */
     Uni<List<RecordedRefund>> recordedOfCharge(SqlClient client, CardRefund refund) {
         Tuple parameters = Tuple.of(refund.id(), refund.id(), refund.orderId(), refund.chargeId());
-        return client.preparedQuery(RECORDED_OF_CHARGE).execute(parameters).map(rows -> {
-            List<RecordedRefund> recorded = new ArrayList<>();
-            rows.forEach(row -> recorded.add(new RecordedRefund(row.getString("processor_refund_id"), row.getLong("succeeded"),
-                    row.getLong("settled_now") != 0, row.getString("contradicted_by"))));
-            return recorded;
-        });
+        return client.preparedQuery(RECORDED_OF_CHARGE).execute(parameters).map(rows -> rows.stream()
+                .map(row -> new RecordedRefund(row.getString("processor_refund_id"), row.getLong("succeeded"), row.getLong("settled_now") != 0,
+                        row.getString("contradicted_by"))).toList());
     }
 
     /** The audit row of {@code write}'s operator (its scope) and key. */

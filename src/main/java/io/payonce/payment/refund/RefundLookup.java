@@ -53,21 +53,19 @@ class RefundLookup {
     }
 
     private Uni<RefundDetails.Settlement> settlement(Row refund) {
-        return pool.preparedQuery(SELECT_SETTLEMENT).execute(Tuple.of(refund.getLong("id"))).map(rows -> {
-            Row row = Rows.first(rows);
-            String acknowledged = row == null ? null : row.getString("acknowledged");
-            return row == null ? null : new RefundDetails.Settlement(row.getString("outcome"), row.getString("processor_refund_id"),
-                    acknowledged == null ? List.of() : List.of(acknowledged.split(",")), row.getString("reason"), row.getString("operator_id"), row.getString("processor_said"), UtcTimes.instant(row, "created_at"));
-        });
+        return pool.preparedQuery(SELECT_SETTLEMENT).execute(Tuple.of(refund.getLong("id"))).map(rows -> Rows.first(rows, row -> {
+            String acknowledged = row.getString("acknowledged");
+            return new RefundDetails.Settlement(row.getString("outcome"), row.getString("processor_refund_id"),
+                    acknowledged == null ? List.of() : List.of(acknowledged.split(",")), row.getString("reason"), row.getString("operator_id"),
+                    row.getString("processor_said"), UtcTimes.instant(row, "created_at"));
+        }));
     }
 
     private Uni<RefundDetails.Reversal> reversal(Row refund) {
-        return pool.preparedQuery(SELECT_REVERSAL).execute(Tuple.of(refund.getLong("id"))).map(rows -> {
-            Row row = Rows.first(rows);
-            return row == null ? null : new RefundDetails.Reversal(row.getString("reason"), row.getString("operator_id"),
-                    row.getString("processor_said"), OrderStatus.valueOf(row.getString("order_before")),
-                    OrderStatus.valueOf(row.getString("order_after")), UtcTimes.instant(row, "created_at"));
-        });
+        return pool.preparedQuery(SELECT_REVERSAL).execute(Tuple.of(refund.getLong("id"))).map(rows -> Rows.first(rows, row -> new RefundDetails.Reversal(
+                row.getString("reason"), row.getString("operator_id"), row.getString("processor_said"),
+                OrderStatus.valueOf(row.getString("order_before")), OrderStatus.valueOf(row.getString("order_after")),
+                UtcTimes.instant(row, "created_at"))));
     }
 
     private static RefundDetails details(Row row, List<RefundDetails.PhaseEntry> history, RefundDetails.Settlement settlement,

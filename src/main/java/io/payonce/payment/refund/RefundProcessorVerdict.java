@@ -1,6 +1,5 @@
 package io.payonce.payment.refund;
 
-import io.payonce.errors.ApiException;
 import io.payonce.processor.ChargeOutcome;
 import io.payonce.payment.operation.Verdicts;
 import io.payonce.payment.refund.OperatorRefundSettlementRepository.RecordedRefund;
@@ -17,25 +16,16 @@ import static io.payonce.payment.operation.Verdicts.idOf;
 import static io.payonce.payment.operation.Verdicts.requireAnswer;
 
 /**
- * What the processor says of an operator's settlement of a refund to the card, read from its lookups:
- * the refund it holds under the refund's own key and, for a settlement as refunded, the refund the
- * operator names, or, for a settlement as not refunded, the charge the refund is of. The settlement
- * goes ahead only where the processor confirms it, checked as a lookup is checked; what it said (ids,
- * statuses, amounts, charges and references) is kept in the audit row. A lookup without a clear
- * answer settles nothing.
+ * What the processor says of an operator's settlement of a refund to the card ({@link Verdicts}),
+ * and of its reversal: the refund it holds under the refund's own key and, for a settlement as
+ * refunded, the refund the operator names, or, for one as not refunded, the charge the refund is of.
  */
 final class RefundProcessorVerdict {
 
     private RefundProcessorVerdict() {
     }
 
-    /**
-     * The processor's confirmation that the refund the operator named is {@code refund}: {@code named}
-     * is what the processor holds under the id as named, {@code processorRefundId} that id as payonce
-     * keeps it (null where it cannot), and {@code underKey} what it holds under the refund's key.
-     *
-     * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
-     */
+    /** The processor's confirmation that the refund the operator named is {@code refund} ({@link Verdicts#succeeded}). */
     static String refunded(CardRefund refund, String processorRefundId, RefundOutcome underKey, RefundOutcome named) {
         return Verdicts.succeeded(processorRefundId, underKey, named, "by id: " + describe(named) + "; under the refund's key: " + describe(underKey),
                 named instanceof RefundOutcome.Succeeded refunded && isThisRefund(refunded, refund, processorRefundId),
@@ -46,10 +36,9 @@ final class RefundProcessorVerdict {
     /**
      * The processor's confirmation that {@code refund} was never made: its key holds no succeeded
      * refund, and its charge ({@code charge}, looked up by id) says it was refunded exactly what
-     * payonce recorded of the charge's other refunds ({@code recorded}), this one being UNKNOWN. An
-     * empty key proves nothing alone: the processor forgets keys after a day, and a 404 may come from a
-     * wrong address as well as from a key it never saw. The charge's total counts every refund made of
-     * it, under any key or none, so a refund made and forgotten shows there.
+     * payonce recorded of the charge's other refunds ({@code recorded}), this one being UNKNOWN. The
+     * charge's total counts every refund made of it, under any key or none, so a refund made and
+     * forgotten shows there.
      *
      * <p>The operator may acknowledge, by their ids, the processor's refunds of the charge that payonce
      * did not make as it recorded them ({@code acknowledged}, as the processor describes each now): one
@@ -58,10 +47,8 @@ final class RefundProcessorVerdict {
      * acknowledged refuses the settlement: the totals could agree and prove nothing (a refund failed
      * after it succeeded lowers the total by as much as this one, made, raises it). An acknowledged
      * refund must be of this charge and cannot be this refund: one under its key or for its reference
-     * is, and one that names neither, of its amount, may be.
-     *
-     * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise,
-     *                      or does not say how much of the charge it refunded
+     * is, and one that names neither, of its amount, may be. A charge that does not say how much of
+     * it was refunded disagrees.
      */
     static String notRefunded(CardRefund refund, RefundOutcome underKey, ChargeOutcome charge, List<RecordedRefund> recorded,
                               Map<String, RefundOutcome> acknowledged) {
@@ -122,8 +109,6 @@ final class RefundProcessorVerdict {
      * The processor's confirmation that {@code refund}, recorded as succeeded, failed since: looked up
      * by the id payonce recorded ({@code byId}), it is that very refund, failed, and whatever it
      * names of its amount, currency, charge and reference is this refund's, as every outcome is checked.
-     *
-     * @throws ApiException PROCESSOR_UNAVAILABLE without a clear answer, PROCESSOR_DISAGREES where it says otherwise
      */
     static String reversed(CardRefund refund, RefundOutcome byId) {
         requireAnswer(byId);

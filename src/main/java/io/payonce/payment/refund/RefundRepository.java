@@ -5,7 +5,6 @@ import io.payonce.order.Order;
 import io.payonce.payment.PaymentMethod;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.mysqlclient.MySQLClient;
-import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,20 +34,15 @@ class RefundRepository {
     }
 
     Uni<Refund> findRefund(SqlClient tx, long orderId, String refundNo) {
-        return tx.preparedQuery(SELECT_REFUND).execute(Tuple.of(orderId, refundNo)).map(rows -> {
-            Row row = Rows.first(rows);
-            return row == null ? null
-                    : new Refund(row.getLong("id"), row.getLong("order_id"), row.getString("refund_no"), row.getLong("amount"),
-                    PaymentMethod.valueOf(row.getString("method")), RefundPhase.valueOf(row.getString("phase")), row.getString("failure_code"));
-        });
+        return tx.preparedQuery(SELECT_REFUND).execute(Tuple.of(orderId, refundNo)).map(rows -> Rows.first(rows, row -> new Refund(row.getLong("id"),
+                row.getLong("order_id"), row.getString("refund_no"), row.getLong("amount"), PaymentMethod.valueOf(row.getString("method")),
+                RefundPhase.valueOf(row.getString("phase")), row.getString("failure_code"))));
     }
 
     /** How the order was paid, or null while it has no payment that succeeded. */
     Uni<PaidBy> findPayment(SqlClient tx, long orderId) {
-        return tx.preparedQuery(SELECT_PAYMENT).execute(Tuple.of(orderId)).map(rows -> {
-            Row row = Rows.first(rows);
-            return row == null ? null : new PaidBy(PaymentMethod.valueOf(row.getString("method")), row.getString("processor_charge_id"));
-        });
+        return tx.preparedQuery(SELECT_PAYMENT).execute(Tuple.of(orderId)).map(rows -> Rows.first(rows,
+                row -> new PaidBy(PaymentMethod.valueOf(row.getString("method")), row.getString("processor_charge_id"))));
     }
 
     /** How an order was paid: {@code chargeId} is the processor's charge of a card payment, null for the balance. */

@@ -75,11 +75,10 @@ public class RefundResource {
             + "the card; nothing was refunded, the amount is refundable again, and the refund number is spent",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(ref = "Problem"),
                     examples = @ExampleObject(name = "the card cannot be refunded", value = ApiExamples.REFUND_FAILED)))
-    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED (refundNo, amount) "
-            + "or MALFORMED_REQUEST; nothing is recorded")
+    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED (refundNo, amount) or MALFORMED_REQUEST; nothing is recorded")
     @APIResponse(responseCode = "404", description = "ORDER_NOT_FOUND (recorded under the key): no order has this id")
     @APIResponse(responseCode = "409", description = "REFUND_EXCEEDS_PAYMENT (with refundable, the amount left), REFUND_NO_CONFLICT, ILLEGAL_TRANSITION or CHARGE_NOT_RECORDED (the card was charged under an id payonce could not keep: refund it at the processor) (recorded); "
-            + "IDEMPOTENCY_KEY_IN_USE, CARD_PAYMENT_PENDING or REFUND_PENDING (a refund to the card with this refund number waits for "
+            + "CARD_PAYMENT_PENDING or REFUND_PENDING (a refund to the card with this refund number waits for "
             + "its processor; retry after Retry-After with the same key)")
     public Uni<Response> refund(
             @PathParam("id") long id,
@@ -87,7 +86,6 @@ public class RefundResource {
             @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundRequest.class),
                     examples = @ExampleObject(name = "half of 19.99", value = ApiExamples.REFUND_REQUEST)))
             @Valid @NotNull RefundRequest request) {
-        Caller caller = callers.current();
-        return refunds.refund(caller, key.read(guard, WriteOperation.REFUND, id), id, request).map(Responses::of);
+        return refunds.refund(callers.current(), key.read(guard, WriteOperation.REFUND, id), id, request).map(Responses::of);
     }
 }

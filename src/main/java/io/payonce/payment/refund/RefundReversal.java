@@ -22,9 +22,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * An operator reverses a refund to the card the processor failed after it had succeeded: payonce
- * recorded the money as gone back to the card (the order's refunded total, maybe REFUNDED, a
- * {@code refund.created} event), and the processor's later {@code refund.failed} was kept as
- * CONTRADICTING, since no event may undo a definite outcome by itself. A keyed write, top to bottom:
+ * recorded the money as gone back to the card, and kept the processor's later {@code refund.failed}
+ * as CONTRADICTING, since no event may undo a definite outcome by itself. A keyed write, top to bottom:
  * a finished key answers from its record; the refund must be a refund to the card that SUCCEEDED
  * under an id the processor named; the processor, asked by that id outside any transaction, must
  * say that very refund failed; then one transaction, under the order's row lock as every change of a
@@ -61,8 +60,7 @@ public class RefundReversal {
     /** Reverses refund {@code id}, for {@code operator}, once per key. */
     public Uni<Answer> reverse(Caller operator, long id, KeyedRequest keyed, RefundReversalRequest request) {
         KeyedWrite write = keyed.by(operator.userId(), request);
-        return guard.firstRead(write, refunds.findWithRecord(pool, id, write, ErrorCode.REFUND_NOT_FOUND))
-                .flatMap(first -> first.answered() ? Uni.createFrom().item(first.stored()) : reverse(first.row(), write, request));
+        return guard.firstRead(write, refunds.findWithRecord(pool, id, write, ErrorCode.REFUND_NOT_FOUND), target -> reverse(target, write, request));
     }
 
     private Uni<Answer> reverse(SettlementTarget<CardRefund> target, KeyedWrite write, RefundReversalRequest request) {

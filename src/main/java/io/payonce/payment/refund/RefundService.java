@@ -38,8 +38,6 @@ import java.util.Map;
  * its ledger line, the event written. A refund of a card payment reserves its amount on the order
  * within the same cap and commits STARTED; the refund then goes to the processor outside any
  * transaction, under its own processor key, and its outcome settles it ({@link RefundToCard}).
- * A retry with the same key resumes a card refund from its last committed phase instead of starting
- * it over.
  */
 @ApplicationScoped
 public class RefundService {

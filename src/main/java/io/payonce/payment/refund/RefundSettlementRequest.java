@@ -16,11 +16,8 @@ import java.util.Objects;
 
 /**
  * The body of {@code POST /refunds/{id}/settlement}: what an operator found out about a refund to the
- * card the processor cannot account for, the processor's refund when the card was refunded, and why
- * they say so. A settlement as not refunded may acknowledge, by their processor ids, the processor's
- * refunds of the charge that payonce did not make as it recorded them (one made in the processor's
- * dashboard, one of payonce's the processor contradicted since): the charge's refunded total is then
- * checked with what the processor says of each of them now.
+ * card the processor cannot account for, the processor's refund when the card was refunded, why they
+ * say so, and, for not refunded, the refunds of the charge they acknowledge ({@link RefundProcessorVerdict#notRefunded}).
  */
 @RegisterForReflection
 public record RefundSettlementRequest(

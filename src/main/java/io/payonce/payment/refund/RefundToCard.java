@@ -32,7 +32,7 @@ import jakarta.inject.Singleton;
  * one order settling at once see each other.
  */
 @Singleton
-class RefundToCard extends OperationKind<CardRefund, RefundOutcome, Order> {
+public class RefundToCard extends OperationKind<CardRefund, RefundOutcome, Order> {
 
     private static final Words WORDS = new Words("Refund to the card", "refund", "refund", ErrorCode.REFUND_PENDING,
             "payonce.card.refunds.overdue", "Refunds to the card still not settled a minute after they began (the processor is "

@@ -440,10 +440,10 @@ class OperatorSettlementsTest {
         long id = lost(operation, Fault.ERROR_BEFORE_CHARGE);
         assertEquals(0, leased(operation, id), "the request that got the 202 gave its lease back");
         db.update("UPDATE " + operation.table() + " SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ?", id);
-        O stale = lifecycleKind.store().findUnattended(pool, 100_000).await().atMost(WAIT).stream()
+        O stale = lifecycleKind.rows.findUnattended(pool, 100_000).await().atMost(WAIT).stream()
                 .filter(unattended -> unattended.id() == id).findFirst().orElseThrow();
 
-        assertTrue(lifecycleKind.store().takeLease(pool, stale, Duration.ofMinutes(1)).await().atMost(WAIT), "another worker takes it over");
+        assertTrue(lifecycleKind.rows.takeLease(pool, stale, Duration.ofMinutes(1)).await().atMost(WAIT), "another worker takes it over");
         assertEquals(1, leased(operation, id), "taking the operation over takes its lease");
         markUnknown(lifecycleKind, stale);
         assertEquals(1, leased(operation, id), "the stale worker's late outcome left the lease of the one that took over");
@@ -680,7 +680,7 @@ class OperatorSettlementsTest {
 
     /** A worker's step that ends with the outcome unknown, as {@code worker} holds the operation. */
     private <O extends Operation<O>> void markUnknown(OperationKind<O, ?, ?> lifecycleKind, O worker) {
-        OperationRows<O> rows = lifecycleKind.store();
+        OperationRows<O> rows = lifecycleKind.rows;
         pool.withTransaction(tx -> rows.markUnknown(tx, worker, Duration.ofMillis(500), Duration.ofSeconds(2), false)).await().atMost(WAIT);
     }
 

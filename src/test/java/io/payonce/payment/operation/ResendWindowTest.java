@@ -145,9 +145,9 @@ class ResendWindowTest {
     /** Another worker's view of the operation once its lease ran out: it finds it unattended and takes its lease, one more attempt. */
     private <O extends Operation<O>> O takeOver(OperationKind<O, ?, ?> lifecycleKind, Begun operation, long id) {
         expireLease(operation, id);
-        O read = lifecycleKind.store().findUnattended(pool, 100_000).await().atMost(WAIT).stream()
+        O read = lifecycleKind.rows.findUnattended(pool, 100_000).await().atMost(WAIT).stream()
                 .filter(unattended -> unattended.id() == id).findFirst().orElseThrow();
-        assertTrue(lifecycleKind.store().takeLease(pool, read, lifecycle.lease()).await().atMost(WAIT), "the worker took it over");
+        assertTrue(lifecycleKind.rows.takeLease(pool, read, lifecycle.lease()).await().atMost(WAIT), "the worker took it over");
         return read.nextAttempt();
     }
 

@@ -15,6 +15,7 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.BeanParam;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -34,27 +35,43 @@ import static io.payonce.metrics.RepeatDefence.STATE_CAS;
 import static io.payonce.metrics.RepeatDefence.UNIQUE_INDEX;
 
 /**
- * HTTP for an operator's settlement of a refund to the card the processor cannot account for, and
- * for the reversal of one the processor failed after it had succeeded, each behind an Idempotency-Key.
+ * HTTP for refunds, all of it ops': following a refund (the Location of a refund's 202 points here),
+ * the settlement of a refund to the card the processor cannot account for, and the reversal of one
+ * the processor failed after it had succeeded, each of these two behind an Idempotency-Key.
  */
 @Path(RefundView.PATH)
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "payments")
-public class RefundSettlementResource {
+public class RefundOpsResource {
 
+    private final RefundLookup lookup;
     private final OperatorSettlements settlements;
     private final OperatorRefundSettlement refunds;
     private final RefundReversal reversal;
     private final IdempotencyGuard guard;
     private final CallerIdentity callers;
 
-    RefundSettlementResource(OperatorSettlements settlements, OperatorRefundSettlement refunds, RefundReversal reversal, IdempotencyGuard guard,
-                             CallerIdentity callers) {
+    RefundOpsResource(RefundLookup lookup, OperatorSettlements settlements, OperatorRefundSettlement refunds, RefundReversal reversal,
+                      IdempotencyGuard guard, CallerIdentity callers) {
+        this.lookup = lookup;
         this.settlements = settlements;
         this.refunds = refunds;
         this.reversal = reversal;
         this.guard = guard;
         this.callers = callers;
+    }
+
+    @GET
+    @Path("/{id}")
+    @RolesAllowed(Caller.OPS)
+    @Operation(operationId = "getRefund", summary = "Read a refund, its phase and its history (ops)",
+            description = "A refund to the card answered 202 is UNKNOWN until the recovery job learns its outcome from the processor: "
+                    + "read it here until its phase is SUCCEEDED (the money is back on the card) or FAILED (nothing was refunded, "
+                    + "and the order's refundable amount is back).")
+    @APIResponse(responseCode = "200", description = "The refund")
+    @APIResponse(responseCode = "404", description = "REFUND_NOT_FOUND")
+    public Uni<RefundDetails> get(@PathParam("id") long id) {
+        return lookup.find(id);
     }
 
     @POST
@@ -75,23 +92,21 @@ public class RefundSettlementResource {
             + "earlier one under the same key",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundSettlementView.class),
                     examples = @ExampleObject(name = "refunded", value = ApiExamples.REFUND_SETTLEMENT)))
-    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID, VALIDATION_FAILED "
-            + "(processorRefundId, reason) or MALFORMED_REQUEST (an unknown outcome); nothing is recorded")
+    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED (processorRefundId, reason) or MALFORMED_REQUEST (an unknown "
+            + "outcome); nothing is recorded")
     @APIResponse(responseCode = "404", description = "REFUND_NOT_FOUND: no refund has this id")
     @APIResponse(responseCode = "409", description = "ALREADY_SETTLED, NOT_OVERDUE (payonce may still learn the outcome itself) or "
             + "PROCESSOR_DISAGREES (the detail says what the processor holds), REFUND_ALREADY_RECORDED (the processor's refund "
-            + "settles another refund); WORKER_HOLDS_LEASE or IDEMPOTENCY_KEY_IN_USE (retry after Retry-After with the same key); "
-            + "none is recorded")
-    @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; DEPENDENCY_UNAVAILABLE: "
-            + "MariaDB unreachable; retry with the same key after Retry-After")
+            + "settles another refund); WORKER_HOLDS_LEASE (retry after Retry-After with the same key); none is recorded")
+    @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; retry with the "
+            + "same key after Retry-After")
     public Uni<Response> settle(
             @PathParam("id") long id,
             @BeanParam KeyHeader key,
             @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundSettlementRequest.class),
                     examples = @ExampleObject(name = "refunded", value = ApiExamples.REFUND_SETTLEMENT_REQUEST)))
             @Valid @NotNull RefundSettlementRequest request) {
-        Caller caller = callers.current();
-        return settlements.settle(refunds, caller, id, key.read(guard, WriteOperation.SETTLE_REFUND, id), request).map(Responses::of);
+        return settlements.settle(refunds, callers.current(), id, key.read(guard, WriteOperation.SETTLE_REFUND, id), request).map(Responses::of);
     }
 
     @POST
@@ -110,14 +125,12 @@ public class RefundSettlementResource {
     @APIResponse(responseCode = "201", description = "The reversal: made by this request, or, with Idempotent-Replayed: true, by an "
             + "earlier one under the same key",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = RefundReversalView.class)))
-    @APIResponse(responseCode = "400", description = "IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID or VALIDATION_FAILED (reason); "
-            + "nothing is recorded")
+    @APIResponse(responseCode = "400", description = "VALIDATION_FAILED (reason); nothing is recorded")
     @APIResponse(responseCode = "404", description = "REFUND_NOT_FOUND: no refund has this id")
     @APIResponse(responseCode = "409", description = "REFUND_NOT_REVERSIBLE (not a refund to the card that succeeded, or reversed "
-            + "already), PROCESSOR_DISAGREES (the detail says what the processor holds under the refund's id); IDEMPOTENCY_KEY_IN_USE "
-            + "(retry after Retry-After with the same key); none is recorded")
-    @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; DEPENDENCY_UNAVAILABLE: "
-            + "MariaDB unreachable; retry with the same key after Retry-After")
+            + "already), PROCESSOR_DISAGREES (the detail says what the processor holds under the refund's id); none is recorded")
+    @APIResponse(responseCode = "503", description = "PROCESSOR_UNAVAILABLE: the processor gave no clear answer; retry with the "
+            + "same key after Retry-After")
     public Uni<Response> reverse(@PathParam("id") long id, @BeanParam KeyHeader key, @Valid @NotNull RefundReversalRequest request) {
         return reversal.reverse(callers.current(), id, key.read(guard, WriteOperation.REVERSE_REFUND, id), request).map(Responses::of);
     }
