@@ -5,8 +5,8 @@
 
 # Creates (or resets) the run's MariaDB user on the server at 127.0.0.1:${PAYONCE_DB_PORT:-3306}, where
 # root logs in without a password, creates the run's database if missing, as an operator does (on a
-# Galera cluster an instance must not: PAYONCE_DB_CREATE_DATABASE in README), and exports the
-# PAYONCE_DB_* variables that the service, the tests' Database and the programs under bench/ read. The run's database begins empty, its order ids from 1:
+# Galera cluster an instance must not: PAYONCE_DB_CREATE_DATABASE in docs/operations/configuration.md),
+# and exports the PAYONCE_DB_* variables that the service, the tests' Database and the programs under bench/ read. The run's database begins empty, its order ids from 1:
 # its processor keys get a namespace of their own, never met by an earlier run's at a simulator that
 # outlived it.
 bench_database_user() {
@@ -38,8 +38,9 @@ payonce_env() {
         PAYONCE_PROCESSOR_WEBHOOK_SECRET=${PAYONCE_PROCESSOR_WEBHOOK_SECRET:-$BENCH_WEBHOOK_SECRET} \
         PAYONCE_PUBLIC_URL=${PAYONCE_PUBLIC_URL:-http://127.0.0.1:$http_port} \
         PAYONCE_HTTP_PORT=$http_port PAYONCE_MANAGEMENT_PORT=$((http_port + 1000))
-    # The machine's shared MariaDB has no binary log, which production refuses (README, "Durable
-    # commits"): the benches measure on it with a warning; the chaos harness's own server has the log.
+    # The machine's shared MariaDB has no binary log, which production refuses
+    # (docs/operations/scaling.md, "Durable commits"): the benches measure on it with a warning; the
+    # chaos harness's own server has the log.
     export PAYONCE_DATABASE_DURABLE_COMMITS_REQUIRED=${PAYONCE_DATABASE_DURABLE_COMMITS_REQUIRED:-false}
 }
 

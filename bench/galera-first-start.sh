@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Two instances starting together on an empty schema of a Galera cluster, as a first deploy of two
 # replicas does, many times over: how many starts fail. Each attempt gives the packaged JVM app a new
-# empty database (created beforehand, as README's Galera section asks of an operator), starts two
-# instances at once through the proxy, and counts an instance that logs "Failed to start" or is not
-# started within 90 s; then it checks that the schema holds each migration once. The instances run in
+# empty database (created beforehand, as the Galera section of docs/operations/scaling.md asks of an
+# operator), starts two instances at once through the proxy, and counts an instance that logs "Failed
+# to start" or is not started within 90 s; then it checks that the schema holds each migration once. The instances run in
 # the test profile and reach the machine's Redis and RabbitMQ, as the tests' do. A failure keeps its
 # two logs under target/galera-first-start/. The cluster is the run's own (bench/chaos/galera.sh, the
 # configuration the tests use). It reuses the packaged app in target/quarkus-app (./mvnw package

@@ -120,7 +120,7 @@ redis_cli() { redis-cli -h 127.0.0.1 -p "$PAYONCE_REDIS_PORT" "$@"; }
 
 # A MariaDB of the run's own: root without a password on its own port, data under target/chaos; with
 # the binary log, as production needs, so that a commit is durable before another session sees it
-# (README, "Durable commits"): the instances refuse a server without it.
+# (docs/operations/scaling.md, "Durable commits"): the instances refuse a server without it.
 launch_mariadb() {
     if [ ! -d "$stores/mariadb/mysql" ]; then
         mariadb-install-db --no-defaults --datadir="$stores/mariadb" --auth-root-authentication-method=normal \

@@ -1,7 +1,7 @@
 package io.payonce.api;
 
 /**
- * The examples of the OpenAPI document: the requests of README's quickstart and the answers payonce
+ * The examples of the OpenAPI document: the requests of docs/quickstart.md and the answers payonce
  * gave them in dev mode (PAYONCE_PUBLIC_URL unset: http://localhost:8080); the 402 is a second user's (bob's) order, which his balance did not cover. A test holds each example's fields to its schema, so that a renamed field cannot leave
  * a stale example behind.
  */

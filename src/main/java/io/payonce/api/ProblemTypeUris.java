@@ -30,7 +30,7 @@ import java.util.Locale;
 @Singleton
 public class ProblemTypeUris implements ObjectMapperCustomizer {
 
-    /** The longest public URL accepted, as README states it; with the longest code's page path it stays within {@link ProblemType#LONGEST}. */
+    /** The longest public URL accepted, as docs/operations/configuration.md states it; with the longest code's page path it stays within {@link ProblemType#LONGEST}. */
     static final int LONGEST_PUBLIC_URL = 200;
 
     private static final String SETTING = "payonce.public-url (PAYONCE_PUBLIC_URL)";

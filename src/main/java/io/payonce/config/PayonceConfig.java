@@ -272,8 +272,8 @@ public interface PayonceConfig {
 
         /**
          * Confirms that every time stored in the database is UTC (a new database, or one converted as
-         * README's "Times" says). Needed only where the server's own time zone is not UTC: payonce
-         * refuses to start there without it (io.payonce.db.ServerTimeZoneCheck).
+         * UPGRADING.md's "Times as instants in UTC" says). Needed only where the server's own time zone
+         * is not UTC: payonce refuses to start there without it (io.payonce.db.ServerTimeZoneCheck).
          */
         @WithDefault("false")
         boolean timesStoredInUtc();

@@ -89,6 +89,6 @@ public class DurableCommitsCheck {
         return Optional.of("The database server shows a commit to other sessions before the commit is durable:" + wrong
                 + " a crash would erase writes payonce has already answered from. Start MariaDB with log_bin, sync_binlog=1 and"
                 + " innodb_flush_log_at_trx_commit=1, or use a Galera cluster with innodb_flush_log_at_trx_commit=1"
-                + " (README, \"Durable commits\").");
+                + " (docs/operations/scaling.md, \"Durable commits\").");
     }
 }

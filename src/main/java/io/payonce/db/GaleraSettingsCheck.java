@@ -72,7 +72,7 @@ public class GaleraSettingsCheck {
             return Optional.empty();
         }
         return Optional.of("The database is a Galera cluster node configured against what Galera needs:" + problems
-                + " set them on every node (README, \"Running on a Galera cluster\") and restart it.");
+                + " set them on every node (docs/operations/scaling.md, \"Running on a Galera cluster\") and restart it.");
     }
 
     static boolean inCluster(Map<String, String> settings) {

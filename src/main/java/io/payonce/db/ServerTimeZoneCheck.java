@@ -17,9 +17,9 @@ import java.util.Optional;
  * reads its zone-less {@code DATETIME} columns in UTC ({@link SessionSettings}); a version before it
  * wrote the server's wall clock. On such a server old rows, and rows still written by old instances
  * during a rolling update, would be read hours off: the auto-close job would close orders just
- * created, a card payment's lease would look expired while its worker still holds it. README
- * ("Times") says how to convert, with every instance stopped. It runs once, at start, on the JDBC
- * pool Flyway uses, before any request is served.
+ * created, a card payment's lease would look expired while its worker still holds it. UPGRADING.md
+ * ("Times as instants in UTC") says how to convert, with every instance stopped. It runs once, at
+ * start, on the JDBC pool Flyway uses, before any request is served.
  */
 @Startup
 @ApplicationScoped
@@ -49,7 +49,7 @@ public class ServerTimeZoneCheck {
         }
         return Optional.of("The database server's time zone is " + offsetMinutes + " minutes from UTC. payonce stores times in UTC;"
                 + " rows written by an earlier version hold the server's wall clock. Stop every instance, convert them"
-                + " (README, \"Times\"), then start with PAYONCE_DATABASE_TIMES_STORED_IN_UTC=true."
+                + " (UPGRADING.md, \"Times as instants in UTC\"), then start with PAYONCE_DATABASE_TIMES_STORED_IN_UTC=true."
                 + " On a new, empty database set it at once.");
     }
 }

@@ -26,7 +26,7 @@ import java.util.Map;
  * <p>A factory reads the ordinary sources only (the environment, application.properties, system
  * properties), not those other factories add: export switched on in a file named by
  * {@code quarkus.config.locations} is not seen here, and whoever does that sets the two settings in the
- * same file (README, Observability).
+ * same file (docs/operations/observability.md).
  */
 public class StatementSpans implements ConfigSourceFactory {
 

@@ -66,7 +66,7 @@ class PublicUrlTest {
     }
 
     @Test
-    void atMost200CharactersAsTheReadmeSays() {
+    void atMost200CharactersAsTheConfigurationPageSays() {
         String host = "https://api.example.com";
         String longest = host + "/" + "p".repeat(200 - host.length() - 1);
 

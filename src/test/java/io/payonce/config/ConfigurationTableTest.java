@@ -5,41 +5,69 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * README's configuration tables are where an operator looks a variable up: every variable README names
- * anywhere, and every one application.properties reads, is listed there.
+ * docs/operations/configuration.md is where an operator looks a variable up: every variable README,
+ * UPGRADING or any page under docs/ names anywhere, and every one application.properties reads, is
+ * listed there.
  */
 class ConfigurationTableTest {
 
+    private static final Path CONFIGURATION = Path.of("docs/operations/configuration.md");
     /** A whole variable name: a prefix cut short (PAYONCE_RABBITMQ_*) names no variable. */
     private static final Pattern VARIABLE = Pattern.compile("\\b((?:PAYONCE|QUARKUS|RABBITMQ)_[A-Z0-9_]*[A-Z0-9])\\b(?![_*])");
     private static final Pattern READ_BY_PROPERTIES = Pattern.compile("\\$\\{((?:PAYONCE|QUARKUS|RABBITMQ)_[A-Z0-9_]+)");
 
     @Test
-    void everyVariableReadmeNamesIsInTheConfigurationTables() throws IOException {
-        String readme = Files.readString(Path.of("README.md"));
-        Set<String> missing = namesIn(VARIABLE, readme);
-        missing.removeAll(namesIn(VARIABLE, configurationSection(readme)));
-        assertEquals(Set.of(), missing, "named in README but not in its configuration tables");
+    void everyVariableTheDocumentationNamesIsInTheConfigurationTables() throws IOException {
+        Set<String> listed = namesIn(VARIABLE, configuration());
+        Map<String, Path> missing = new TreeMap<>();
+        for (Path page : pages()) {
+            for (String name : namesIn(VARIABLE, Files.readString(page))) {
+                if (!listed.contains(name)) {
+                    missing.putIfAbsent(name, page);
+                }
+            }
+        }
+        assertEquals(Map.of(), missing, "named in the documentation (variable: a page naming it) but not in its configuration tables");
     }
 
     @Test
     void everyVariableTheApplicationReadsIsInTheConfigurationTables() throws IOException {
         Set<String> missing = namesIn(READ_BY_PROPERTIES, Files.readString(Path.of("src/main/resources/application.properties")));
-        missing.removeAll(namesIn(VARIABLE, configurationSection(Files.readString(Path.of("README.md")))));
-        assertEquals(Set.of(), missing, "read by application.properties but not in README's configuration tables");
+        missing.removeAll(namesIn(VARIABLE, configuration()));
+        assertEquals(Set.of(), missing, "read by application.properties but not in the configuration tables");
     }
 
-    private static String configurationSection(String readme) {
-        int start = readme.indexOf("\n## Configuration\n");
-        return readme.substring(start, readme.indexOf("\n## ", start + 1));
+    /** The configuration page, whole: its tables and what it says beside them. */
+    private static String configuration() throws IOException {
+        String page = Files.readString(CONFIGURATION);
+        assertTrue(page.startsWith("# Configuration\n") && page.contains("| environment variable |"), "the configuration page and its table");
+        return page;
+    }
+
+    /** README, UPGRADING and every page under docs/. */
+    private static List<Path> pages() throws IOException {
+        List<Path> pages = new ArrayList<>(List.of(Path.of("README.md")));
+        if (Files.exists(Path.of("UPGRADING.md"))) {
+            pages.add(Path.of("UPGRADING.md"));
+        }
+        try (Stream<Path> files = Files.walk(Path.of("docs"))) {
+            files.filter(file -> file.toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
+        return pages;
     }
 
     private static Set<String> namesIn(Pattern pattern, String text) {

@@ -65,11 +65,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * payonce, packaged, on a three-node MariaDB Galera cluster of the test's own (PrivateGaleraCluster),
- * through the proxy that sends every connection to one writer, as README's "Running on a Galera
- * cluster" says to deploy it. The tests run in order on one cluster: starting one costs two full
- * state transfers. Each fault is injected into the cluster, and each proof is read from the
- * cluster's rows: one payment per order, every acknowledged pay still there, and no answer a
- * client could not act on (a 500).
+ * through the proxy that sends every connection to one writer, as "Running on a Galera cluster"
+ * (docs/operations/scaling.md) says to deploy it. The tests run in order on one cluster: starting one
+ * costs two full state transfers. Each fault is injected into the cluster, and each proof is read from
+ * the cluster's rows: one payment per order, every acknowledged pay still there, and no answer a client
+ * could not act on (a 500).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class GaleraIT {

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A Galera node set up against Galera's needs stops the start; a server not in a cluster is never
- * held to them. GaleraIT starts payonce on a cluster configured as README says.
+ * held to them. GaleraIT starts payonce on a cluster configured as docs/operations/scaling.md says.
  */
 class GaleraSettingsCheckTest {
 
@@ -44,7 +44,7 @@ class GaleraSettingsCheckTest {
         assertTrue(mixed.contains("binlog_format is MIXED, not ROW"), mixed);
         assertTrue(consecutive.contains("innodb_autoinc_lock_mode is 1, not 2"), consecutive);
         assertTrue(rollingSchemaChanges.contains("wsrep_OSU_method is RSU, not TOI"), rollingSchemaChanges);
-        assertTrue(consecutive.contains("Running on a Galera cluster"), "points at README's section");
+        assertTrue(consecutive.contains("docs/operations/scaling.md, \"Running on a Galera cluster\""), "points at the page's section: " + consecutive);
     }
 
     private static Map<String, String> with(String name, String value) {

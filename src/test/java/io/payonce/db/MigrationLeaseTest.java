@@ -41,11 +41,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link MigrationLease} in the JVM, without a cluster: a node is whatever its server says it is, so a
  * connection to this machine's MariaDB, in a database of the test's own, answers the lease's question
- * about the server's settings as a Galera node set up as README says would; every other statement goes
- * to the server as it is. Flyway migrates that database with the lease among its callbacks, as
- * {@link MigrationLeaseRegistration} adds it, and one Java migration of the test's notes who holds the
- * lease while it runs. GaleraIT shows the lease at work between instances on a real cluster; this shows,
- * in every build, that on a node the lease is taken at all.
+ * about the server's settings as a Galera node set up as docs/operations/scaling.md says would; every
+ * other statement goes to the server as it is. Flyway migrates that database with the lease among its
+ * callbacks, as {@link MigrationLeaseRegistration} adds it, and one Java migration of the test's notes
+ * who holds the lease while it runs. GaleraIT shows the lease at work between instances on a real
+ * cluster; this shows, in every build, that on a node the lease is taken at all.
  */
 class MigrationLeaseTest {
 
@@ -55,7 +55,7 @@ class MigrationLeaseTest {
     /** How the lease's statement that takes it begins ({@code MigrationLease.TAKE}). */
     private static final String TAKE_THE_LEASE = "INSERT INTO payonce_migration_lease";
 
-    /** A Galera node's answer to {@code GaleraSettingsCheck}'s SHOW GLOBAL VARIABLES, set up as README says. */
+    /** A Galera node's answer to {@code GaleraSettingsCheck}'s SHOW GLOBAL VARIABLES, set up as docs/operations/scaling.md says. */
     private static final String A_NODES_SETTINGS = """
             SELECT 'wsrep_on' AS Variable_name, 'ON' AS Value
             UNION ALL SELECT 'binlog_format', 'ROW'

@@ -38,11 +38,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * An event the broker keeps refusing does not hold back the outbox: tried alone, once a relay run,
- * while the events behind it wait unsent, it is parked after payonce.outbox.park-after-refusals
- * refusals (3 in tests) once the broker takes the event behind it, and the rest goes on in commit
- * order; the payonce_outbox_parked gauge counts it, and the statement README gives operators sends
- * it again. The broker's refusal of one message, its closing the channel on it (406), is injected
+ * An event the broker keeps refusing does not hold back the outbox: tried alone, once a relay run, while
+ * the events behind it wait unsent, it is parked after payonce.outbox.park-after-refusals refusals (3 in
+ * tests) once the broker takes the event behind it, and the rest goes on in commit order; the
+ * payonce_outbox_parked gauge counts it, and the statement docs/messaging/events.md gives operators
+ * sends it again. The broker's refusal of one message, its closing the channel on it (406), is injected
  * ({@link RefusingPublisher}); a nack, real RabbitMQ's (a queue of the test's own that holds nothing),
  * is no refusal: it parks nothing, the events wait in commit order until the broker takes them.
  */
@@ -50,7 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(LedgerInvariants.class)
 class OutboxParkingTest {
 
-    /** What README gives operators to send a parked event again. */
+    /** What docs/messaging/events.md gives operators to send a parked event again. */
     static final String SEND_AGAIN = "UPDATE outbox_event SET parked_at = NULL, refusals = 0 WHERE event_id = ? AND parked_at IS NOT NULL";
     private static final Duration WITHIN = Duration.ofSeconds(20);
     /** When to give up on relay runs: a second apart, each bounded by the broker's 2 s. */

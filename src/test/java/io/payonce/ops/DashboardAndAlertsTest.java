@@ -35,16 +35,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * an expression names is in /q/metrics, and every label an expression matches on or groups by is
  * carried by one of its metrics (a renamed metric or a typo fails here instead of as an empty panel or
  * a silent alert). They read payonce's job only, so that another application's errors never page
- * payonce's on-call. Every alert keeps namespace and job, says what it means and links a runbook in
- * README; the build's PrometheusRule carries the same rules; the dashboard asks for its data source
- * on import. How each alert fires and stays silent is promtool's test (src/test/observability).
+ * payonce's on-call. Every alert keeps namespace and job, says what it means and links its runbook, a
+ * page of its own under docs/operations/runbooks; the build's PrometheusRule carries the same rules;
+ * the dashboard asks for its data source on import. How each alert fires and stays silent is
+ * promtool's test (src/test/observability).
  */
 @QuarkusTest
 class DashboardAndAlertsTest {
 
     private static final Path OBSERVABILITY = Path.of("src/main/observability");
     private static final Path PROMETHEUS_RULE = Path.of("target/observability/payonce-prometheus-rule.yml");
-    private static final Path README = Path.of("README.md");
+    /** A repository file's address on its host: the repository's address, {@code /blob/<ref>/}, then the file's path. */
+    private static final Pattern HOSTED_FILE = Pattern.compile("^(.*/blob/[^/]+/)(.+)$");
     private static final Pattern EXPOSED_LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"");
     /** Grafana's label_values(selector, label): the selector is the PromQL. */
     private static final Pattern LABEL_VALUES = Pattern.compile("^label_values\\((.*),\\s*\\w+\\)$");
@@ -103,9 +105,8 @@ class DashboardAndAlertsTest {
     }
 
     @Test
-    void everyAlertSaysWhatItMeansAndLinksItsRunbookInReadme() throws IOException {
-        Set<String> anchors = readmeAnchors();
-        Set<String> runbookPages = new TreeSet<>();
+    void everyAlertSaysWhatItMeansAndLinksItsRunbookPage() throws IOException {
+        Set<String> runbookFolders = new TreeSet<>();
         Map<String, String> unexplained = new TreeMap<>();
         for (JsonNode alert : alerts()) {
             String name = alert.path("alert").asText();
@@ -118,17 +119,24 @@ class DashboardAndAlertsTest {
             String runbook = annotations.path("runbook_url").asText();
             if (!runbook.isBlank()) {
                 URI url = URI.create(runbook);
-                runbookPages.add(url.getScheme() + "://" + url.getAuthority() + url.getPath());
-                if (!anchors.contains(url.getFragment())) {
-                    unexplained.put(name + ".runbook_url", "no README heading for #" + url.getFragment());
+                Matcher hosted = HOSTED_FILE.matcher(url.getPath());
+                if (!hosted.matches()) {
+                    unexplained.put(name + ".runbook_url", "not the address of a file in the repository: " + runbook);
+                    continue;
+                }
+                Path page = Path.of(hosted.group(2));
+                runbookFolders.add(url.getScheme() + "://" + url.getAuthority() + hosted.group(1) + page.getParent() + "/");
+                String problem = runbookProblem(name, page, url.getFragment());
+                if (problem != null) {
+                    unexplained.put(name + ".runbook_url", problem);
                 }
             }
         }
 
         assertEquals(Map.of(), unexplained);
-        assertEquals(1, runbookPages.size(), "every runbook is a heading of one README: " + runbookPages);
-        String page = runbookPages.iterator().next();
-        assertTrue(page.startsWith("https://") && page.endsWith("/README.md"), page);
+        assertEquals(1, runbookFolders.size(), "every runbook is a page of one folder: " + runbookFolders);
+        String folder = runbookFolders.iterator().next();
+        assertTrue(folder.startsWith("https://") && folder.endsWith("/docs/operations/runbooks/"), folder);
     }
 
     @Test
@@ -229,18 +237,42 @@ class DashboardAndAlertsTest {
         return new ObjectMapper(new YAMLFactory()).readTree(file.toFile());
     }
 
-    /** README's headings as the anchors GitHub gives them: lower case, punctuation dropped, spaces as hyphens. */
-    private static Set<String> readmeAnchors() throws IOException {
-        Set<String> anchors = new TreeSet<>();
+    /** Why {@code page} is not the runbook of {@code alert}: missing, titled otherwise, or without the heading {@code fragment} names. */
+    private static String runbookProblem(String alert, Path page, String fragment) throws IOException {
+        if (!Files.isRegularFile(page)) {
+            return "no page " + page + " in the repository";
+        }
+        List<String> headings = headings(page);
+        if (headings.isEmpty() || !headings.get(0).equals(alert)) {
+            return page + " is titled " + (headings.isEmpty() ? "nothing" : headings.get(0)) + ", not " + alert;
+        }
+        if (fragment != null && !anchors(headings).contains(fragment)) {
+            return "no heading of " + page + " for #" + fragment;
+        }
+        return null;
+    }
+
+    /** A page's headings, in order, outside code blocks. */
+    private static List<String> headings(Path page) throws IOException {
+        List<String> headings = new ArrayList<>();
         boolean inCode = false;
-        for (String line : Files.readAllLines(README)) {
-            if (line.startsWith("```")) {
+        for (String line : Files.readAllLines(page)) {
+            if (line.strip().startsWith("```")) {
                 inCode = !inCode;
             }
             Matcher heading = HEADING.matcher(line);
             if (!inCode && heading.matches()) {
-                anchors.add(heading.group(1).toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+                headings.add(heading.group(1));
             }
+        }
+        return headings;
+    }
+
+    /** Headings as the anchors GitHub gives them: lower case, punctuation dropped, spaces as hyphens. */
+    private static Set<String> anchors(List<String> headings) {
+        Set<String> anchors = new TreeSet<>();
+        for (String heading : headings) {
+            anchors.add(heading.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
         }
         return anchors;
     }

@@ -14,11 +14,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * The asynchronous-replica drill (README, "Running on a Galera cluster"): the database goes back a
- * few seconds, as it does when a primary fails over to an asynchronous replica that had not yet
- * applied its last commits, or is restored from a backup. Played here by restoring the order and its
- * payer, in every table money touches, to a backup taken just before an acknowledged pay. The pay
- * and its key's record are gone with the rest; what its client's retry with the same key then does
+ * The asynchronous-replica drill (docs/operations/scaling.md, "Running on a Galera cluster"): the
+ * database goes back a few seconds, as it does when a primary fails over to an asynchronous replica that
+ * had not yet applied its last commits, or is restored from a backup. Played here by restoring the order
+ * and its payer, in every table money touches, to a backup taken just before an acknowledged pay. The
+ * pay and its key's record are gone with the rest; what its client's retry with the same key then does
  * is what a team signs up for by running payonce on such a database.
  */
 @QuarkusTest

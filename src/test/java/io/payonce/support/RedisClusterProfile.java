@@ -6,9 +6,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * payonce on a three-master Redis Cluster of the test's own, as a cluster client. The lock's call
- * bound is 2 s here: these tests prove the lock works on a cluster, and a cold cluster client on two
- * shared cores can take longer than 250 ms for a call or two (README, "Running many instances").
+ * payonce on a three-master Redis Cluster of the test's own, as a cluster client. The lock's call bound
+ * is 2 s here: these tests prove the lock works on a cluster, and a cold cluster client on two shared
+ * cores can take longer than 250 ms for a call or two (docs/operations/scaling.md, "Running many
+ * instances").
  */
 public class RedisClusterProfile implements QuarkusTestProfile {
 

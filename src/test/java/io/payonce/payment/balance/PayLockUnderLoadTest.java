@@ -60,11 +60,11 @@ class PayLockUnderLoadTest {
     int poolSize;
 
     /**
-     * A running instance has its Redis connections open; one just started opens them in its first
-     * burst, and on a Redis Cluster, where every command takes a pooled connection to each master,
-     * that burst was seen to outlast the lock's 250 ms bound for 3 pays in 5 cold runs (each still
-     * charged once; README, "Running many instances"). A few pays first make it the running instance
-     * these tests are about.
+     * A running instance has its Redis connections open; one just started opens them in its first burst,
+     * and on a Redis Cluster, where every command takes a pooled connection to each master, that burst
+     * was seen to outlast the lock's 250 ms bound for 3 pays in 5 cold runs (each still charged once;
+     * docs/operations/scaling.md, "Running many instances"). A few pays first make it the running
+     * instance these tests are about.
      */
     @BeforeEach
     void openTheConnectionsAsARunningInstanceHasThem() throws Exception {
