@@ -3,6 +3,7 @@ package io.payonce.dev;
 import io.payonce.auth.Caller;
 import io.payonce.input.Identifiers;
 import io.quarkus.arc.profile.IfBuildProfile;
+import io.quarkus.arc.properties.IfBuildProperty;
 import io.smallrye.jwt.build.Jwt;
 import jakarta.annotation.security.PermitAll;
 import jakarta.validation.constraints.Pattern;
@@ -19,12 +20,17 @@ import java.util.Set;
 
 /**
  * Dev mode only: mints a bearer token so that a person can try the API from curl or Swagger UI.
- * The build leaves this class out of test and production builds, and its signing key is a test
- * key under src/test that production never trusts.
+ * The build leaves this class out of production builds whatever their settings, and out of test
+ * builds but the quickstart's, which runs the quickstart's commands as a newcomer would; its signing
+ * key is a test key under src/test that production never trusts.
  */
-@IfBuildProfile("dev")
+@IfBuildProfile(anyOf = {"dev", "test"})
+@IfBuildProperty(name = DevTokenResource.ENDPOINT, stringValue = "enabled")
 @Path("/dev/token")
 public class DevTokenResource {
+
+    /** The build setting that keeps the endpoint, "enabled" in dev mode. */
+    public static final String ENDPOINT = "payonce-dev.token-endpoint";
 
     private static final Duration LIFETIME = Duration.ofHours(8);
 
