@@ -355,6 +355,8 @@ final class MigrationLease implements Callback {
             if (!lease.isValid(2)) {
                 reconnect();
             }
+            // Logged before the release, so that the lines of two instances order their leases as the database did.
+            LOG.infof("Releasing the migration lease of %s", holder);
             int deleted;
             try {
                 deleted = delete();

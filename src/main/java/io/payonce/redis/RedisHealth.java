@@ -8,9 +8,15 @@ import io.smallrye.health.api.AsyncHealthCheck;
 import io.smallrye.health.api.Wellness;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.jboss.logging.Logger;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 /**
  * Whether Redis answers, for operators: a wellness check in {@code /q/health} and the gauge
@@ -25,12 +31,17 @@ public class RedisHealth implements AsyncHealthCheck {
     private static final String NAME = "Redis (pay lock and submit tokens)";
     private static final Duration PING_TIMEOUT = Duration.ofMillis(500);
 
+    private static final Logger LOG = Logger.getLogger(RedisHealth.class);
+
     private final ReactiveRedisDataSource redis;
     private final Reachability reachability;
+    private final String address;
+    private final AtomicReference<Boolean> answered = new AtomicReference<>();
 
-    public RedisHealth(ReactiveRedisDataSource redis, MeterRegistry registry) {
+    public RedisHealth(ReactiveRedisDataSource redis, MeterRegistry registry, @ConfigProperty(name = "quarkus.redis.hosts") String hosts) {
         this.redis = redis;
         this.reachability = new Reachability(registry, "payonce.redis.reachable", "1 when Redis answered the last ping, 0 when it did not");
+        this.address = addresses(hosts);
     }
 
     @Override
@@ -48,6 +59,30 @@ public class RedisHealth implements AsyncHealthCheck {
     }
 
     private Uni<Boolean> ping() {
-        return reachability.probe(redis.execute("PING"), PING_TIMEOUT);
+        return reachability.probe(redis.execute("PING"), PING_TIMEOUT).invoke(this::told);
+    }
+
+    /**
+     * Says so when Redis stops or starts answering, once each time: a start without Redis is told at
+     * WARN by the first ping, not only in {@code /q/health}, and a Redis that stays away is not told
+     * again every five seconds.
+     */
+    private void told(boolean up) {
+        Boolean before = answered.getAndSet(up);
+        if (before != null && before == up) {
+            return;
+        }
+        if (!up) {
+            LOG.warnf("Redis at %s does not answer: pays go on without the pay lock, and order forms answer 503, until it does; "
+                    + "check PAYONCE_REDIS_HOST and PAYONCE_REDIS_PORT", address);
+        } else if (before != null) {
+            LOG.infof("Redis at %s answers again: pays take the pay lock", address);
+        }
+    }
+
+    /** host:port of each of Redis's addresses, without what a URI may carry besides (a password). */
+    private static String addresses(String hosts) {
+        return Arrays.stream(hosts.split(",")).map(String::strip).map(URI::create)
+                .map(uri -> uri.getHost() + ":" + (uri.getPort() < 0 ? 6379 : uri.getPort())).collect(Collectors.joining(", "));
     }
 }

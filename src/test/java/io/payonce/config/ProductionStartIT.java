@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,9 +59,9 @@ class ProductionStartIT {
 
     /**
      * In Kubernetes a start that fails is a crash loop, and the log is all an operator has: each of
-     * ten starts against a database port nothing listens on exits non-zero and leaves a JSON ERROR
-     * line that names the address and the refusal. An asynchronous console lost that line in two
-     * starts of three.
+     * ten starts against a database port nothing listens on exits non-zero and ends with one plain
+     * JSON ERROR line that names the store, its address, the settings and the refusal, each a field
+     * of its own too. An asynchronous console lost that line in two starts of three.
      */
     @Test
     void everyStartAgainstAnUnreachableDatabaseLogsWhyItFailed() throws Exception {
@@ -75,6 +76,13 @@ class ProductionStartIT {
             assertNotEquals(0, result.exitCode(), "start " + attempt + " was refused: " + result.output());
             assertTrue(result.errorLines().stream().anyMatch(line -> line.contains(address) && line.contains("Connection refused")),
                     "start " + attempt + " logged an ERROR line naming " + address + " and the refusal:\n" + result.output());
+            List<String> lines = result.output().strip().lines().toList();
+            JsonNode last = Result.JSON.readTree(lines.get(lines.size() - 1));
+            assertEquals("payonce did not start: the database at " + address + " could not be reached (Connection refused); "
+                    + "check PAYONCE_DB_HOST, PAYONCE_DB_PORT", last.path("message").asText(), "start " + attempt + "'s last line");
+            assertEquals(Map.of("store", "database", "address", address, "settings", "PAYONCE_DB_HOST, PAYONCE_DB_PORT",
+                    "cause", "Connection refused"), Result.JSON.convertValue(last.path("mdc"), Map.class), "its fields");
+            assertTrue(last.path("exception").isMissingNode(), "a plain line, the failure's chain left at DEBUG: " + last);
         }
     }
 

@@ -210,7 +210,7 @@ class GaleraIT {
         LocalTime[] leaseOfA = leaseHeld(viaProxy);
         LocalTime[] leaseOfB = leaseHeld(other);
         System.out.printf("migration lease held by instance A %s-%s, by instance B %s-%s%n", leaseOfA[0], leaseOfA[1], leaseOfB[0], leaseOfB[1]);
-        assertTrue(leaseOfA[1].isBefore(leaseOfB[0]) || leaseOfB[1].isBefore(leaseOfA[0]),
+        assertTrue(!leaseOfA[1].isAfter(leaseOfB[0]) || !leaseOfB[1].isAfter(leaseOfA[0]),
                 "each instance held the migration lease alone: " + List.of(leaseOfA) + " and " + List.of(leaseOfB));
         assertEquals(List.of("0"), db.strings("SELECT version FROM flyway_schema_history WHERE type = 'BASELINE'"),
                 "Flyway's history created once, under the lease, as a baseline below every migration");
@@ -747,10 +747,15 @@ class GaleraIT {
         }
     }
 
-    /** When {@code instance} took the migration lease and gave it back, as it logged them. */
+    /**
+     * When {@code instance} held the migration lease, as it logged it: from after it took the lease to
+     * before it gave it back. The other instance's lease can only begin after that release, and so is
+     * logged at the same millisecond or later; "Released", logged after the release, could be logged
+     * after the other had taken it, and the two leases would look like they overlapped.
+     */
     private static LocalTime[] leaseHeld(PackagedInstance instance) throws IOException {
         List<String> lines = Files.readAllLines(instance.log());
-        return new LocalTime[] {loggedAt(lines, "Took the migration lease"), loggedAt(lines, "Released the migration lease")};
+        return new LocalTime[] {loggedAt(lines, "Took the migration lease"), loggedAt(lines, "Releasing the migration lease")};
     }
 
     private static LocalTime loggedAt(List<String> lines, String message) {
