@@ -61,7 +61,7 @@ start_instance() {
 
 # "started", "failed" or nothing yet for the log $1.
 outcome() {
-    if grep -q "Failed to start" "$1"; then echo failed
+    if grep -q "payonce did not start" "$1"; then echo failed
     elif grep -q "started in" "$1"; then echo started
     fi
 }

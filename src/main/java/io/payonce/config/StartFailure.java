@@ -5,9 +5,12 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 import org.jboss.logging.MDC;
 
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.sql.SQLException;
 import java.sql.SQLInvalidAuthorizationSpecException;
+import java.sql.SQLNonTransientConnectionException;
 import java.util.LinkedHashSet;
 import java.util.NoSuchElementException;
 import java.util.Set;
@@ -36,16 +39,19 @@ record StartFailure(String store, String address, String settings, String cause,
             return new StartFailure("configuration", null, variables(said), said, failure);
         }
         if (find(failure, SQLException.class) != null) {
-            boolean login = find(failure, SQLInvalidAuthorizationSpecException.class) != null || cause.contains("Access denied");
-            return new StartFailure("database", databaseAddress(), login ? "PAYONCE_DB_USER, PAYONCE_DB_PASSWORD"
-                    : "PAYONCE_DB_HOST, PAYONCE_DB_PORT", cause, failure);
+            if (find(failure, SQLInvalidAuthorizationSpecException.class) != null || cause.contains("Access denied")) {
+                return new StartFailure("database", databaseAddress(), "PAYONCE_DB_USER, PAYONCE_DB_PASSWORD", cause, failure);
+            }
+            boolean unreached = find(failure, ConnectException.class) != null || find(failure, UnknownHostException.class) != null
+                    || find(failure, SQLNonTransientConnectionException.class) != null;
+            return new StartFailure("database", databaseAddress(), unreached ? "PAYONCE_DB_HOST, PAYONCE_DB_PORT" : null, cause, failure);
         }
         return new StartFailure(null, null, null, cause, failure);
     }
 
     /**
-     * One plain line at ERROR, last; the whole failure before it, at DEBUG where the line says all, at
-     * ERROR where it may not. A configuration that cannot be read may leave no logging to write to:
+     * One plain line at ERROR, last; the whole failure before it, at DEBUG where the line names the
+     * settings to check, at ERROR where it cannot (a statement the database refused, an unknown cause). A configuration that cannot be read may leave no logging to write to:
      * its line goes to the standard error, as Quarkus writes such a failure.
      */
     void log() {
@@ -53,7 +59,7 @@ record StartFailure(String store, String address, String settings, String cause,
             System.err.println("payonce did not start: " + sentence());
             return;
         }
-        if (store == null) {
+        if (settings == null) {
             LOG.error("The start failed", failure);
         } else {
             LOG.debug("The start failed", failure);
@@ -72,8 +78,8 @@ record StartFailure(String store, String address, String settings, String cause,
     /** The line itself: "the database at 127.0.0.1:3307 could not be reached (Connection refused); check PAYONCE_DB_HOST, PAYONCE_DB_PORT". */
     String sentence() {
         String what = switch (String.valueOf(store)) {
-            case "database" -> "the database" + (address == null ? "" : " at " + address)
-                    + (settings.startsWith("PAYONCE_DB_USER") ? " refused payonce's login" : " could not be reached");
+            case "database" -> "the database" + (address == null ? "" : " at " + address) + (settings == null ? " answered with an error"
+                    : settings.startsWith("PAYONCE_DB_USER") ? " refused payonce's login" : " could not be reached");
             case "configuration" -> "its configuration is incomplete or invalid";
             default -> "it failed";
         };

@@ -674,7 +674,7 @@ class GaleraIT {
 
         FileTime began = FileTime.from(Instant.now().minusSeconds(1));
         CompletableFuture.runAsync(() -> start("galera-failed-start", database, cluster.proxyPort(), Map.of()), clients);
-        Await.until(() -> logOfInstanceStarted("galera-failed-start", began).contains("Failed to start"),
+        Await.until(() -> logOfInstanceStarted("galera-failed-start", began).contains("payonce did not start: the database at"),
                 Duration.ofSeconds(30), "the instance failing to start");
         String log = logOfInstanceStarted("galera-failed-start", began);
         assertTrue(log.contains("Took the migration lease"), log);
