@@ -20,9 +20,12 @@ public final class Main {
     }
 
     private static void exited(int code, Throwable failure) {
-        if (failure != null) {
-            StartFailure.of(failure).log();
+        try {
+            if (failure != null) {
+                StartFailure.of(failure).log();
+            }
+        } finally {
+            ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(code, failure);
         }
-        ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(code, failure);
     }
 }

@@ -11,7 +11,11 @@ import java.net.UnknownHostException;
 import java.sql.SQLException;
 import java.sql.SQLInvalidAuthorizationSpecException;
 import java.sql.SQLNonTransientConnectionException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -39,14 +43,17 @@ record StartFailure(String store, String address, String settings, String cause,
             return new StartFailure("configuration", null, variables(said), said, failure);
         }
         if (find(failure, SQLException.class) != null) {
-            if (find(failure, SQLInvalidAuthorizationSpecException.class) != null || cause.contains("Access denied")) {
+            // 1045, SQLSTATE 28000: the login itself; 1044 (no right on a database) is an error of the database's.
+            if (find(failure, SQLInvalidAuthorizationSpecException.class) != null || cause.contains("(using password:")) {
                 return new StartFailure("database", databaseAddress(), "PAYONCE_DB_USER, PAYONCE_DB_PASSWORD", cause, failure);
             }
             boolean unreached = find(failure, ConnectException.class) != null || find(failure, UnknownHostException.class) != null
                     || find(failure, SQLNonTransientConnectionException.class) != null;
             return new StartFailure("database", databaseAddress(), unreached ? "PAYONCE_DB_HOST, PAYONCE_DB_PORT" : null, cause, failure);
         }
-        return new StartFailure(null, null, null, cause, failure);
+        // A refusal of payonce's own (ConfigCheck's) names the variables to set.
+        String named = variables(cause);
+        return new StartFailure(null, null, named.isEmpty() ? null : named, cause, failure);
     }
 
     /**
@@ -93,8 +100,9 @@ record StartFailure(String store, String address, String settings, String cause,
             if (url == null) {
                 return null;
             }
-            URI uri = URI.create(url.substring(url.indexOf(':') + 1));
-            return uri.getHost() + ":" + (uri.getPort() < 0 ? 3306 : uri.getPort());
+            String authority = URI.create(url.substring(url.indexOf(':') + 1)).getRawAuthority();
+            // Every host the URL names (h1,h2:3306 has no single host), without any user or password before them.
+            return authority == null ? null : authority.substring(authority.lastIndexOf('@') + 1);
         } catch (RuntimeException unreadable) {
             return null;
         }
@@ -115,12 +123,20 @@ record StartFailure(String store, String address, String settings, String cause,
         }
     }
 
+    /** The deepest cause. */
     private static Throwable root(Throwable failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
+        List<Throwable> chain = chain(failure);
+        return chain.get(chain.size() - 1);
+    }
+
+    /** {@code failure} and its causes, each once: a chain may loop. */
+    private static List<Throwable> chain(Throwable failure) {
+        List<Throwable> chain = new ArrayList<>();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable at = failure; at != null && seen.add(at); at = at.getCause()) {
+            chain.add(at);
         }
-        return root;
+        return chain;
     }
 
     /**
@@ -128,7 +144,7 @@ record StartFailure(String store, String address, String settings, String cause,
      * SmallRye Config's validation, whose message lists every property that could not be read.
      */
     private static Throwable configurationFailure(Throwable failure) {
-        for (Throwable at = failure; at != null; at = at.getCause() == at ? null : at.getCause()) {
+        for (Throwable at : chain(failure)) {
             if (at instanceof ConfigurationException || at.getClass().getSimpleName().startsWith("Config")
                     || at instanceof NoSuchElementException && String.valueOf(at.getMessage()).startsWith("SRCFG")) {
                 return at;
@@ -138,7 +154,7 @@ record StartFailure(String store, String address, String settings, String cause,
     }
 
     private static <T extends Throwable> T find(Throwable failure, Class<T> type) {
-        for (Throwable at = failure; at != null; at = at.getCause() == at ? null : at.getCause()) {
+        for (Throwable at : chain(failure)) {
             if (type.isInstance(at)) {
                 return type.cast(at);
             }

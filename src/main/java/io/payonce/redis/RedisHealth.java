@@ -82,7 +82,7 @@ public class RedisHealth implements AsyncHealthCheck {
 
     /** host:port of each of Redis's addresses, without what a URI may carry besides (a password). */
     private static String addresses(String hosts) {
-        return Arrays.stream(hosts.split(",")).map(String::strip).map(URI::create)
-                .map(uri -> uri.getHost() + ":" + (uri.getPort() < 0 ? 6379 : uri.getPort())).collect(Collectors.joining(", "));
+        return Arrays.stream(hosts.split(",")).map(String::strip).map(URI::create).map(uri -> uri.getRawAuthority() == null
+                ? uri.getPath() : uri.getRawAuthority().substring(uri.getRawAuthority().lastIndexOf('@') + 1)).collect(Collectors.joining(", "));
     }
 }
