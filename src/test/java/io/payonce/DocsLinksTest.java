@@ -1,5 +1,6 @@
 package io.payonce;
 
+import io.payonce.support.DocumentationPages;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -15,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,7 +38,7 @@ class DocsLinksTest {
     @Test
     void everyRelativeLinkAndAnchorResolves() {
         List<String> broken = new ArrayList<>();
-        for (Path page : pages()) {
+        for (Path page : DocumentationPages.all()) {
             for (String target : links(page)) {
                 String problem = problemWith(page, target);
                 if (problem != null) {
@@ -57,7 +57,7 @@ class DocsLinksTest {
                 linked.add(ROOT.resolve(target.split("#", 2)[0]).normalize());
             }
         }
-        List<Path> unlinked = pages().stream().filter(page -> !page.equals(Path.of("README.md")) && !linked.contains(page.normalize())).toList();
+        List<Path> unlinked = DocumentationPages.all().stream().filter(page -> !page.equals(Path.of("README.md")) && !linked.contains(page.normalize())).toList();
         assertEquals(List.of(), unlinked, "pages README does not lead to");
     }
 
@@ -66,22 +66,6 @@ class DocsLinksTest {
         Path readme = ROOT.resolve("README.md");
         assertTrue(problemWith(readme, "#no-such-heading-anywhere") != null, "an anchor README lacks");
         assertTrue(problemWith(readme, "docs/no-such-page.md") != null, "a page that does not exist");
-    }
-
-    /** README, UPGRADING and every page under docs/. */
-    private static List<Path> pages() {
-        List<Path> pages = new ArrayList<>(List.of(Path.of("README.md")));
-        if (Files.exists(Path.of("UPGRADING.md"))) {
-            pages.add(Path.of("UPGRADING.md"));
-        }
-        if (Files.isDirectory(Path.of("docs"))) {
-            try (Stream<Path> files = Files.walk(Path.of("docs"))) {
-                files.filter(file -> file.toString().endsWith(".md")).sorted().forEach(pages::add);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return pages;
     }
 
     /** The link targets of {@code page}, outside fenced code blocks and code spans. */

@@ -1,19 +1,17 @@
 package io.payonce.config;
 
+import io.payonce.support.DocumentationPages;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,7 +32,7 @@ class ConfigurationTableTest {
     void everyVariableTheDocumentationNamesIsInTheConfigurationTables() throws IOException {
         Set<String> listed = namesIn(VARIABLE, configuration());
         Map<String, Path> missing = new TreeMap<>();
-        for (Path page : pages()) {
+        for (Path page : DocumentationPages.all()) {
             for (String name : namesIn(VARIABLE, Files.readString(page))) {
                 if (!listed.contains(name)) {
                     missing.putIfAbsent(name, page);
@@ -56,18 +54,6 @@ class ConfigurationTableTest {
         String page = Files.readString(CONFIGURATION);
         assertTrue(page.startsWith("# Configuration\n") && page.contains("| environment variable |"), "the configuration page and its table");
         return page;
-    }
-
-    /** README, UPGRADING and every page under docs/. */
-    private static List<Path> pages() throws IOException {
-        List<Path> pages = new ArrayList<>(List.of(Path.of("README.md")));
-        if (Files.exists(Path.of("UPGRADING.md"))) {
-            pages.add(Path.of("UPGRADING.md"));
-        }
-        try (Stream<Path> files = Files.walk(Path.of("docs"))) {
-            files.filter(file -> file.toString().endsWith(".md")).sorted().forEach(pages::add);
-        }
-        return pages;
     }
 
     private static Set<String> namesIn(Pattern pattern, String text) {
