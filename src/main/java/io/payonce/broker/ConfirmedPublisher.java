@@ -53,6 +53,7 @@ public class ConfirmedPublisher {
     private final Vertx vertx;
     private final ConnectionFactory factory = new ConnectionFactory();
     private final Queue<ConfirmingChannel> idle = new ConcurrentLinkedQueue<>();
+    private final BrokerReachability reachability;
     private Connection connection;
     private volatile String blockedBecause;
     private boolean closed;
@@ -65,6 +66,7 @@ public class ConfirmedPublisher {
                        @ConfigProperty(name = "rabbitmq-virtual-host", defaultValue = "/") String virtualHost,
                        @ConfigProperty(name = "rabbitmq-ssl", defaultValue = "false") boolean ssl) throws NoSuchAlgorithmException {
         this.vertx = vertx;
+        this.reachability = new BrokerReachability(host + ":" + port, username);
         factory.setHost(host);
         factory.setPort(port);
         factory.setUsername(username);
@@ -208,11 +210,22 @@ public class ConfirmedPublisher {
         }
         if (connection == null || !connection.isOpen()) {
             idle.clear();
-            connection = factory.newConnection("payonce-publisher");
+            connection = newConnection();
             connection.addBlockedListener(reason -> blockedBecause = reason, () -> blockedBecause = null);
             blockedBecause = null;
         }
         return connection;
+    }
+
+    private Connection newConnection() throws IOException, TimeoutException {
+        try {
+            Connection opened = factory.newConnection("payonce-publisher");
+            reachability.reached();
+            return opened;
+        } catch (IOException | TimeoutException e) {
+            reachability.failed(e);
+            throw e;
+        }
     }
 
     /** A connection that closed is dropped, and only that one: another caller may already use its successor. */
@@ -229,7 +242,7 @@ public class ConfirmedPublisher {
             super(cause == null ? message : message + ": " + rootOf(cause), cause);
         }
 
-        private static Throwable rootOf(Throwable failure) {
+        static Throwable rootOf(Throwable failure) {
             Throwable root = failure;
             while (root.getCause() != null && root.getCause() != root) {
                 root = root.getCause();

@@ -14,7 +14,9 @@ import java.util.function.Supplier;
  * batches end once the instance begins to stop, and the rest waits for the next run on an instance
  * that stays. Every job's work is safe to repeat, so a failure ends the run with one warning and the
  * next run, on the job's schedule, takes up what is left; a failure of what follows the run is
- * warned of the same way, never passed over in silence. A run that neither ends nor fails (a
+ * warned of the same way, never passed over in silence. A store that stays away fails run after run
+ * the same way: that failure is warned once, repeated at DEBUG, and the first run that goes through
+ * again says so at INFO, so that a job running every second does not bury the log. A run that neither ends nor fails (a
  * store that stopped answering in the middle of a handshake, say) is given up after
  * {@link #RUN_BOUND}, as a failure: the scheduler skips every run of a job while one is going on, so
  * one run that hung would otherwise stop the job on this instance for good.
@@ -33,6 +35,9 @@ public final class BackgroundJob {
     private final String name;
     private final String summary;
     private final Duration bound;
+    /** The failure the last runs ended with, as warned, and how many ended with it; null while runs go through. */
+    private volatile String failing;
+    private volatile int failedRuns;
 
     /**
      * @param job     the job's class, whose logger writes its lines
@@ -61,7 +66,8 @@ public final class BackgroundJob {
         return draining.unlessStopping(() -> Uni.createFrom().deferred(pass::get)
                 .ifNoItem().after(bound).fail()
                 .invoke(this::summarise)
-                .onFailure().invoke(e -> log.warnf("%s stopped early; the next run takes up the rest: %s", name, e.toString()))
+                .invoke(this::wentThrough)
+                .onFailure().invoke(this::stoppedEarly)
                 .onFailure().recoverWithNull()
                 .flatMap(ignored -> Uni.createFrom().deferred(afterwards).ifNoItem().after(bound).fail())
                 .onFailure().invoke(e -> log.warnf("%s: what follows a run (its gauges, its tidying) failed; the next run tries again: %s",
@@ -87,6 +93,25 @@ public final class BackgroundJob {
                         .flatMap(count -> count < batchSize
                                 ? Uni.createFrom().item(doneSoFar + count)
                                 : batches(batch, batchSize, touched, doneSoFar + count)));
+    }
+
+    private void stoppedEarly(Throwable failure) {
+        String because = failure.toString();
+        failedRuns++;
+        if (because.equals(failing)) {
+            log.debugf("%s stopped early again (%d runs so far): %s", name, failedRuns, because);
+        } else {
+            log.warnf("%s stopped early; the next run takes up the rest: %s", name, because);
+            failing = because;
+        }
+    }
+
+    private void wentThrough(Integer done) {
+        if (failing != null) {
+            log.infof("%s went through again, after %d runs that stopped early", name, failedRuns);
+            failing = null;
+            failedRuns = 0;
+        }
     }
 
     private void summarise(Integer done) {

@@ -100,12 +100,40 @@ class BackgroundJobTest {
 
     @Test
     void aFailureOfWhatComesAfterwardsIsWarnedNamingTheJob() {
-        List<String> warnings = new CopyOnWriteArrayList<>();
+        List<String> warnings = logged(Level.WARNING, () -> job.run(() -> Uni.createFrom().item(0),
+                () -> Uni.createFrom().failure(new IllegalStateException("the gauge's query failed"))).await().atMost(WAIT));
+
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).contains("WARN Test job") && warnings.get(0).contains("the gauge's query failed"), warnings.get(0));
+    }
+
+    /** A broker away for a minute fails a relay run every second: one warning says so, not sixty. */
+    @Test
+    void theSameFailureRunAfterRunIsWarnedOnceAndTheRunThatGoesThroughAgainIsTold() {
+        List<String> lines = logged(Level.INFO, () -> {
+            for (String because : List.of("the broker is away", "the broker is away", "the broker is away", "the database is away")) {
+                job.run(() -> Uni.createFrom().failure(new IllegalStateException(because))).await().atMost(WAIT);
+            }
+            job.run(() -> Uni.createFrom().item(0)).await().atMost(WAIT);
+            job.run(() -> Uni.createFrom().item(0)).await().atMost(WAIT);
+            job.run(() -> Uni.createFrom().failure(new IllegalStateException("the broker is away"))).await().atMost(WAIT);
+        });
+
+        assertEquals(List.of(
+                "WARN Test job stopped early; the next run takes up the rest: java.lang.IllegalStateException: the broker is away",
+                "WARN Test job stopped early; the next run takes up the rest: java.lang.IllegalStateException: the database is away",
+                "INFO Test job went through again, after 4 runs that stopped early",
+                "WARN Test job stopped early; the next run takes up the rest: java.lang.IllegalStateException: the broker is away"), lines);
+    }
+
+    /** The lines {@code runs} logs through the job's logger at {@code least} or above, each as WARN or INFO and its text. */
+    private static List<String> logged(Level least, Runnable runs) {
+        List<String> lines = new CopyOnWriteArrayList<>();
         Handler capture = new Handler() {
             @Override
             public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(String.format(record.getMessage(), record.getParameters()));
+                if (record.getLevel().intValue() >= least.intValue()) {
+                    lines.add((record.getLevel().intValue() >= Level.WARNING.intValue() ? "WARN " : "INFO ") + String.format(record.getMessage(), record.getParameters()));
                 }
             }
 
@@ -120,13 +148,10 @@ class BackgroundJobTest {
         Logger log = Logger.getLogger(BackgroundJobTest.class.getName());
         log.addHandler(capture);
         try {
-            job.run(() -> Uni.createFrom().item(0), () -> Uni.createFrom().failure(new IllegalStateException("the gauge's query failed")))
-                    .await().atMost(WAIT);
+            runs.run();
         } finally {
             log.removeHandler(capture);
         }
-
-        assertEquals(1, warnings.size(), warnings.toString());
-        assertTrue(warnings.get(0).contains("Test job") && warnings.get(0).contains("the gauge's query failed"), warnings.get(0));
+        return lines;
     }
 }

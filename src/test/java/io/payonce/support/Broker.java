@@ -27,6 +27,8 @@ public final class Broker implements AutoCloseable {
     public static final String EVENTS = System.getenv().getOrDefault("PAYONCE_EVENTS_EXCHANGE", "payonce.events");
     public static final String COMMANDS = System.getenv().getOrDefault("PAYONCE_COMMANDS_QUEUE", "payonce.commands");
     public static final String DEAD_LETTERS = COMMANDS + ".dlq";
+    /** The loopback port the tests' broker listens on. */
+    public static final int PORT = Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672"));
 
     private final Connection connection;
     private final Channel channel;
@@ -37,7 +39,7 @@ public final class Broker implements AutoCloseable {
     }
 
     public static Broker connect() throws IOException, TimeoutException {
-        return connect(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
+        return connect(PORT);
     }
 
     /** The broker on loopback port {@code port}, e.g. a {@link PrivateRabbitMq}. */

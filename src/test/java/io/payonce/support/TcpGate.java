@@ -35,16 +35,21 @@ public final class TcpGate implements AutoCloseable {
     /** How much of what each client sends first the gate keeps: its handshake and session settings. */
     private static final int OPENING_BYTES = 8192;
 
-    private TcpGate(int targetPort) throws IOException {
-        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    private TcpGate(int port, int targetPort) throws IOException {
+        this.listener = new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
         this.targetPort = targetPort;
         daemon("tcp-gate-" + listener.getLocalPort(), this::accept);
     }
 
     /** A gate in front of 127.0.0.1:{@code targetPort}, open. */
     public static TcpGate to(int targetPort) {
+        return on(0, targetPort);
+    }
+
+    /** A gate on loopback port {@code port} (0 for any free one) in front of 127.0.0.1:{@code targetPort}, open. */
+    public static TcpGate on(int port, int targetPort) {
         try {
-            return new TcpGate(targetPort);
+            return new TcpGate(port, targetPort);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
