@@ -3,6 +3,12 @@ package io.payonce.broker;
 import com.rabbitmq.client.AuthenticationFailureException;
 import org.jboss.logging.Logger;
 
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -12,12 +18,16 @@ import java.util.concurrent.atomic.AtomicReference;
  * about each try are dropped from the console ({@code io.payonce.config.LibraryNoise}), so that a
  * broker away for a minute is one warning naming its address and the settings to check, not a
  * hundred stack traces. A different cause is told again: a broker that comes back refusing the login
- * is news.
+ * is news. The consumer's connections are told back by the connector (SRMSG17000, a receiver listening),
+ * each as it reconnects.
  */
-final class BrokerReachability {
+public final class BrokerReachability {
 
     private static final Logger LOG = Logger.getLogger(BrokerReachability.class);
     private static final String REACHED = "";
+    /** Causes that say the broker's address cannot be reached. */
+    private static final List<Class<? extends Exception>> UNREACHABLE = List.of(ConnectException.class, NoRouteToHostException.class,
+            UnknownHostException.class, SocketTimeoutException.class, TimeoutException.class);
 
     private final String address;
     private final String user;
@@ -32,7 +42,7 @@ final class BrokerReachability {
     void reached() {
         String before = told.getAndSet(REACHED);
         if (before != null && !before.equals(REACHED)) {
-            LOG.infof("RabbitMQ at %s takes payonce's connection again: events leave the outbox and commands are taken", address);
+            LOG.infof("RabbitMQ at %s takes payonce's connection again: events leave the outbox", address);
         }
     }
 
@@ -43,13 +53,37 @@ final class BrokerReachability {
         }
     }
 
+    /**
+     * Whether a failure to connect is one this class tells, once, naming the settings to check: the
+     * address cannot be reached, or the login is refused. Every connection to the same address with
+     * the same login meets the same.
+     */
+    public static boolean toldOnce(Throwable failure) {
+        return causedBy(failure, UNREACHABLE) || causedBy(failure, List.of(AuthenticationFailureException.class));
+    }
+
     private String warning(Exception failure) {
-        if (failure instanceof AuthenticationFailureException) {
-            return "RabbitMQ at " + address + " refused the login of user " + user + ": events wait in the outbox, and no command is taken, "
-                    + "until it takes it; check PAYONCE_RABBITMQ_USER and PAYONCE_RABBITMQ_PASSWORD";
+        String waiting = ": events wait in the outbox, and no command is taken, until it ";
+        if (causedBy(failure, List.of(AuthenticationFailureException.class))) {
+            return "RabbitMQ at " + address + " refused the login of user " + user + waiting + "takes it; "
+                    + "check PAYONCE_RABBITMQ_USER and PAYONCE_RABBITMQ_PASSWORD";
         }
-        return "RabbitMQ at " + address + " cannot be reached (" + rootCause(failure) + "): events wait in the outbox, and no command is taken, "
-                + "until it can; check PAYONCE_RABBITMQ_HOST and PAYONCE_RABBITMQ_PORT";
+        if (causedBy(failure, UNREACHABLE)) {
+            return "RabbitMQ at " + address + " cannot be reached (" + rootCause(failure) + ")" + waiting + "can; "
+                    + "check PAYONCE_RABBITMQ_HOST and PAYONCE_RABBITMQ_PORT";
+        }
+        return "RabbitMQ at " + address + " did not take payonce's connection (" + rootCause(failure) + ")" + waiting + "does; "
+                + "check PAYONCE_RABBITMQ_HOST, PAYONCE_RABBITMQ_PORT, RABBITMQ_VIRTUAL_HOST and RABBITMQ_SSL";
+    }
+
+    private static boolean causedBy(Throwable failure, List<Class<? extends Exception>> kinds) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            Throwable each = cause;
+            if (kinds.stream().anyMatch(kind -> kind.isInstance(each))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String rootCause(Throwable failure) {

@@ -1,5 +1,6 @@
 package io.payonce.config;
 
+import io.payonce.broker.BrokerReachability;
 import io.quarkus.logging.LoggingFilter;
 
 import java.util.logging.Filter;
@@ -19,10 +20,11 @@ import java.util.logging.LogRecord;
  * <li>That the command consumer's connection with RabbitMQ is "established" (SRMSG17007): the
  * connector says it as each of its clients starts, before it has tried to connect, so a start with
  * the broker away said it once per consumer.
- * <li>The RabbitMQ client's "Could not connect to rabbitmq", with its stack trace, and "Attempting to
- * reconnect", from each consumer connection at every try while the broker is away: dozens of lines a
- * minute. payonce's publisher tries the same address with the same login, and says once that the
- * broker cannot be reached, why, and which settings to check ({@code io.payonce.broker.BrokerReachability}).
+ * <li>The RabbitMQ client's "Attempting to reconnect", and its "Could not connect to rabbitmq", with
+ * a stack trace, where the cause is one payonce's publisher meets too and tells once, naming the
+ * settings to check ({@code io.payonce.broker.BrokerReachability}): an address that cannot be reached,
+ * or a login refused. Each consumer connection says them at every try while the broker is away:
+ * dozens of lines a minute. A failure of the consumers' own (a connection limit, say) still shows.
  * </ul>
  */
 @LoggingFilter(name = "library-noise")
@@ -43,7 +45,8 @@ public final class LibraryNoise implements Filter {
                     && message.contains("name='redis.pool.")
                     && message.contains("tag(pool.type=redis)"));
             case RABBITMQ_CONNECTOR -> !message.startsWith("SRMSG17007");
-            case RABBITMQ_CLIENT -> !(message.startsWith("Could not connect to rabbitmq") || message.startsWith("Attempting to reconnect to rabbitmq"));
+            case RABBITMQ_CLIENT -> !(message.startsWith("Attempting to reconnect to rabbitmq")
+                    || message.startsWith("Could not connect to rabbitmq") && BrokerReachability.toldOnce(record.getThrown()));
             default -> true;
         };
     }

@@ -6,7 +6,6 @@ import org.jboss.logging.Logger;
 import org.jboss.logging.MDC;
 
 import java.net.ConnectException;
-import java.net.URI;
 import java.net.UnknownHostException;
 import java.sql.SQLException;
 import java.sql.SQLInvalidAuthorizationSpecException;
@@ -96,13 +95,7 @@ record StartFailure(String store, String address, String settings, String cause,
     /** host:port of the database the start used, as its JDBC URL names it; null if the configuration cannot say. */
     private static String databaseAddress() {
         try {
-            String url = ConfigProvider.getConfig().getOptionalValue(DATABASE_URL, String.class).orElse(null);
-            if (url == null) {
-                return null;
-            }
-            String authority = URI.create(url.substring(url.indexOf(':') + 1)).getRawAuthority();
-            // Every host the URL names (h1,h2:3306 has no single host), without any user or password before them.
-            return authority == null ? null : authority.substring(authority.lastIndexOf('@') + 1);
+            return ConfigProvider.getConfig().getOptionalValue(DATABASE_URL, String.class).map(StoreAddress::of).orElse(null);
         } catch (RuntimeException unreadable) {
             return null;
         }

@@ -1,6 +1,7 @@
 package io.payonce.redis;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.payonce.config.StoreAddress;
 import io.payonce.metrics.Reachability;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.scheduler.Scheduled;
@@ -12,7 +13,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.jboss.logging.Logger;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
@@ -82,7 +82,8 @@ public class RedisHealth implements AsyncHealthCheck {
 
     /** host:port of each of Redis's addresses, without what a URI may carry besides (a password). */
     private static String addresses(String hosts) {
-        return Arrays.stream(hosts.split(",")).map(String::strip).map(URI::create).map(uri -> uri.getRawAuthority() == null
-                ? uri.getPath() : uri.getRawAuthority().substring(uri.getRawAuthority().lastIndexOf('@') + 1)).collect(Collectors.joining(", "));
+        return Arrays.stream(hosts.split(",")).map(StoreAddress::of)
+                .map(address -> address == null ? "(an address that cannot be shown without its password)" : address)
+                .collect(Collectors.joining(", "));
     }
 }

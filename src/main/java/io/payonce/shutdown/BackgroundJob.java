@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -15,8 +16,8 @@ import java.util.function.Supplier;
  * that stays. Every job's work is safe to repeat, so a failure ends the run with one warning and the
  * next run, on the job's schedule, takes up what is left; a failure of what follows the run is
  * warned of the same way, never passed over in silence. A store that stays away fails run after run
- * the same way: that failure is warned once, repeated at DEBUG, and the first run that goes through
- * again says so at INFO, so that a job running every second does not bury the log. A run that neither ends nor fails (a
+ * the same way: that failure is warned once, and again every few minutes ({@link RepeatedFailure}),
+ * so that a job running every second does not bury the log. A run that neither ends nor fails (a
  * store that stopped answering in the middle of a handshake, say) is given up after
  * {@link #RUN_BOUND}, as a failure: the scheduler skips every run of a job while one is going on, so
  * one run that hung would otherwise stop the job on this instance for good.
@@ -32,12 +33,10 @@ public final class BackgroundJob {
 
     private final Draining draining;
     private final Logger log;
-    private final String name;
     private final String summary;
     private final Duration bound;
-    /** The failure the last runs ended with, as warned, and how many ended with it; null while runs go through. */
-    private volatile String failing;
-    private volatile int failedRuns;
+    private final RepeatedFailure passFailure;
+    private final RepeatedFailure afterwardsFailure;
 
     /**
      * @param job     the job's class, whose logger writes its lines
@@ -45,15 +44,18 @@ public final class BackgroundJob {
      * @param summary the line a run that did anything writes, a format taking its count; null where the job's meter says enough
      */
     public BackgroundJob(Draining draining, Class<?> job, String name, String summary) {
-        this(draining, job, name, summary, RUN_BOUND);
+        this(draining, job, name, summary, RUN_BOUND, Clock.systemUTC());
     }
 
-    BackgroundJob(Draining draining, Class<?> job, String name, String summary, Duration bound) {
+    BackgroundJob(Draining draining, Class<?> job, String name, String summary, Duration bound, Clock clock) {
         this.draining = draining;
         this.log = Logger.getLogger(job);
-        this.name = name;
         this.summary = summary;
         this.bound = bound;
+        this.passFailure = new RepeatedFailure(log, name + " stopped early; the next run takes up the rest", name
+                + " went through again, after %d runs that stopped early", clock);
+        this.afterwardsFailure = new RepeatedFailure(log, name + ": what follows a run (its gauges, its tidying) failed; the next run tries again",
+                name + ": what follows a run went through again, after %d runs", clock);
     }
 
     /** One scheduled run: {@code pass}, which returns how much it did. */
@@ -66,12 +68,12 @@ public final class BackgroundJob {
         return draining.unlessStopping(() -> Uni.createFrom().deferred(pass::get)
                 .ifNoItem().after(bound).fail()
                 .invoke(this::summarise)
-                .invoke(this::wentThrough)
-                .onFailure().invoke(this::stoppedEarly)
+                .invoke(passFailure::wentThrough)
+                .onFailure().invoke(passFailure::failed)
                 .onFailure().recoverWithNull()
                 .flatMap(ignored -> Uni.createFrom().deferred(afterwards).ifNoItem().after(bound).fail())
-                .onFailure().invoke(e -> log.warnf("%s: what follows a run (its gauges, its tidying) failed; the next run tries again: %s",
-                        name, e.toString()))
+                .invoke(afterwardsFailure::wentThrough)
+                .onFailure().invoke(afterwardsFailure::failed)
                 .onFailure().recoverWithNull()
                 .replaceWithVoid(), () -> Uni.createFrom().voidItem());
     }
@@ -93,25 +95,6 @@ public final class BackgroundJob {
                         .flatMap(count -> count < batchSize
                                 ? Uni.createFrom().item(doneSoFar + count)
                                 : batches(batch, batchSize, touched, doneSoFar + count)));
-    }
-
-    private void stoppedEarly(Throwable failure) {
-        String because = failure.toString();
-        failedRuns++;
-        if (because.equals(failing)) {
-            log.debugf("%s stopped early again (%d runs so far): %s", name, failedRuns, because);
-        } else {
-            log.warnf("%s stopped early; the next run takes up the rest: %s", name, because);
-            failing = because;
-        }
-    }
-
-    private void wentThrough(Integer done) {
-        if (failing != null) {
-            log.infof("%s went through again, after %d runs that stopped early", name, failedRuns);
-            failing = null;
-            failedRuns = 0;
-        }
     }
 
     private void summarise(Integer done) {

@@ -18,6 +18,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @QuarkusTest
 class AuthenticationTest {
 
+    /** No token is minted outside dev mode: not by this build, nor by the packaged application (AuthenticationIT). */
+    @Test
+    void noTokenEndpointOutsideDevMode() {
+        assertEquals(404, RestAssured.get("/dev/token").statusCode());
+        assertEquals(404, RestAssured.get("/dev/token?sub=ops1&ops=true").statusCode());
+    }
+
     @Test
     void noTokenIsUnauthenticated() {
         assertUnauthenticated(RestAssured.given().get("/orders/1"));

@@ -40,11 +40,6 @@ class HealthTest {
     }
 
     @Test
-    void theDevTokenEndpointExistsOnlyInDevMode() {
-        assertEquals(404, RestAssured.get("/dev/token").statusCode());
-    }
-
-    @Test
     void metricsAreExposedForPrometheus() {
         Response response = Management.get("/q/metrics");
 

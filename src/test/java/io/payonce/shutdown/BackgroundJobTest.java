@@ -6,13 +6,18 @@ import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.smallrye.mutiny.Uni;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -28,7 +33,24 @@ class BackgroundJobTest {
     private static final Duration WAIT = Duration.ofSeconds(5);
 
     private final Draining draining = new Draining(Optional.of(Duration.ofSeconds(1)));
-    private final BackgroundJob job = new BackgroundJob(draining, BackgroundJobTest.class, "Test job", "Did %d things");
+    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-07T10:00:00Z"));
+    private final Clock clock = new Clock() {
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now.get();
+        }
+    };
+    private final BackgroundJob job = new BackgroundJob(draining, BackgroundJobTest.class, "Test job", "Did %d things", BackgroundJob.RUN_BOUND, clock);
     private final Counter touched = new SimpleMeterRegistry().counter("touched");
 
     @Test
@@ -73,7 +95,7 @@ class BackgroundJobTest {
     /** A pass that never ends (a store gone silent mid-handshake) would hold the job for good: the scheduler skips runs while one goes on. */
     @Test
     void aRunThatHangsIsGivenUpAtItsBoundAndWhatComesAfterwardsStillRuns() {
-        BackgroundJob bounded = new BackgroundJob(draining, BackgroundJobTest.class, "Test job", null, Duration.ofMillis(200));
+        BackgroundJob bounded = new BackgroundJob(draining, BackgroundJobTest.class, "Test job", null, Duration.ofMillis(200), clock);
         AtomicBoolean measured = new AtomicBoolean();
 
         bounded.run(() -> Uni.createFrom().nothing(), () -> Uni.createFrom().item(() -> {
@@ -112,11 +134,11 @@ class BackgroundJobTest {
     void theSameFailureRunAfterRunIsWarnedOnceAndTheRunThatGoesThroughAgainIsTold() {
         List<String> lines = logged(Level.INFO, () -> {
             for (String because : List.of("the broker is away", "the broker is away", "the broker is away", "the database is away")) {
-                job.run(() -> Uni.createFrom().failure(new IllegalStateException(because))).await().atMost(WAIT);
+                failedRun(because);
             }
             job.run(() -> Uni.createFrom().item(0)).await().atMost(WAIT);
             job.run(() -> Uni.createFrom().item(0)).await().atMost(WAIT);
-            job.run(() -> Uni.createFrom().failure(new IllegalStateException("the broker is away"))).await().atMost(WAIT);
+            failedRun("the broker is away");
         });
 
         assertEquals(List.of(
@@ -124,6 +146,45 @@ class BackgroundJobTest {
                 "WARN Test job stopped early; the next run takes up the rest: java.lang.IllegalStateException: the database is away",
                 "INFO Test job went through again, after 4 runs that stopped early",
                 "WARN Test job stopped early; the next run takes up the rest: java.lang.IllegalStateException: the broker is away"), lines);
+    }
+
+    /** An alert sends the operator to the logs minutes after the failure began: it is warned again while it lasts, among recent lines. */
+    @Test
+    void aFailureThatLastsIsWarnedAgainEveryFewMinutes() {
+        List<String> lines = logged(Level.INFO, () -> {
+            failedRun("the broker is away");
+            now.set(now.get().plus(RepeatedFailure.REMINDER).minusSeconds(1));
+            failedRun("the broker is away");
+            now.set(now.get().plusSeconds(1));
+            failedRun("the broker is away");
+            failedRun("the broker is away");
+        });
+
+        assertEquals(List.of(
+                "WARN Test job stopped early; the next run takes up the rest: java.lang.IllegalStateException: the broker is away",
+                "WARN Test job stopped early; the next run takes up the rest, 3 runs in a row: java.lang.IllegalStateException: the broker is away"),
+                lines);
+    }
+
+    /** The relay's gauges read the database after every run: with the database away, that fails every second too. */
+    @Test
+    void whatComesAfterwardsFailingRunAfterRunIsWarnedOnce() {
+        List<String> lines = logged(Level.INFO, () -> {
+            for (int run = 0; run < 3; run++) {
+                job.run(() -> Uni.createFrom().item(0), () -> Uni.createFrom().failure(new IllegalStateException("the database is away")))
+                        .await().atMost(WAIT);
+            }
+            job.run(() -> Uni.createFrom().item(0), () -> Uni.createFrom().voidItem()).await().atMost(WAIT);
+        });
+
+        assertEquals(List.of(
+                "WARN Test job: what follows a run (its gauges, its tidying) failed; the next run tries again: "
+                        + "java.lang.IllegalStateException: the database is away",
+                "INFO Test job: what follows a run went through again, after 3 runs"), lines);
+    }
+
+    private void failedRun(String because) {
+        job.run(() -> Uni.createFrom().failure(new IllegalStateException(because))).await().atMost(WAIT);
     }
 
     /** The lines {@code runs} logs through the job's logger at {@code least} or above, each as WARN or INFO and its text. */
