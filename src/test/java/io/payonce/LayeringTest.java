@@ -44,6 +44,12 @@ class LayeringTest {
     private static final Set<String> WEBHOOK_DOORS = Set.of("payment.card.CardCharge", "payment.operation.Notice",
             "payment.refund.RefundToCard");
 
+    /** The client library: a house of its own beside the server's, on no floor of it. */
+    private static final String CLIENT = "client";
+    /** All the client may import: the JDK and Jackson, which its users' classpaths hold anyway. */
+    private static final Pattern CLIENT_MAY_IMPORT = Pattern.compile("(?:java|com\\.fasterxml\\.jackson|io\\.payonce\\.client)\\..*");
+    private static final Pattern ANY_IMPORT = Pattern.compile("^import (?:static )?([\\w.]+)", Pattern.MULTILINE);
+
     /** The room of the one lifecycle that every operation at the processor follows. */
     private static final String LIFECYCLE = "payment.operation";
 
@@ -54,7 +60,7 @@ class LayeringTest {
     void everyRoomStandsOnAFloor() {
         Set<String> unplaced = new TreeSet<>();
         for (Source source : sources()) {
-            if (floorOf(source.room()) < 0) {
+            if (floorOf(source.room()) < 0 && !source.room().equals(CLIENT)) {
                 unplaced.add(source.room());
             }
         }
@@ -86,6 +92,30 @@ class LayeringTest {
             }
         }
         assertEquals(Map.of(), upward, "imports from a floor above, or of api by a class that is no resource");
+    }
+
+    /**
+     * The client library ships to payonce's users as a jar of its own: it uses nothing of the server
+     * (only the JDK and Jackson), and the server uses nothing of it, so that neither drags the other in.
+     */
+    @Test
+    void theClientStandsApartFromTheServer() {
+        Map<String, Set<String>> wrong = new TreeMap<>();
+        for (Source source : sources()) {
+            boolean client = source.room().equals(CLIENT);
+            Matcher imported = ANY_IMPORT.matcher(source.text());
+            while (imported.find()) {
+                String name = imported.group(1);
+                if (client ? !CLIENT_MAY_IMPORT.matcher(name).matches() : name.startsWith("io.payonce." + CLIENT + ".")) {
+                    wrong.computeIfAbsent(source.path(), ignored -> new TreeSet<>()).add(name);
+                }
+            }
+            if (client && source.text().replace("io.payonce.client", "").contains("io.payonce.")) {
+                wrong.computeIfAbsent(source.path(), ignored -> new TreeSet<>()).add("a name of the server's written out");
+            }
+        }
+        assertEquals(Map.of(), wrong);
+        assertTrue(sources().stream().anyMatch(source -> source.room().equals(CLIENT)), "the client's sources are where this test reads");
     }
 
     /** The processor's client is payonce's own outbound HTTP: it never learns what a payment is. */

@@ -1,0 +1,12 @@
+package io.payonce.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/** An order: {@code status} UNPAID until paid, then PAYING (a card pay not known yet) or PAID, and on. */
+public record Order(long id, String orderSn, long amount, String currency, String status) {
+
+    static Order of(JsonNode json) {
+        return new Order(json.path("id").asLong(), json.path("orderSn").asText(), json.path("amount").asLong(),
+                json.path("currency").asText(), json.path("status").asText());
+    }
+}

@@ -1,0 +1,209 @@
+package io.payonce.client;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The client's half of the promise, against a server that answers as scripted: what the client
+ * sends again, under which key, after which answer, and what it tells its caller.
+ */
+class ClientRetriesTest {
+
+    private static final String PAID = "{\"paymentId\":7,\"orderId\":3,\"amount\":1999,\"currency\":\"EUR\",\"method\":\"card\",\"phase\":\"SUCCEEDED\"}";
+    private static final String UNKNOWN = PAID.replace("SUCCEEDED", "UNKNOWN");
+    private static final RetryPolicy QUICK = new RetryPolicy(6, Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofMillis(10),
+            Duration.ofMillis(40));
+
+    private final ScriptedServer server = new ScriptedServer();
+    private final List<ClientListener.Attempt> attempts = new CopyOnWriteArrayList<>();
+    private final List<Outcome<?>> outcomes = new CopyOnWriteArrayList<>();
+    private final ClientListener listener = new ClientListener() {
+        @Override
+        public void attempted(Attempt attempt) {
+            attempts.add(attempt);
+        }
+
+        @Override
+        public void ended(String operation, Outcome<?> outcome) {
+            outcomes.add(outcome);
+        }
+    };
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private PayonceClient client(RetryPolicy policy) {
+        return new PayonceClient(List.of(server.address()), () -> "a-token", policy, listener);
+    }
+
+    /** The rule everything rests on: a retry that made a key of its own would be a second payment. */
+    @Test
+    void everyRetryCarriesTheOperationsOneKey() {
+        server.thenNoAnswer()
+                .then(503, problem(503, "DEPENDENCY_UNAVAILABLE"))
+                .then(409, problem(409, "IDEMPOTENCY_KEY_IN_USE"))
+                .then(409, problem(409, "PAYMENT_IN_PROGRESS"))
+                .then(201, PAID);
+
+        Outcome<Payment> paid = client(QUICK).payByCard(3, "tok_visa");
+
+        Outcome.Succeeded<Payment> succeeded = assertInstanceOf(Outcome.Succeeded.class, paid);
+        assertEquals(7, succeeded.value().id());
+        assertEquals(5, server.received().size());
+        assertTrue(server.received().stream().allMatch(request -> succeeded.key().equals(request.header("Idempotency-Key"))),
+                "one key, the outcome's, on every request: " + server.received());
+        assertTrue(server.received().stream().allMatch(request -> request.body().equals("{\"method\":\"card\",\"cardToken\":\"tok_visa\"}")));
+        assertEquals(List.of(1, 2, 3, 4, 5), attempts.stream().map(ClientListener.Attempt::number).toList());
+        assertEquals(List.of(paid), outcomes);
+    }
+
+    @Test
+    void theCallersOwnKeyIsTheOneSent() {
+        server.thenNoAnswer().then(201, PAID);
+
+        Outcome<Payment> paid = client(QUICK).pay(3, "order-sn-1-pay");
+
+        assertEquals("order-sn-1-pay", paid.key());
+        assertEquals(List.of("order-sn-1-pay", "order-sn-1-pay"), server.received().stream().map(request -> request.header("Idempotency-Key")).toList());
+    }
+
+    /** A stored answer is the operation's outcome: sending it again would only be told the same. */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+            "402, INSUFFICIENT_FUNDS, Declined",
+            "402, CARD_DECLINED, Declined",
+            "404, ORDER_NOT_FOUND, Refused",
+            "409, ILLEGAL_TRANSITION, Refused",
+            "422, IDEMPOTENCY_KEY_REUSED, Refused",
+            "400, VALIDATION_FAILED, Refused"})
+    void aDefiniteAnswerIsNotSentAgain(int status, String code, String outcome) {
+        server.then(status, problem(status, code));
+
+        Outcome<Payment> answered = client(QUICK).pay(3);
+
+        assertEquals(outcome, answered.getClass().getSimpleName());
+        Problem problem = answered instanceof Outcome.Declined<Payment> declined ? declined.problem() : ((Outcome.Refused<Payment>) answered).problem();
+        assertEquals(code, problem.code());
+        assertEquals(status, problem.status());
+        assertEquals(1, server.received().size(), "sent once");
+    }
+
+    @Test
+    void aReplayedAnswerSaysSo() {
+        server.then(201, PAID, Map.of("Idempotent-Replayed", "true"));
+
+        Outcome.Succeeded<?> replayed = assertInstanceOf(Outcome.Succeeded.class, client(QUICK).pay(3));
+
+        assertTrue(replayed.replayed());
+    }
+
+    /** payonce names how long to wait; a client that hammered a busy key would only keep it busy. */
+    @Test
+    void retryAfterIsWaited() {
+        server.then(409, problem(409, "IDEMPOTENCY_KEY_IN_USE"), Map.of("Retry-After", "1")).then(201, PAID);
+
+        client(QUICK).pay(3);
+
+        long waitedMillis = Duration.ofNanos(server.received().get(1).nanos() - server.received().get(0).nanos()).toMillis();
+        assertTrue(waitedMillis >= 1000, "the second request came " + waitedMillis + " ms after the first");
+    }
+
+    /**
+     * A 202 is no failure: the card may have been charged. The client reads the payment until the
+     * processor's outcome is known, then asks once more under the key for the answer every repeat gets.
+     */
+    @Test
+    void a202IsFollowedUntilTheOutcomeIsKnownAndThenAnsweredUnderTheKey() {
+        server.then(202, UNKNOWN, Map.of("Location", "/payments/7"))
+                .then(200, UNKNOWN)
+                .then(200, PAID)
+                .then(201, PAID, Map.of("Idempotent-Replayed", "true"));
+
+        Outcome<Payment> paid = client(QUICK).payByCard(3, "tok_visa");
+
+        Outcome.Succeeded<Payment> succeeded = assertInstanceOf(Outcome.Succeeded.class, paid, paid.toString());
+        assertEquals("SUCCEEDED", succeeded.value().phase());
+        assertEquals(List.of("POST /orders/3/pay", "GET /payments/7", "GET /payments/7", "POST /orders/3/pay"),
+                server.received().stream().map(request -> request.method() + " " + request.path()).toList());
+        assertEquals(succeeded.key(), server.received().get(3).header("Idempotency-Key"));
+    }
+
+    /** Past the deadline the caller is told what is known: not yet, the key to resume with, and the payment's id. */
+    @Test
+    void anOutcomeStillUnknownAtTheDeadlineIsPendingWithTheKeyAndThePayment() {
+        server.then(202, UNKNOWN, Map.of("Location", "/payments/7"));
+        for (int read = 0; read < 200; read++) {
+            server.then(200, UNKNOWN);
+        }
+
+        Outcome<Payment> unknown = client(QUICK.withDeadline(Duration.ofMillis(600))).payByCard(3, "tok_visa", "pay-sn-3");
+
+        Outcome.Pending<Payment> pending = assertInstanceOf(Outcome.Pending.class, unknown, unknown.toString());
+        assertEquals("pay-sn-3", pending.key());
+        assertEquals(7L, pending.id());
+    }
+
+    @Test
+    void attemptsAreBounded() {
+        for (int answer = 0; answer < 10; answer++) {
+            server.then(503, problem(503, "DEPENDENCY_UNAVAILABLE"));
+        }
+
+        Outcome<Payment> unknown = client(QUICK.withMaxAttempts(3)).pay(3);
+
+        Outcome.Pending<Payment> pending = assertInstanceOf(Outcome.Pending.class, unknown);
+        assertEquals("503 DEPENDENCY_UNAVAILABLE", pending.lastAnswer());
+        assertEquals(3, server.received().size());
+    }
+
+    @Test
+    void aRequestWithoutAnAnswerMovesToTheNextAddress() {
+        try (ScriptedServer other = new ScriptedServer()) {
+            server.thenNoAnswer().thenNoAnswer();
+            other.thenNoAnswer().thenNoAnswer();
+            PayonceClient client = new PayonceClient(List.of(server.address(), other.address()), () -> "a-token",
+                    QUICK.withMaxAttempts(4), listener);
+
+            assertInstanceOf(Outcome.Pending.class, client.pay(3));
+
+            assertEquals(2, server.received().size());
+            assertEquals(2, other.received().size());
+            for (int each = 1; each < attempts.size(); each++) {
+                assertTrue(!attempts.get(each).uri().getAuthority().equals(attempts.get(each - 1).uri().getAuthority()), "alternates: " + attempts);
+            }
+        }
+    }
+
+    @Test
+    void anOrderFormTakesASubmitTokenAndCarriesItOnEveryRetry() {
+        server.then(200, "{\"token\":\"st_1\",\"expiresInSeconds\":600}")
+                .thenNoAnswer()
+                .then(201, "{\"id\":3,\"orderSn\":\"sn-1\",\"amount\":1999,\"currency\":\"EUR\",\"status\":\"UNPAID\"}");
+
+        Outcome<Order> created = client(QUICK).createOrder("sn-1", 1999, "EUR");
+
+        Outcome.Succeeded<Order> order = assertInstanceOf(Outcome.Succeeded.class, created);
+        assertEquals(3, order.value().id());
+        assertEquals("st_1", order.key());
+        assertEquals(List.of("st_1", "st_1"), server.received().subList(1, 3).stream().map(request -> request.header("Submit-Token")).toList());
+        assertNotNull(server.received().get(1).header("Authorization"));
+    }
+
+    private static String problem(int status, String code) {
+        return "{\"type\":\"about:blank\",\"title\":\"t\",\"status\":" + status + ",\"code\":\"" + code + "\"}";
+    }
+}
