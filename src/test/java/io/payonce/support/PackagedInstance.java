@@ -38,7 +38,12 @@ public final class PackagedInstance implements AutoCloseable {
      */
     public static PackagedInstance start(String name, String database, boolean cleanDatabase, Map<String, String> environment)
             throws IOException, InterruptedException {
-        int port = FreePorts.next();
+        return startOn(FreePorts.next(), name, database, cleanDatabase, environment);
+    }
+
+    /** The same, listening on {@code port}: an instance that takes the place of one killed, at its address. */
+    public static PackagedInstance startOn(int port, String name, String database, boolean cleanDatabase, Map<String, String> environment)
+            throws IOException, InterruptedException {
         int managementPort = FreePorts.next();
         List<String> command = command(List.of("-Dquarkus.profile=test", "-Dquarkus.http.port=" + port,
                 "-D%test.quarkus.management.port=" + managementPort, "-D%test.quarkus.flyway.clean-at-start=" + cleanDatabase), "-Xmx256m");
