@@ -1,5 +1,6 @@
 package io.payonce.bench.chaos;
 
+import io.payonce.client.PayonceClient;
 import io.payonce.idempotency.Answer;
 import io.payonce.support.Tokens;
 
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,8 +35,10 @@ import java.util.regex.Pattern;
 /*
  * The bank workload for the chaos harness: many users, orders, pays, refunds and deposits sent the
  * way real clients send them when things go wrong. Each logical operation has one Idempotency-Key
- * and keeps it across all its retries; clients time out at random (a few ms to 2 s), retry with
- * jitter, double-click, and send retries to the other instance. A third of the orders are paid by
+ * and keeps it across all its retries. Orders, pays, refunds and deposits go over HTTP through the
+ * client library, as payonce's users send them (ThroughTheClient): it retries them, honouring
+ * Retry-After, and follows a 202's Location; the workload makes its clients time out at random (a few ms to
+ * 2 s), double-click, give up now and then, and spread their requests over the gateway and both instances. A third of the orders are paid by
  * card, through the processor simulator, and a 202 (the charge's outcome not known yet) is answered
  * by sending the pay again with the same key; their refunds go back to the card through the same
  * simulator ("card-refund"), a 202 answered the same way. A fifth of the pays, by card or from the balance, and
@@ -92,12 +96,15 @@ public final class Workload {
     /** Refunds to the card named in answers to card refunds, settled or not: what an operator may try to settle. */
     final List<Long> cardRefunds = new CopyOnWriteArrayList<>();
     final String opsToken;
+    /** The client library, through which every operation it has a call for goes over HTTP. */
+    final ThroughTheClient client;
 
     Workload(String[] targets, History history, CommandChannel commands) {
         this.targets = targets;
         this.history = history;
         this.commands = commands;
         this.opsToken = Tokens.lastingAnHour("chaos-ops", "ops");
+        this.client = new ThroughTheClient(targets);
     }
 
     public static void main(String[] args) throws Exception {
@@ -201,8 +208,9 @@ public final class Workload {
         if (dice < 30 || user.orders.isEmpty()) {
             long amount = 100 + random.nextInt(4900);
             String sn = "sn-" + UUID.randomUUID();
-            return new Operation(this, "create", user, newKey(), "/orders", user.token,
+            Operation create = new Operation(this, "create", user, newKey(), "/orders", user.token,
                     "{\"orderSn\":\"" + sn + "\",\"amount\":" + amount + ",\"currency\":\"EUR\"}", amount, sn);
+            return create.viaClient(client -> client.createOrder(sn, amount, "EUR", create.key));
         }
         Order order = user.orders.get(random.nextInt(user.orders.size()));
         boolean byMessage = random.nextInt(100) < BY_MESSAGE_PERCENT;
@@ -211,12 +219,14 @@ public final class Workload {
             String how = "\"method\":\"card\",\"cardToken\":\"" + token + "\"";
             Operation cardPay = new Operation(this, "card-pay", user, newKey(), "/orders/" + order.id + "/pay", user.token,
                     "{" + how + "}", order.amount, Long.toString(order.id));
+            cardPay.viaClient(client -> client.payByCard(order.id, token, cardPay.key));
             return byMessage ? cardPay.asCommand("{\"type\":\"pay\",\"userId\":\"" + user.id + "\",\"orderId\":" + order.id + "," + how + "}")
                     : cardPay;
         }
         if (dice < 70) {
             Operation pay = new Operation(this, "pay", user, newKey(), "/orders/" + order.id + "/pay", user.token, null, order.amount,
                     Long.toString(order.id));
+            pay.viaClient(client -> client.pay(order.id, pay.key));
             return byMessage ? pay.asCommand("{\"type\":\"pay\",\"userId\":\"" + user.id + "\",\"orderId\":" + order.id + "}") : pay;
         }
         if (dice >= 100 - OPERATOR_SETTLEMENT_PERCENT && !cardRefunds.isEmpty() && random.nextBoolean()) {
@@ -231,6 +241,7 @@ public final class Workload {
             String type = order.id % CARD_ORDER_EVERY == 0 ? "card-refund" : "refund";
             Operation refund = new Operation(this, type, user, newKey(), "/orders/" + order.id + "/refunds", opsToken,
                     "{\"refundNo\":\"" + refundNo + "\",\"amount\":" + amount + "}", amount, order.id + "/" + refundNo);
+            refund.viaClient(client -> client.refund(order.id, refundNo, amount, refund.key));
             return byMessage ? refund.asCommand("{\"type\":\"refund\",\"orderId\":" + order.id + ",\"refundNo\":\"" + refundNo
                     + "\",\"amount\":" + amount + "}") : refund;
         }
@@ -266,7 +277,8 @@ public final class Workload {
     Operation deposit(User user, long amount) {
         String key = newKey();
         return new Operation(this, "deposit", user, key, "/accounts/" + user.id + "/deposits", opsToken,
-                "{\"amount\":" + amount + ",\"currency\":\"EUR\",\"reference\":\"" + key + "\"}", amount, user.id);
+                "{\"amount\":" + amount + ",\"currency\":\"EUR\",\"reference\":\"" + key + "\"}", amount, user.id)
+                .viaClient(client -> client.deposit(user.id, amount, "EUR", key, key));
     }
 
     static String newKey() {
@@ -308,7 +320,11 @@ public final class Workload {
         final String subject;
         /** The command's body when the operation goes through the broker; null over HTTP. */
         String command;
+        /** The client library's call of the operation, where it has one: over HTTP, the client sends and retries it. */
+        Function<PayonceClient, io.payonce.client.Outcome<?>> clientCall;
         int attempts;
+        /** The last definite answer of its attempts: what settles it when the client has the outcome. */
+        volatile Attempt settledBy;
 
         Operation(Workload workload, String type, User user, String key, String path, String bearer, String body,
                   long amount, String subject) {
@@ -326,6 +342,11 @@ public final class Workload {
 
         Operation asCommand(String body) {
             this.command = body;
+            return this;
+        }
+
+        Operation viaClient(Function<PayonceClient, io.payonce.client.Outcome<?>> call) {
+            this.clientCall = call;
             return this;
         }
 
@@ -350,6 +371,9 @@ public final class Workload {
         }
 
         private Outcome untilDefinite(LongSupplier giveUpAt, boolean mayAbandon) throws InterruptedException {
+            if (clientCall != null && command == null) {
+                return workload.client.send(this, giveUpAt, mayAbandon);
+            }
             Random random = ThreadLocalRandom.current();
             int target = command != null ? BROKER : random.nextInt(10) < 6 ? 0 : 1 + random.nextInt(2);
             while (System.currentTimeMillis() < giveUpAt.getAsLong()) {
@@ -398,15 +422,11 @@ public final class Workload {
 
         /** One request and its answer, written to the history whatever happens to it. */
         private Attempt attempt(int target, Duration timeout) throws InterruptedException {
-            int number;
-            synchronized (this) {
-                number = ++attempts;
-            }
             long start = System.currentTimeMillis();
             Attempt attempt;
             try {
                 if (target == BROKER) {
-                    CommandChannel.Reply reply = workload.commands.send(key, key + "/" + number, command, timeout);
+                    CommandChannel.Reply reply = workload.commands.send(key, key + "/" + (attempts + 1), command, timeout);
                     attempt = classify(reply.status(), reply.body(), reply.repeat());
                 } else {
                     HttpResponse<String> response = workload.http.send(request(target, timeout), HttpResponse.BodyHandlers.ofString());
@@ -416,17 +436,29 @@ public final class Workload {
                 attempt = Attempt.noAnswer(e);
             } catch (RuntimeException | InterruptedException e) {
                 // Not a fault of the service: the attempt keeps its line, the exception fails the operation.
-                workload.history.attempt(this, number, target, start, System.currentTimeMillis(), Attempt.noAnswer(e));
+                record(target, start, System.currentTimeMillis(), Attempt.noAnswer(e));
                 throw e;
             }
-            workload.history.attempt(this, number, target, start, System.currentTimeMillis(), attempt);
+            record(target, start, System.currentTimeMillis(), attempt);
+            return attempt;
+        }
+
+        /** Writes one attempt to the history under the operation's next number, and notes what it tells. */
+        void record(int target, long start, long end, Attempt attempt) {
+            int number;
+            synchronized (this) {
+                number = ++attempts;
+            }
+            workload.history.attempt(this, number, target, start, end, attempt);
+            if (attempt.definite()) {
+                settledBy = attempt;
+            }
             if (type.equals("card-pay") && attempt.status / 100 == 2 && !attempt.detail.isEmpty()) {
                 workload.cardPayments.add(Long.parseLong(attempt.detail));
             }
             if (type.equals("card-refund") && attempt.status / 100 == 2 && !attempt.detail.isEmpty()) {
                 workload.cardRefunds.add(Long.parseLong(attempt.detail));
             }
-            return attempt;
         }
 
         private HttpRequest request(int target, Duration timeout) {
@@ -440,7 +472,7 @@ public final class Workload {
             return request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
         }
 
-        private static Attempt classify(int status, String body, boolean repeat) {
+        static Attempt classify(int status, String body, boolean repeat) {
             String code = match(CODE, body);
             if (status / 100 == 2) {
                 return new Attempt(status, match(ID, body), body, Answers.definite(status, ""), repeat);
@@ -454,7 +486,7 @@ public final class Workload {
         }
 
         /** Clients give up anywhere between a few milliseconds and two seconds. */
-        private static Duration timeout(Random random) {
+        static Duration timeout(Random random) {
             return logUniform(random, 5, 2000);
         }
 

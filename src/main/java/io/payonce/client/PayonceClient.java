@@ -33,7 +33,11 @@ public final class PayonceClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Retrying retrying;
+    private final HttpClient http;
+    private final List<URI> addresses;
+    private final Supplier<String> tokens;
+    private final RetryPolicy policy;
+    private final ClientListener listener;
 
     /** A client of payonce at {@code address}, calling with the bearer tokens {@code tokens} supplies (one per request), with {@link RetryPolicy#DEFAULT}. */
     public PayonceClient(URI address, Supplier<String> tokens) {
@@ -43,16 +47,36 @@ public final class PayonceClient {
     /**
      * A client of payonce at {@code addresses} (each operation starts at one at random and moves to the
      * next after no answer or a 5xx), with {@code policy}, telling {@code listener} of every request and
-     * outcome. Requests time out by the policy, not by the HTTP client, which follows no redirect.
+     * outcome. Requests time out by the policy; redirects are not followed.
      */
     public PayonceClient(List<URI> addresses, Supplier<String> tokens, RetryPolicy policy, ClientListener listener) {
+        // HTTP/1.1, as a gateway forwards it: no cleartext HTTP/2 upgrade riding on a keyed POST.
+        this(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(policy.attemptTimeout())
+                .followRedirects(HttpClient.Redirect.NEVER).build(), addresses, tokens, policy, listener);
+    }
+
+    private PayonceClient(HttpClient http, List<URI> addresses, Supplier<String> tokens, RetryPolicy policy, ClientListener listener) {
         if (addresses.isEmpty()) {
             throw new IllegalArgumentException("a client needs an address of payonce");
         }
-        // HTTP/1.1, as a gateway forwards it: no cleartext HTTP/2 upgrade riding on a keyed POST.
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(policy.attemptTimeout())
-                .followRedirects(HttpClient.Redirect.NEVER).build();
-        this.retrying = new Retrying(http, List.copyOf(addresses), tokens, policy, listener);
+        this.http = http;
+        this.addresses = List.copyOf(addresses);
+        this.tokens = tokens;
+        this.policy = policy;
+        this.listener = listener;
+    }
+
+    /**
+     * This client calling as the caller whose tokens {@code callerTokens} supplies (a buyer, an operator),
+     * on the same connections: a backend that acts for many buyers keeps one client and takes a view per buyer.
+     */
+    public PayonceClient as(Supplier<String> callerTokens) {
+        return new PayonceClient(http, addresses, callerTokens, policy, listener);
+    }
+
+    /** This client with {@code retries} (a deadline of its own for one call, say), on the same connections. */
+    public PayonceClient with(RetryPolicy retries) {
+        return new PayonceClient(http, addresses, tokens, retries, listener);
     }
 
     /** A new key, for an operation the caller has no key of its own for. */
@@ -67,7 +91,7 @@ public final class PayonceClient {
 
     /** Pays order {@code orderId} from the buyer's balance, under {@code key}: again with the same key, it is the same payment. */
     public Outcome<Payment> pay(long orderId, String key) {
-        return retrying.run(keyed("pay", key, "/orders/" + orderId + "/pay", body().put("method", "balance").toString(), Payment::of,
+        return run(keyed("pay", key, "/orders/" + orderId + "/pay", body().put("method", "balance").toString(), Payment::of,
                 json -> Payment.of(json).definite()));
     }
 
@@ -82,7 +106,7 @@ public final class PayonceClient {
      * is known, within the deadline, and then answers with it; past the deadline it is {@link Outcome.Pending}.
      */
     public Outcome<Payment> payByCard(long orderId, String cardToken, String key) {
-        return retrying.run(keyed("card-pay", key, "/orders/" + orderId + "/pay", body().put("method", "card").put("cardToken", cardToken).toString(),
+        return run(keyed("card-pay", key, "/orders/" + orderId + "/pay", body().put("method", "card").put("cardToken", cardToken).toString(),
                 Payment::of, json -> Payment.of(json).definite()));
     }
 
@@ -93,7 +117,7 @@ public final class PayonceClient {
 
     /** Refunds {@code amount} of order {@code orderId} as refund {@code refundNo} under {@code key}, the way the order was paid. */
     public Outcome<Refund> refund(long orderId, String refundNo, long amount, String key) {
-        return retrying.run(keyed("refund", key, "/orders/" + orderId + "/refunds", body().put("refundNo", refundNo).put("amount", amount).toString(),
+        return run(keyed("refund", key, "/orders/" + orderId + "/refunds", body().put("refundNo", refundNo).put("amount", amount).toString(),
                 Refund::of, json -> Refund.of(json).definite()));
     }
 
@@ -102,35 +126,39 @@ public final class PayonceClient {
      * order form's own key, which makes a double submit one order. The outcome's key is that token.
      */
     public Outcome<Order> createOrder(String orderSn, long amount, String currency) {
-        Outcome<SubmitToken> token = retrying.run(Operation.read("submit-token", "/orders/token", SubmitToken::of));
+        Outcome<SubmitToken> token = run(Operation.read("submit-token", "/orders/token", SubmitToken::of));
         if (!(token instanceof Outcome.Succeeded<SubmitToken> issued)) {
             return token instanceof Outcome.Refused<SubmitToken> refused ? new Outcome.Refused<>(null, refused.problem())
                     : new Outcome.Pending<>(null, null, "no submit token");
         }
         String submitToken = issued.value().token();
-        return retrying.run(new Operation<>("create-order", submitToken, "POST", "/orders", Map.of("Submit-Token", submitToken),
+        return run(new Operation<>("create-order", submitToken, "POST", "/orders", Map.of("Submit-Token", submitToken),
                 order(orderSn, amount, currency), Order::of, json -> true));
     }
 
     /** Creates order {@code orderSn} of the buyer under {@code key}, for a caller that keeps its own keys across restarts. */
     public Outcome<Order> createOrder(String orderSn, long amount, String currency, String key) {
-        return retrying.run(keyed("create-order", key, "/orders", order(orderSn, amount, currency), Order::of, json -> true));
+        return run(keyed("create-order", key, "/orders", order(orderSn, amount, currency), Order::of, json -> true));
     }
 
     /** Deposits {@code amount} to {@code userId}'s balance, once per {@code reference} (the money's own reference), under {@code key} (an operator's token). */
     public Outcome<Deposit> deposit(String userId, long amount, String currency, String reference, String key) {
-        return retrying.run(keyed("deposit", key, "/accounts/" + userId + "/deposits",
+        return run(keyed("deposit", key, "/accounts/" + userId + "/deposits",
                 body().put("amount", amount).put("currency", currency).put("reference", reference).toString(), Deposit::of, json -> true));
     }
 
     /** Payment {@code paymentId} as it is now: the buyer's own, or any with an operator's token. */
     public Outcome<Payment> readPayment(long paymentId) {
-        return retrying.run(Operation.read("read-payment", "/payments/" + paymentId, Payment::of));
+        return run(Operation.read("read-payment", "/payments/" + paymentId, Payment::of));
     }
 
     /** Refund {@code refundId} as it is now (an operator's token). */
     public Outcome<Refund> readRefund(long refundId) {
-        return retrying.run(Operation.read("read-refund", "/refunds/" + refundId, Refund::of));
+        return run(Operation.read("read-refund", "/refunds/" + refundId, Refund::of));
+    }
+
+    private <T> Outcome<T> run(Operation<T> operation) {
+        return new Retrying(http, addresses, tokens, policy, listener).run(operation);
     }
 
     private static <T> Operation<T> keyed(String name, String key, String path, String body, Function<JsonNode, T> value,
