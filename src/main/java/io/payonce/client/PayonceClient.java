@@ -8,11 +8,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 /**
  * The client's half of "a payment happens once": every operation goes under one key, made once (or
@@ -32,6 +32,9 @@ import java.util.function.Supplier;
 public final class PayonceClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The keys payonce accepts: 1 to 64 characters from '!' to '~', quotes and backslashes aside. */
+    private static final Pattern KEY = Pattern.compile("[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,64}");
+    private static final Pattern USER_ID = Pattern.compile("[A-Za-z0-9._@:-]{1,64}");
 
     private final HttpClient http;
     private final List<URI> addresses;
@@ -143,7 +146,7 @@ public final class PayonceClient {
 
     /** Deposits {@code amount} to {@code userId}'s balance, once per {@code reference} (the money's own reference), under {@code key} (an operator's token). */
     public Outcome<Deposit> deposit(String userId, long amount, String currency, String reference, String key) {
-        return run(keyed("deposit", key, "/accounts/" + userId + "/deposits",
+        return run(keyed("deposit", key, "/accounts/" + userIdSegment(userId) + "/deposits",
                 body().put("amount", amount).put("currency", currency).put("reference", reference).toString(), Deposit::of, json -> true));
     }
 
@@ -163,8 +166,18 @@ public final class PayonceClient {
 
     private static <T> Operation<T> keyed(String name, String key, String path, String body, Function<JsonNode, T> value,
                                           Predicate<JsonNode> definite) {
-        Objects.requireNonNull(key, "an operation's key");
+        if (key == null || !KEY.matcher(key).matches()) {
+            throw new IllegalArgumentException("an Idempotency-Key is 1 to 64 visible ASCII characters, without '\"' or '\\'");
+        }
         return new Operation<>(name, key, "POST", path, Map.of("Idempotency-Key", key), body, value, definite);
+    }
+
+    /** A user id as payonce takes it, which is also a path segment that leads nowhere else ("." and ".." would). */
+    private static String userIdSegment(String userId) {
+        if (userId == null || !USER_ID.matcher(userId).matches() || userId.equals(".") || userId.equals("..")) {
+            throw new IllegalArgumentException("a payonce user id is 1 to 64 of A-Z a-z 0-9 . _ @ : -");
+        }
+        return userId;
     }
 
     private static ObjectNode body() {

@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
@@ -87,8 +88,8 @@ final class Retrying {
                 pause = answer.retryAfter.orElse(backoff);
             } else if (answer.status == 202) {
                 id = idOf(answer.json);
-                URI base = addresses.get(address);
-                watching = answer.location.map(base::resolve).orElse(null);
+                URI answeredBy = addresses.get(address);
+                watching = answer.location.flatMap(location -> sameOrigin(answeredBy, location)).orElse(null);
                 pause = backoff;
             } else if (answer.status / 100 == 2) {
                 return new Outcome.Succeeded<>(operation.key(), operation.value().apply(answer.json), answer.replayed);
@@ -172,6 +173,21 @@ final class Retrying {
         try {
             return Optional.of(Duration.ofSeconds(Math.max(0, Long.parseLong(retryAfter.strip()))));
         } catch (NumberFormatException notSeconds) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * {@code location} resolved against {@code address}, where it stays on the same scheme, host and
+     * port: the caller's token goes nowhere else, whatever an answer names. A 202 whose Location would
+     * lead away is answered by sending the operation again.
+     */
+    private static Optional<URI> sameOrigin(URI address, String location) {
+        try {
+            URI resolved = address.resolve(location);
+            return address.getScheme().equals(resolved.getScheme()) && Objects.equals(address.getRawAuthority(), resolved.getRawAuthority())
+                    ? Optional.of(resolved) : Optional.empty();
+        } catch (IllegalArgumentException unreadable) {
             return Optional.empty();
         }
     }

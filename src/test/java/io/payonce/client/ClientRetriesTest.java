@@ -13,6 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -201,6 +202,33 @@ class ClientRetriesTest {
         assertEquals("st_1", order.key());
         assertEquals(List.of("st_1", "st_1"), server.received().subList(1, 3).stream().map(request -> request.header("Submit-Token")).toList());
         assertNotNull(server.received().get(1).header("Authorization"));
+    }
+
+    /** The caller's token goes to payonce's address only: a Location that leads elsewhere is not followed. */
+    @Test
+    void aLocationThatLeadsElsewhereIsNotFollowed() {
+        try (ScriptedServer elsewhere = new ScriptedServer()) {
+            server.then(202, UNKNOWN, Map.of("Location", elsewhere.address() + "/payments/7")).then(201, PAID);
+
+            assertInstanceOf(Outcome.Succeeded.class, client(QUICK).payByCard(3, "tok_visa"));
+
+            assertEquals(List.of(), elsewhere.received(), "nothing sent to " + elsewhere.address());
+            assertEquals(List.of("POST", "POST"), server.received().stream().map(ScriptedServer.Received::method).toList());
+        }
+    }
+
+    /** Nothing a caller passes reaches payonce as something else: a user id that would leave its path, a key the server would refuse. */
+    @Test
+    void aUserIdOrKeyPayonceWouldNotTakeIsRefusedBeforeAnythingIsSent() {
+        PayonceClient client = client(QUICK);
+
+        for (String userId : List.of("..", ".", "alice/../../orders/3/refunds", "alice?x=1", "", "a".repeat(65))) {
+            assertThrows(IllegalArgumentException.class, () -> client.deposit(userId, 100, "EUR", "ref-1", "key-1"), userId);
+        }
+        for (String key : List.of("", "a b", "quote\"d", "line\nbreak", "k".repeat(65))) {
+            assertThrows(IllegalArgumentException.class, () -> client.pay(3, key), key);
+        }
+        assertEquals(List.of(), server.received());
     }
 
     private static String problem(int status, String code) {
