@@ -1,5 +1,6 @@
 package io.payonce.auth;
 
+import io.payonce.support.MovableClock;
 import io.payonce.support.Tokens;
 import io.smallrye.jwt.auth.principal.DefaultJWTParser;
 import io.smallrye.jwt.auth.principal.JWTAuthContextInfo;
@@ -8,10 +9,6 @@ import io.smallrye.jwt.util.KeyUtils;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -171,31 +168,6 @@ class VerifiedTokensTest {
             } catch (Exception e) {
                 throw new IllegalStateException("The test public key is missing from the test classpath", e);
             }
-        }
-    }
-
-    private static final class MovableClock extends Clock {
-
-        /** Whole seconds, as a token's times are. */
-        private Instant now = Instant.ofEpochSecond(Instant.now().getEpochSecond());
-
-        void advance(long seconds) {
-            now = now.plusSeconds(seconds);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
         }
     }
 }

@@ -2,22 +2,18 @@ package io.payonce.shutdown;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.payonce.support.MovableClock;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.smallrye.mutiny.Uni;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -33,23 +29,7 @@ class BackgroundJobTest {
     private static final Duration WAIT = Duration.ofSeconds(5);
 
     private final Draining draining = new Draining(Optional.of(Duration.ofSeconds(1)));
-    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-07T10:00:00Z"));
-    private final Clock clock = new Clock() {
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
-    };
+    private final MovableClock clock = new MovableClock();
     private final BackgroundJob job = new BackgroundJob(draining, BackgroundJobTest.class, "Test job", "Did %d things", BackgroundJob.RUN_BOUND, clock);
     private final Counter touched = new SimpleMeterRegistry().counter("touched");
 
@@ -153,9 +133,9 @@ class BackgroundJobTest {
     void aFailureThatLastsIsWarnedAgainEveryFewMinutes() {
         List<String> lines = logged(Level.INFO, () -> {
             failedRun("the broker is away");
-            now.set(now.get().plus(RepeatedFailure.REMINDER).minusSeconds(1));
+            clock.advance(RepeatedFailure.REMINDER.minusSeconds(1));
             failedRun("the broker is away");
-            now.set(now.get().plusSeconds(1));
+            clock.advance(1);
             failedRun("the broker is away");
             failedRun("the broker is away");
         });
