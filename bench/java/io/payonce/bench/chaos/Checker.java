@@ -732,6 +732,20 @@ public final class Checker {
                         + " of their pays settled by sending the command again");
     }
 
+    /**
+     * Card pays over HTTP go through the client library, which answers a 202 by reading the payment
+     * until its outcome is known and then asking under the key once more. A run proves that path only
+     * if some card pays were answered 202 and then settled by the client: acknowledged or declined.
+     */
+    Check cardPaysThroughA202OverHttp() {
+        Set<Long> answered202 = attempts.stream()
+                .filter(a -> a.type.equals("card-pay") && a.target != Workload.BROKER && a.status.equals("202")).map(Attempt::op)
+                .collect(Collectors.toSet());
+        long settled = ops.stream().filter(op -> answered202.contains(op.id) && op.settled()).count();
+        return new Check("card pays over HTTP through a 202 settled by the client: none", settled == 0 ? 1 : 0,
+                answered202.size() + " card pays over HTTP answered 202, " + settled + " of them then settled by the client");
+    }
+
     /** A run that did nothing, or did it while nothing was failing, proves nothing. */
     void checkTheRunProvedSomething() {
         checks.add(operationFloors());
@@ -740,6 +754,7 @@ public final class Checker {
         checks.add(new Check("share of operations acknowledged below the floor", okRate < OK_RATE_FLOOR ? 1 : 0,
                 String.format("%d of %d ok = %.3f, floor %.2f", ok, ops.size(), okRate, OK_RATE_FLOOR)));
         checks.add(faultsWithAttemptsInFlight());
+        checks.add(cardPaysThroughA202OverHttp());
         long endedByException = ops.stream().filter(op -> op.detail.startsWith(Workload.Outcome.EXCEPTION)).count();
         checks.add(new Check("workload failures (exit status, operations ended by an exception)",
                 (workloadExitStatus == 0 ? 0 : 1) + endedByException,

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
@@ -21,8 +23,8 @@ import java.util.function.LongSupplier;
  * ({@code io.payonce.client}), which keeps one key per operation and does every retry, honours
  * Retry-After and follows a 202's Location. The workload sets what its clients vary: each operation's
  * first timeout (a few ms to 2 s, doubling with each retry), its deadline (the run's settle time),
- * a client that gives up after a few requests now and then, and double clicks (two calls at once under
- * one key). The client tells every request it sends; each becomes an attempt line of the history, a
+ * a client that gives up after a few requests now and then (a call already reading a 202's Location
+ * reads on until its deadline), and double clicks (two calls at once under one key). The client tells every request it sends; each becomes an attempt line of the history, a
  * read of a 202's Location apart (it is no request of the operation's), and its outcome settles the operation.
  */
 final class ThroughTheClient {
@@ -30,10 +32,17 @@ final class ThroughTheClient {
     /** How long one call of the client may retry before the workload is told "not known yet" and calls again under the key. */
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(30);
     private static final int DOUBLE_CLICK_PERCENT = 15;
+    private static final Duration RESUME_AFTER = Duration.ofSeconds(1);
 
     private final List<String> targets;
     private final PayonceClient client;
     private final Map<String, Workload.Operation> inFlight = new ConcurrentHashMap<>();
+    /** Threads of the clicks' own: on a shared pool, the clicks of every worker would queue behind each other, neither at once nor on time. */
+    private final ExecutorService clicks = Executors.newCachedThreadPool(runnable -> {
+        Thread click = new Thread(runnable, "chaos-click");
+        click.setDaemon(true);
+        return click;
+    });
 
     ThroughTheClient(String[] targets) {
         this.targets = Arrays.asList(targets);
@@ -48,7 +57,7 @@ final class ThroughTheClient {
      */
     Workload.Outcome send(Workload.Operation op, LongSupplier giveUpAt, boolean mayAbandon) throws InterruptedException {
         Random random = ThreadLocalRandom.current();
-        int abandonAfter = mayAbandon ? attemptsBeforeAbandoning(random) : Integer.MAX_VALUE;
+        int abandonAfter = mayAbandon ? attemptsBeforeAbandoning(random) : RetryPolicy.MOST_ATTEMPTS;
         boolean doubleClick = random.nextInt(100) < DOUBLE_CLICK_PERCENT;
         inFlight.put(op.key, op);
         try {
@@ -70,6 +79,8 @@ final class ThroughTheClient {
                     Workload.Attempt answer = op.settledBy;
                     return new Workload.Outcome(answer.status() / 100 == 2 ? "ok" : "fail", answer);
                 }
+                // Not known yet: asked again under the key after a second, as payonce's Retry-After says, not at once.
+                Thread.sleep(RESUME_AFTER.toMillis());
             }
         } finally {
             inFlight.remove(op.key);
@@ -77,10 +88,10 @@ final class ThroughTheClient {
     }
 
     /** The same call twice, a few milliseconds apart, under the operation's one key: the first outcome that is not pending settles it. */
-    private static Outcome<?> twoClicks(Workload.Operation op, PayonceClient caller) throws InterruptedException {
-        CompletableFuture<Outcome<?>> first = CompletableFuture.supplyAsync(() -> op.clientCall.apply(caller));
+    private Outcome<?> twoClicks(Workload.Operation op, PayonceClient caller) throws InterruptedException {
+        CompletableFuture<Outcome<?>> first = CompletableFuture.supplyAsync(() -> op.clientCall.apply(caller), clicks);
         Thread.sleep(2 + ThreadLocalRandom.current().nextInt(8));
-        CompletableFuture<Outcome<?>> second = CompletableFuture.supplyAsync(() -> op.clientCall.apply(caller));
+        CompletableFuture<Outcome<?>> second = CompletableFuture.supplyAsync(() -> op.clientCall.apply(caller), clicks);
         // Both clicks end (and write their lines) before the outcome line.
         CompletableFuture.allOf(first, second).exceptionally(e -> null).join();
         return first.join() instanceof Outcome.Pending<?> ? second.join() : first.join();
@@ -95,7 +106,7 @@ final class ThroughTheClient {
     private final class History implements ClientListener {
         @Override
         public void attempted(Attempt attempt) {
-            Workload.Operation op = inFlight.get(attempt.key());
+            Workload.Operation op = attempt.key() == null ? null : inFlight.get(attempt.key());
             if (op == null || !attempt.method().equals("POST")) {
                 return;
             }

@@ -37,14 +37,14 @@ import java.util.regex.Pattern;
  * way real clients send them when things go wrong. Each logical operation has one Idempotency-Key
  * and keeps it across all its retries. Orders, pays, refunds and deposits go over HTTP through the
  * client library, as payonce's users send them (ThroughTheClient): it retries them, honouring
- * Retry-After, and follows a 202's Location; the workload makes its clients time out at random (a few ms to
- * 2 s), double-click, give up now and then, and spread their requests over the gateway and both instances. A third of the orders are paid by
- * card, through the processor simulator, and a 202 (the charge's outcome not known yet) is answered
- * by sending the pay again with the same key; their refunds go back to the card through the same
- * simulator ("card-refund"), a 202 answered the same way. A fifth of the pays, by card or from the balance, and
+ * Retry-After, and follows a 202's Location; the workload makes its clients time out at random (a few
+ * ms to 2 s), double-click, give up now and then, and spread their requests over the gateway and both
+ * instances. A third of the orders are paid by card, through the processor simulator, and a 202 (the charge's outcome not known yet) is followed
+ * by the client; their refunds go back to the card through the same simulator ("card-refund"), a 202
+ * followed the same way. A fifth of the pays, by card or from the balance, and
  * of the refunds go as commands through the broker instead (message-id = key, sent again under the
- * same id until a definite reply comes: a card pay's 202 reply is answered by sending it again, as
- * over HTTP), as an upstream order system would send them. Now and then ops try to settle a card
+ * same id until a definite reply comes: a card pay's 202 reply is answered by sending it again),
+ * as an upstream order system would send them. Now and then ops try to settle a card
  * payment or a refund to the card the workload has seen (POST /payments/{id}/settlement,
  * POST /refunds/{id}/settlement): nearly always refused, since nothing is overdue within a run, but sent under the faults like the rest, and never to move money. Every attempt and every operation's
  * outcome is written to a history file for the checker; an exception inside the workload still

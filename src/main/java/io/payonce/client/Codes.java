@@ -19,6 +19,17 @@ public final class Codes {
             "DEPENDENCY_UNAVAILABLE",   // a store payonce needs does not answer (503)
             "PROCESSOR_UNAVAILABLE");   // the card processor does not answer (503)
 
+    /**
+     * The refusals payonce stores under the key, like a success, and answers every repeat with: the
+     * operation's outcome, as final as a 201. Every other refusal is stored nowhere (a token refused, a
+     * path not found), so after a request that may have taken effect it settles nothing. A test holds
+     * this list to the server's too.
+     */
+    public static final Set<String> RECORDED = Set.of(
+            "INSUFFICIENT_FUNDS", "CARD_DECLINED", "REFUND_FAILED", "ORDER_NOT_FOUND", "ACCOUNT_NOT_FOUND", "ILLEGAL_TRANSITION",
+            "ORDER_SN_CONFLICT", "CURRENCY_MISMATCH", "REFUND_EXCEEDS_PAYMENT", "REFUND_NO_CONFLICT", "ALREADY_APPLIED",
+            "CHARGE_NOT_RECORDED");
+
     private Codes() {
     }
 }

@@ -37,9 +37,11 @@ public sealed interface Outcome<T> {
     }
 
     /**
-     * A definite answer that is no success: the order is not there or not payable, a refund exceeds
-     * the payment, a key was reused for another request (422), the request was invalid (400), the
-     * token was refused (401, 403). Sending it again gets the same answer; {@code problem.code()} says which.
+     * A definite answer that is no success: a refusal payonce stores under the key (the order is not
+     * there or not payable, a refund exceeds the payment: {@link Codes#RECORDED}), a key reused for
+     * another request (422), or, before any request may have taken effect, any refusal (the request was
+     * invalid, the token refused). After a request that may have taken effect, a refusal stored nowhere
+     * is {@link Pending}, never this. {@code problem.code()} says which.
      */
     record Refused<T>(String key, Problem problem) implements Outcome<T> {
     }

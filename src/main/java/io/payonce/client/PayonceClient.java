@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -35,6 +36,7 @@ public final class PayonceClient {
     /** The keys payonce accepts: 1 to 64 characters from '!' to '~', quotes and backslashes aside. */
     private static final Pattern KEY = Pattern.compile("[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,64}");
     private static final Pattern USER_ID = Pattern.compile("[A-Za-z0-9._@:-]{1,64}");
+    private static final Pattern SUBMIT_TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
     private final HttpClient http;
     private final List<URI> addresses;
@@ -63,7 +65,8 @@ public final class PayonceClient {
             throw new IllegalArgumentException("a client needs an address of payonce");
         }
         this.http = http;
-        this.addresses = List.copyOf(addresses);
+        // Paths resolve beneath each address: https://gateway/payonce reaches https://gateway/payonce/orders.
+        this.addresses = addresses.stream().map(address -> address.getPath().endsWith("/") ? address : URI.create(address + "/")).toList();
         this.tokens = tokens;
         this.policy = policy;
         this.listener = listener;
@@ -94,7 +97,7 @@ public final class PayonceClient {
 
     /** Pays order {@code orderId} from the buyer's balance, under {@code key}: again with the same key, it is the same payment. */
     public Outcome<Payment> pay(long orderId, String key) {
-        return run(keyed("pay", key, "/orders/" + orderId + "/pay", body().put("method", "balance").toString(), Payment::of,
+        return run(keyed("pay", key, "orders/" + orderId + "/pay", body().put("method", "balance").toString(), Payment::of,
                 json -> Payment.of(json).definite()));
     }
 
@@ -109,7 +112,7 @@ public final class PayonceClient {
      * is known, within the deadline, and then answers with it; past the deadline it is {@link Outcome.Pending}.
      */
     public Outcome<Payment> payByCard(long orderId, String cardToken, String key) {
-        return run(keyed("card-pay", key, "/orders/" + orderId + "/pay", body().put("method", "card").put("cardToken", cardToken).toString(),
+        return run(keyed("card-pay", key, "orders/" + orderId + "/pay", body().put("method", "card").put("cardToken", cardToken).toString(),
                 Payment::of, json -> Payment.of(json).definite()));
     }
 
@@ -120,7 +123,7 @@ public final class PayonceClient {
 
     /** Refunds {@code amount} of order {@code orderId} as refund {@code refundNo} under {@code key}, the way the order was paid. */
     public Outcome<Refund> refund(long orderId, String refundNo, long amount, String key) {
-        return run(keyed("refund", key, "/orders/" + orderId + "/refunds", body().put("refundNo", refundNo).put("amount", amount).toString(),
+        return run(keyed("refund", key, "orders/" + orderId + "/refunds", body().put("refundNo", refundNo).put("amount", amount).toString(),
                 Refund::of, json -> Refund.of(json).definite()));
     }
 
@@ -129,39 +132,46 @@ public final class PayonceClient {
      * order form's own key, which makes a double submit one order. The outcome's key is that token.
      */
     public Outcome<Order> createOrder(String orderSn, long amount, String currency) {
-        Outcome<SubmitToken> token = run(Operation.read("submit-token", "/orders/token", SubmitToken::of));
+        // Both steps share the one deadline of the call.
+        Retrying retrying = retrying();
+        Instant deadline = Instant.now().plus(policy.deadline());
+        Outcome<SubmitToken> token = retrying.run(Operation.read("submit-token", "orders/token", SubmitToken::of), deadline);
         if (!(token instanceof Outcome.Succeeded<SubmitToken> issued)) {
             return token instanceof Outcome.Refused<SubmitToken> refused ? new Outcome.Refused<>(null, refused.problem())
                     : new Outcome.Pending<>(null, null, "no submit token");
         }
         String submitToken = issued.value().token();
-        return run(new Operation<>("create-order", submitToken, "POST", "/orders", Map.of("Submit-Token", submitToken),
-                order(orderSn, amount, currency), Order::of, json -> true));
+        return retrying.run(new Operation<>("create-order", submitToken, "POST", "orders", Map.of("Submit-Token", submitToken),
+                order(orderSn, amount, currency), Order::of, json -> true), deadline);
     }
 
     /** Creates order {@code orderSn} of the buyer under {@code key}, for a caller that keeps its own keys across restarts. */
     public Outcome<Order> createOrder(String orderSn, long amount, String currency, String key) {
-        return run(keyed("create-order", key, "/orders", order(orderSn, amount, currency), Order::of, json -> true));
+        return run(keyed("create-order", key, "orders", order(orderSn, amount, currency), Order::of, json -> true));
     }
 
     /** Deposits {@code amount} to {@code userId}'s balance, once per {@code reference} (the money's own reference), under {@code key} (an operator's token). */
     public Outcome<Deposit> deposit(String userId, long amount, String currency, String reference, String key) {
-        return run(keyed("deposit", key, "/accounts/" + userIdSegment(userId) + "/deposits",
+        return run(keyed("deposit", key, "accounts/" + userIdSegment(userId) + "/deposits",
                 body().put("amount", amount).put("currency", currency).put("reference", reference).toString(), Deposit::of, json -> true));
     }
 
     /** Payment {@code paymentId} as it is now: the buyer's own, or any with an operator's token. */
     public Outcome<Payment> readPayment(long paymentId) {
-        return run(Operation.read("read-payment", "/payments/" + paymentId, Payment::of));
+        return run(Operation.read("read-payment", "payments/" + paymentId, Payment::of));
     }
 
     /** Refund {@code refundId} as it is now (an operator's token). */
     public Outcome<Refund> readRefund(long refundId) {
-        return run(Operation.read("read-refund", "/refunds/" + refundId, Refund::of));
+        return run(Operation.read("read-refund", "refunds/" + refundId, Refund::of));
     }
 
     private <T> Outcome<T> run(Operation<T> operation) {
-        return new Retrying(http, addresses, tokens, policy, listener).run(operation);
+        return retrying().run(operation);
+    }
+
+    private Retrying retrying() {
+        return new Retrying(http, addresses, tokens, policy, listener);
     }
 
     private static <T> Operation<T> keyed(String name, String key, String path, String body, Function<JsonNode, T> value,
@@ -191,6 +201,9 @@ public final class PayonceClient {
     /** The order form's token, as {@code GET /orders/token} answers it. */
     private record SubmitToken(String token) {
         static SubmitToken of(JsonNode json) {
+            if (!json.path("token").isTextual() || !SUBMIT_TOKEN.matcher(json.path("token").asText()).matches()) {
+                throw new IllegalArgumentException("no submit token in it");
+            }
             return new SubmitToken(json.path("token").asText());
         }
     }

@@ -17,16 +17,20 @@ import java.util.concurrent.ThreadLocalRandom;
 public record RetryPolicy(int maxAttempts, Duration deadline, Duration attemptTimeout, Duration firstBackoff, Duration maxBackoff) {
 
     /** Ten requests within 30 s, the first given 5 s, pauses from 100 ms growing to 2 s. */
+    private static final Duration LONGEST = Duration.ofDays(1);
+    /** The most requests a policy may allow an operation. */
+    public static final int MOST_ATTEMPTS = 10_000;
+
     public static final RetryPolicy DEFAULT = new RetryPolicy(10, Duration.ofSeconds(30), Duration.ofSeconds(5),
             Duration.ofMillis(100), Duration.ofSeconds(2));
 
     public RetryPolicy {
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
+        if (maxAttempts < 1 || maxAttempts > MOST_ATTEMPTS) {
+            throw new IllegalArgumentException("maxAttempts must be 1 to " + MOST_ATTEMPTS + ", not " + maxAttempts);
         }
         for (Duration each : new Duration[] {deadline, attemptTimeout, firstBackoff, maxBackoff}) {
-            if (each == null || each.isNegative() || each.isZero()) {
-                throw new IllegalArgumentException("every duration of a retry policy must be positive");
+            if (each == null || each.isNegative() || each.isZero() || each.compareTo(LONGEST) > 0) {
+                throw new IllegalArgumentException("every duration of a retry policy must be positive, and a day at most");
             }
         }
     }

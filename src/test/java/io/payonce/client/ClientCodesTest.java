@@ -9,7 +9,7 @@ import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The client retries after exactly the codes the server answers "later, under the same key" with: a new such code fails here first. */
+/** The client reads the server's codes from its own lists: a code the server adds to a kind fails here first. */
 class ClientCodesTest {
 
     @Test
@@ -17,5 +17,14 @@ class ClientCodesTest {
         Set<String> server = Arrays.stream(ErrorCode.values()).filter(code -> code.kind().retryAfter()).map(Enum::name).collect(Collectors.toSet());
 
         assertEquals(server, Codes.RETRY_WITH_THE_SAME_KEY);
+    }
+
+    /** After a request that may have taken effect, only these refusals settle the operation: a new stored refusal must be here. */
+    @Test
+    void theClientTakesTheServersRecordedRefusalsAsFinalAndNoOther() {
+        Set<String> server = Arrays.stream(ErrorCode.values()).filter(code -> code.kind() == ErrorCode.Kind.RECORDED).map(Enum::name)
+                .collect(Collectors.toSet());
+
+        assertEquals(server, Codes.RECORDED);
     }
 }

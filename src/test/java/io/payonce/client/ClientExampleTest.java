@@ -24,6 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** docs/api/client.md's example is the compiled one, and it runs: a balance pay and its refund, and a card pay through a 202. */
@@ -69,11 +70,17 @@ class ClientExampleTest {
      * the example keeps the key, asks again, and is told the payment.
      */
     @Test
-    void theExamplesCardPayGoesThroughA202() {
+    void theExamplesCardPayGoesThroughA202() throws InterruptedException {
         Buyer alice = Buyer.withBalance(0);
         List<String> outcomes = new CopyOnWriteArrayList<>();
         AtomicLong cardOrder = new AtomicLong();
+        List<Integer> answers = new CopyOnWriteArrayList<>();
         ClientListener holdingTheFirstAnswer = new ClientListener() {
+            @Override
+            public void attempted(Attempt attempt) {
+                answers.add(attempt.status());
+            }
+
             @Override
             public void ended(String operation, Outcome<?> outcome) {
                 outcomes.add(operation + " " + outcome.getClass().getSimpleName());
@@ -89,10 +96,11 @@ class ClientExampleTest {
         CheckoutExample example = new CheckoutExample(payonce, alice::bearer, Tokens::ops, RetryPolicy.DEFAULT.withDeadline(Duration.ofSeconds(3)),
                 holdingTheFirstAnswer);
 
-        Payment paid = example.payByCard("sn-" + UUID.randomUUID());
+        Outcome.Succeeded<?> paid = assertInstanceOf(Outcome.Succeeded.class, example.payByCard("sn-" + UUID.randomUUID()));
 
-        assertEquals("SUCCEEDED", paid.phase());
+        assertEquals("SUCCEEDED", ((Payment) paid.value()).phase());
         assertEquals(List.of("submit-token Succeeded", "create-order Succeeded", "card-pay Pending", "card-pay Succeeded"), outcomes);
+        assertTrue(answers.contains(202), "payonce answered the held charge 202: " + answers);
     }
 
     private static ProcessorSimulator processor() {

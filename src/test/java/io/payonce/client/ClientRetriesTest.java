@@ -5,10 +5,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -151,11 +154,13 @@ class ClientRetriesTest {
             server.then(200, UNKNOWN);
         }
 
-        Outcome<Payment> unknown = client(QUICK.withDeadline(Duration.ofMillis(600))).payByCard(3, "tok_visa", "pay-sn-3");
+        Outcome<Payment> unknown = client(QUICK.withDeadline(Duration.ofMillis(600)).withMaxAttempts(2)).payByCard(3, "tok_visa", "pay-sn-3");
 
         Outcome.Pending<Payment> pending = assertInstanceOf(Outcome.Pending.class, unknown, unknown.toString());
         assertEquals("pay-sn-3", pending.key());
         assertEquals(7L, pending.id());
+        assertTrue(server.received().stream().filter(request -> request.method().equals("GET")).count() > 2,
+                "reads of the payment are bounded by the deadline, not by the attempts: " + server.received().size());
     }
 
     @Test
@@ -229,6 +234,116 @@ class ClientRetriesTest {
             assertThrows(IllegalArgumentException.class, () -> client.pay(3, key), key);
         }
         assertEquals(List.of(), server.received());
+    }
+
+    /**
+     * Once a request may have paid, only an answer payonce stores under the key settles the pay: a
+     * token that expired between two retries is no refusal of the payment, which may have happened.
+     */
+    @Test
+    void aRefusalStoredNowhereAfterARequestThatMayHavePaidIsPendingNotRefused() {
+        server.thenNoAnswer().then(401, problem(401, "UNAUTHENTICATED"));
+
+        Outcome<Payment> unknown = client(QUICK).pay(3, "pay-sn-3");
+
+        Outcome.Pending<Payment> pending = assertInstanceOf(Outcome.Pending.class, unknown, unknown.toString());
+        assertEquals("pay-sn-3", pending.key());
+        assertEquals("401 UNAUTHENTICATED", pending.lastAnswer());
+    }
+
+    @Test
+    void aRecordedRefusalAfterARequestThatMayHavePaidSettlesIt() {
+        server.thenNoAnswer().then(409, problem(409, "ILLEGAL_TRANSITION"));
+
+        Outcome.Refused<?> refused = assertInstanceOf(Outcome.Refused.class, client(QUICK).pay(3));
+
+        assertEquals("ILLEGAL_TRANSITION", refused.problem().code());
+    }
+
+    /** A 2xx that is not payonce's (a gateway's page) is as good as no answer: the pay is asked again, never taken for paid. */
+    @Test
+    void a2xxThatIsNotPayoncesIsSentAgain() {
+        server.then(200, "<html>maintenance</html>").then(200, "{}").then(201, PAID);
+
+        Outcome.Succeeded<Payment> paid = assertInstanceOf(Outcome.Succeeded.class, client(QUICK).pay(3));
+
+        assertEquals(7, paid.value().id());
+        assertEquals(3, server.received().size());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"408", "429"})
+    void aGatewayThatTurnedTheRequestAwayForNowIsAskedAgain(int status) {
+        server.then(status, "").then(201, PAID);
+
+        assertInstanceOf(Outcome.Succeeded.class, client(QUICK).pay(3));
+        assertEquals(2, server.received().size());
+    }
+
+    @Test
+    void aRetryAfterBeyondTheDeadlineEndsTheCallPendingAndNothingElse() {
+        server.then(409, problem(409, "PAYMENT_IN_PROGRESS"), Map.of("Retry-After", "99999999999999999"));
+
+        Outcome<Payment> unknown = client(QUICK).pay(3, "pay-sn-3");
+
+        assertEquals("409 PAYMENT_IN_PROGRESS", assertInstanceOf(Outcome.Pending.class, unknown).lastAnswer());
+        assertEquals(1, server.received().size());
+    }
+
+    @Test
+    void anInterruptedCallIsPendingWithItsKey() {
+        server.then(201, PAID);
+        Thread.currentThread().interrupt();
+        Outcome<Payment> interrupted;
+        try {
+            interrupted = client(QUICK).pay(3, "pay-sn-3");
+        } finally {
+            Thread.interrupted();
+        }
+
+        assertEquals("pay-sn-3", assertInstanceOf(Outcome.Pending.class, interrupted, interrupted.toString()).key());
+    }
+
+    /** A listener's bug is the caller's, and never costs it the outcome or the key. */
+    @Test
+    void aListenerThatThrowsCostsNothing() {
+        server.thenNoAnswer().then(201, PAID);
+        ClientListener throwing = new ClientListener() {
+            @Override
+            public void attempted(Attempt attempt) {
+                throw new IllegalStateException("a metrics registry that is not there");
+            }
+        };
+
+        Outcome<Payment> paid = new PayonceClient(List.of(server.address()), () -> "a-token", QUICK, throwing).pay(3);
+
+        assertInstanceOf(Outcome.Succeeded.class, paid);
+    }
+
+    /** A token the caller's supplier cannot give after the first request went out: the caller still gets the key. */
+    @Test
+    void aFailureOfTheCallersOwnAfterTheFirstRequestIsPendingWithTheKey() {
+        server.thenNoAnswer();
+        AtomicInteger asked = new AtomicInteger();
+        Supplier<String> tokens = () -> {
+            if (asked.incrementAndGet() > 1) {
+                throw new IllegalStateException("the token service is down");
+            }
+            return "a-token";
+        };
+
+        Outcome<Payment> unknown = new PayonceClient(List.of(server.address()), tokens, QUICK, listener).pay(3, "pay-sn-3");
+
+        assertEquals("pay-sn-3", assertInstanceOf(Outcome.Pending.class, unknown, unknown.toString()).key());
+    }
+
+    @Test
+    void anAddressWithAPathKeepsIt() {
+        server.then(201, PAID);
+
+        new PayonceClient(URI.create(server.address() + "/payonce"), () -> "a-token").pay(3);
+
+        assertEquals("/payonce/orders/3/pay", server.received().get(0).path());
     }
 
     private static String problem(int status, String code) {

@@ -2,9 +2,11 @@ package io.payonce.client;
 
 import io.payonce.processor.ProcessorSimulator;
 import io.payonce.processor.ProcessorSimulatorResource;
+import io.payonce.support.Await;
 import io.payonce.support.Buyer;
 import io.payonce.support.Database;
 import io.payonce.support.LedgerInvariants;
+import io.payonce.support.RowHolder;
 import io.payonce.support.Tokens;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -18,8 +20,10 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -61,20 +65,36 @@ class PayonceClientTest {
         assertEquals(3001, db.balance(buyer.userId()));
     }
 
-    /** Two clicks at once under one key: one of them waits (409, key in use), retries, and is told the other's payment. */
+    /**
+     * Two clicks under one key, the first held mid-pay (its debit waits for the account row the test
+     * holds): the second is told its twin is in flight, waits as told, and then gets the first's payment.
+     */
     @Test
     void aDoubleClickIsOnePayment() throws Exception {
         Buyer buyer = Buyer.withBalance(5000);
         long order = buyer.newOrder(1999);
-        PayonceClient client = clientOf(buyer, RetryPolicy.DEFAULT);
+        List<String> answers = new CopyOnWriteArrayList<>();
+        PayonceClient client = new PayonceClient(List.of(payonce), buyer::bearer, RetryPolicy.DEFAULT, new ClientListener() {
+            @Override
+            public void attempted(Attempt attempt) {
+                answers.add(attempt.status() + " " + attempt.body());
+            }
+        });
         String key = PayonceClient.newKey();
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> rowReleased = RowHolder.holdAccountRowUntil(db, buyer.userId(), release);
 
         CompletableFuture<Outcome<Payment>> one = CompletableFuture.supplyAsync(() -> client.pay(order, key), callers);
+        db.awaitDebitWaitingFor(buyer.userId());
         CompletableFuture<Outcome<Payment>> other = CompletableFuture.supplyAsync(() -> client.pay(order, key), callers);
+        // Its twin in flight, the second click is told so (the key in use, or the order being paid) and waits as told.
+        Await.until(() -> answers.stream().anyMatch(answer -> answer.contains("IDEMPOTENCY_KEY_IN_USE") || answer.contains("PAYMENT_IN_PROGRESS")),
+                Duration.ofSeconds(10), "the second click told its twin is in flight: " + answers);
+        release.complete(null);
+        rowReleased.get(10, TimeUnit.SECONDS);
 
-        Outcome.Succeeded<?> oneClick = assertInstanceOf(Outcome.Succeeded.class, one.get());
-        Outcome.Succeeded<?> otherClick = assertInstanceOf(Outcome.Succeeded.class, other.get());
-
+        Outcome.Succeeded<?> oneClick = assertInstanceOf(Outcome.Succeeded.class, one.get(30, TimeUnit.SECONDS));
+        Outcome.Succeeded<?> otherClick = assertInstanceOf(Outcome.Succeeded.class, other.get(30, TimeUnit.SECONDS));
         assertEquals(oneClick.value(), otherClick.value());
         assertEquals(3001, db.balance(buyer.userId()));
     }

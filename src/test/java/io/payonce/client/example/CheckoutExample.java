@@ -16,13 +16,17 @@ import java.util.function.Supplier;
 /** A shop's checkout on payonce: a deposit, an order paid from the balance and refunded, an order paid by card. */
 public final class CheckoutExample {
 
+    /** How often a card pay not known yet is asked here, a second apart, before it is left to a scheduled job. */
+    private static final int ASKS = 5;
+
     private final PayonceClient buyer;
     private final PayonceClient operator;
 
     public CheckoutExample(URI payonce, Supplier<String> buyerTokens, Supplier<String> operatorTokens, RetryPolicy policy,
                            ClientListener listener) {
+        // One client for the process, one view of it per caller: the views share its connections.
         this.buyer = new PayonceClient(List.of(payonce), buyerTokens, policy, listener);
-        this.operator = new PayonceClient(List.of(payonce), operatorTokens, policy, listener);
+        this.operator = buyer.as(operatorTokens);
     }
 
     /** 50.00 EUR in; an order of 19.99 paid, and paid again under the same key (a double click); 5.00 refunded. */
@@ -39,16 +43,20 @@ public final class CheckoutExample {
         return valueOf(operator.refund(order.id(), "r1", 500, "refund-" + orderSn + "-r1"));
     }
 
-    /** An order of 19.99 paid by card, through a processor whose answer may come late. */
-    public Payment payByCard(String orderSn) {
+    /**
+     * An order of 19.99 paid by card, through a processor whose answer may come late: the payment,
+     * or, still not known after a few asks, Pending with the key to keep with the order.
+     */
+    public Outcome<Payment> payByCard(String orderSn) throws InterruptedException {
         Order order = valueOf(buyer.createOrder(orderSn, 1999, "EUR"));
-        Outcome<Payment> card = buyer.payByCard(order.id(), "tok_visa", "pay-" + orderSn);
-        while (card instanceof Outcome.Pending<Payment> pending) {
-            // Not known yet, and not failed: the card may have been charged. Keep pending.key() with the
-            // order, and ask again (here at once, in a shop from a scheduled job) under that key, never a new one.
-            card = buyer.payByCard(order.id(), "tok_visa", pending.key());
+        String key = "pay-" + orderSn;
+        Outcome<Payment> card = buyer.payByCard(order.id(), "tok_visa", key);
+        for (int asked = 1; asked < ASKS && card instanceof Outcome.Pending<Payment>; asked++) {
+            // Not known yet, and not failed: the card may have been charged. Ask again under the same key, never a new one.
+            Thread.sleep(1000);
+            card = buyer.payByCard(order.id(), "tok_visa", key);
         }
-        return valueOf(card);
+        return card;
     }
 
     private static <T> T valueOf(Outcome<T> outcome) {
