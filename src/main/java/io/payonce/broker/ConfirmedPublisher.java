@@ -1,6 +1,7 @@
 package io.payonce.broker;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Address;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import io.smallrye.mutiny.Uni;
@@ -14,10 +15,12 @@ import java.io.IOException;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /**
  * Publishes to RabbitMQ and tells the caller how many of its messages, from the first on, the
@@ -36,7 +39,7 @@ import java.util.function.Predicate;
  * a new one. While the broker blocks publishers (a memory or disk alarm), calls fail at once instead
  * of waiting for confirms that cannot come.
  *
- * <p>It logs in with the connector's global settings: {@code rabbitmq-host}, {@code -port},
+ * <p>It logs in with the connector's global settings: {@code rabbitmq-addresses} or else {@code rabbitmq-host} and {@code -port},
  * {@code -username}, {@code -password}, {@code -virtual-host} and {@code -ssl} (the JVM's trust store,
  * host name verified), with the client library the connector itself runs on.
  */
@@ -54,6 +57,8 @@ public class ConfirmedPublisher {
     private final ConnectionFactory factory = new ConnectionFactory();
     private final Queue<ConfirmingChannel> idle = new ConcurrentLinkedQueue<>();
     private final BrokerReachability reachability;
+    /** The broker's nodes, tried in order on every connection: the next one answers when a node is gone. */
+    private final List<Address> addresses;
     private Connection connection;
     private volatile String blockedBecause;
     private boolean closed;
@@ -64,9 +69,11 @@ public class ConfirmedPublisher {
                        @ConfigProperty(name = "rabbitmq-username") String username,
                        @ConfigProperty(name = "rabbitmq-password") String password,
                        @ConfigProperty(name = "rabbitmq-virtual-host", defaultValue = "/") String virtualHost,
-                       @ConfigProperty(name = "rabbitmq-ssl", defaultValue = "false") boolean ssl) throws NoSuchAlgorithmException {
+                       @ConfigProperty(name = "rabbitmq-ssl", defaultValue = "false") boolean ssl,
+                       @ConfigProperty(name = "rabbitmq-addresses") Optional<String> cluster) throws NoSuchAlgorithmException {
         this.vertx = vertx;
-        this.reachability = new BrokerReachability(host + ":" + port, username);
+        this.addresses = cluster.map(Address::parseAddresses).map(List::of).orElseGet(() -> List.of(new Address(host, port)));
+        this.reachability = new BrokerReachability(addresses.stream().map(Address::toString).collect(Collectors.joining(",")), username);
         factory.setHost(host);
         factory.setPort(port);
         factory.setUsername(username);
@@ -219,7 +226,7 @@ public class ConfirmedPublisher {
 
     private Connection newConnection() throws IOException, TimeoutException {
         try {
-            Connection opened = factory.newConnection("payonce-publisher");
+            Connection opened = factory.newConnection(addresses, "payonce-publisher");
             reachability.reached();
             return opened;
         } catch (IOException | TimeoutException e) {

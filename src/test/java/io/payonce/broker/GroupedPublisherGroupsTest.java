@@ -5,6 +5,7 @@ import io.vertx.mutiny.core.Vertx;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.Optional;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,7 +103,7 @@ class GroupedPublisherGroupsTest {
         private volatile boolean throwOnNextCall;
 
         HeldPublisher(Vertx vertx) throws NoSuchAlgorithmException {
-            super(vertx, "127.0.0.1", 1, "nobody", "none", "/", false);
+            super(vertx, "127.0.0.1", 1, "nobody", "none", "/", false, Optional.empty());
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.payonce.broker;
 
 import io.smallrye.mutiny.Uni;
 
+import java.util.Optional;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.function.Predicate;
@@ -27,7 +28,7 @@ public final class RefusingPublisher extends ConfirmedPublisher {
 
     public RefusingPublisher(ConfirmedPublisher broker, Predicate<Outgoing> refuses, Predicate<Outgoing> unconfirmed)
             throws NoSuchAlgorithmException {
-        super(null, "127.0.0.1", 0, "", "", "/", false);
+        super(null, "127.0.0.1", 0, "", "", "/", false, Optional.empty());
         this.broker = broker;
         this.refuses = refuses;
         this.unconfirmed = unconfirmed;

@@ -207,6 +207,22 @@ public final class Database {
         }
     }
 
+    /**
+     * Closes, from the server's side, every connection to this database but the one asking: what a
+     * failover does to a service's pools (the writer gone, its connections with it). Returns how many.
+     */
+    public int killEveryConnection() {
+        List<String> sessions = strings("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()", name);
+        for (String session : sessions) {
+            try {
+                update("KILL CONNECTION " + Long.parseLong(session));
+            } catch (IllegalStateException goneMeanwhile) {
+                // It ended by itself between the list and the kill.
+            }
+        }
+        return sessions.size();
+    }
+
     public long balance(String userId) {
         return count("SELECT balance FROM account WHERE user_id = ?", userId);
     }
