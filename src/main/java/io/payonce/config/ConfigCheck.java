@@ -79,6 +79,10 @@ public class ConfigCheck {
             problems.add("PAYONCE_COMMANDS_IN_FLIGHT (payonce.commands.in-flight) must lie between 1 and " + MAX_COMMANDS_IN_FLIGHT
                     + ": each is a consumer with a broker connection of its own, and each command in hand holds a database connection");
         }
+        if (config.commands().deadLetterQueueType().filter(type -> !type.equals("quorum")).isPresent()) {
+            problems.add("PAYONCE_COMMANDS_QUEUE_TYPE must be quorum, or unset for classic queues: a classic dead-letter queue "
+                    + "was declared without a type, and the broker refuses a queue declared again with another");
+        }
         Duration requeueAfter = config.commands().requeueAfter();
         if (requeueAfter.compareTo(MIN_REQUEUE_AFTER) < 0 || requeueAfter.compareTo(MAX_REQUEUE_AFTER) > 0) {
             problems.add("PAYONCE_COMMANDS_REQUEUE_AFTER (payonce.commands.requeue-after) must lie between 100ms and 1m: "

@@ -194,6 +194,13 @@ public interface PayonceConfig {
         Optional<Set<String>> refundSenders();
 
         /**
+         * {@code quorum} when the command queue and its dead-letter queue are quorum queues
+         * ({@code PAYONCE_COMMANDS_QUEUE_TYPE}); unset for classic ones, whose dead-letter queue was
+         * declared without a type and would refuse one named now.
+         */
+        Optional<String> deadLetterQueueType();
+
+        /**
          * How many commands one instance handles at once ({@code PAYONCE_COMMANDS_IN_FLIGHT}): the
          * command channel's copies read it, each a consumer of the queue on a broker connection of
          * its own with one command in hand. Bounded ({@link ConfigCheck}), since each copy costs a

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * The packaged application given two broker addresses (PAYONCE_RABBITMQ_ADDRESSES), each a gate to
  * the tests' broker, as two nodes of a cluster would be: its connections take the first; once that
  * one is gone (every connection through it cut, new ones refused), the consumer's connections and
- * the publisher's move to the second, and a pay command sent then is executed and replied to.
+ * the publisher's move to the second, and a pay command sent then is executed and replied to. Its
+ * command queue and dead-letter queue are quorum queues (PAYONCE_COMMANDS_QUEUE_TYPE), as on a cluster.
  */
 class BrokerAddressesIT {
 
@@ -37,10 +39,12 @@ class BrokerAddressesIT {
                      "PAYONCE_RABBITMQ_ADDRESSES", "127.0.0.1:" + first.port() + ",127.0.0.1:" + second.port(),
                      // The single address is a closed port: a connection that ignored the list would reach nothing.
                      "PAYONCE_RABBITMQ_PORT", Integer.toString(FreePorts.next()),
-                     "PAYONCE_COMMANDS_QUEUE", COMMANDS));
+                     "PAYONCE_COMMANDS_QUEUE", COMMANDS,
+                     "PAYONCE_COMMANDS_QUEUE_TYPE", "quorum"));
              Broker broker = Broker.connect()) {
             try {
                 broker.awaitConsumers(COMMANDS, CONSUMERS, Duration.ofSeconds(30));
+                assertEquals(Map.of(COMMANDS, "quorum", COMMANDS + ".dlq", "quorum"), typesOf(COMMANDS, COMMANDS + ".dlq"));
                 String user = Tokens.newUserId();
                 InstanceApi.fund(instance.port(), user, 5000);
                 long order = InstanceApi.newOrder(instance.port(), Tokens.user(user), 1200);
@@ -59,5 +63,20 @@ class BrokerAddressesIT {
                 broker.deleteCommandObjects(COMMANDS);
             }
         }
+    }
+
+    /** The type of each of {@code queues}, as the broker lists them. */
+    private static Map<String, String> typesOf(String... queues) throws Exception {
+        Process listing = new ProcessBuilder("rabbitmqctl", "-q", "list_queues", "name", "type").redirectErrorStream(true).start();
+        String listed = new String(listing.getInputStream().readAllBytes());
+        assertEquals(0, listing.waitFor(), listed);
+        Map<String, String> types = new TreeMap<>();
+        for (String line : listed.lines().toList()) {
+            String[] columns = line.split("\\s+");
+            if (columns.length == 2 && List.of(queues).contains(columns[0])) {
+                types.put(columns[0], columns[1]);
+            }
+        }
+        return types;
     }
 }

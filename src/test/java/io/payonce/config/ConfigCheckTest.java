@@ -47,6 +47,18 @@ class ConfigCheckTest {
         assertEquals(3, problems.size(), problems.toString());
     }
 
+    /** Quorum, or nothing: a classic dead-letter queue was declared without a type, and "classic" now would be refused by the broker. */
+    @Test
+    void aCommandQueueTypeOtherThanQuorumIsRefused() {
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.commands.dead-letter-queue-type", "quorum"))));
+        for (String type : List.of("classic", "stream", "Quorum")) {
+            List<String> problems = ConfigCheck.problems(config(Map.of("payonce.commands.dead-letter-queue-type", type)));
+
+            assertEquals(1, problems.size(), type + ": " + problems);
+            assertTrue(problems.get(0).contains("PAYONCE_COMMANDS_QUEUE_TYPE"), problems.get(0));
+        }
+    }
+
     @Test
     void aShortWebhookSecretIsRefused() {
         List<String> problems = ConfigCheck.problems(config(Map.of("payonce.required-in-production.processor-webhook-secret", "whsec_short")));
