@@ -31,12 +31,15 @@ public final class BrokerReachability {
 
     private final String address;
     private final String user;
+    /** The variables that name the address: the list of a cluster's nodes, or the one host and port. */
+    private final String addressVariables;
     /** What was told last: {@link #REACHED}, or the warning; null before the first connection. */
     private final AtomicReference<String> told = new AtomicReference<>();
 
-    BrokerReachability(String address, String user) {
+    BrokerReachability(String address, String user, String addressVariables) {
         this.address = address;
         this.user = user;
+        this.addressVariables = addressVariables;
     }
 
     void reached() {
@@ -70,10 +73,10 @@ public final class BrokerReachability {
         }
         if (causedBy(failure, UNREACHABLE)) {
             return "RabbitMQ at " + address + " cannot be reached (" + rootCause(failure) + ")" + waiting + "can; "
-                    + "check PAYONCE_RABBITMQ_HOST and PAYONCE_RABBITMQ_PORT";
+                    + "check " + addressVariables;
         }
         return "RabbitMQ at " + address + " did not take payonce's connection (" + rootCause(failure) + ")" + waiting + "does; "
-                + "check PAYONCE_RABBITMQ_HOST, PAYONCE_RABBITMQ_PORT, RABBITMQ_VIRTUAL_HOST and RABBITMQ_SSL";
+                + "check " + addressVariables + ", RABBITMQ_VIRTUAL_HOST and RABBITMQ_SSL";
     }
 
     private static boolean causedBy(Throwable failure, List<Class<? extends Exception>> kinds) {

@@ -73,7 +73,8 @@ public class ConfirmedPublisher {
                        @ConfigProperty(name = "rabbitmq-addresses") Optional<String> cluster) throws NoSuchAlgorithmException {
         this.vertx = vertx;
         this.addresses = cluster.map(Address::parseAddresses).map(List::of).orElseGet(() -> List.of(new Address(host, port)));
-        this.reachability = new BrokerReachability(addresses.stream().map(Address::toString).collect(Collectors.joining(",")), username);
+        this.reachability = new BrokerReachability(addresses.stream().map(Address::toString).collect(Collectors.joining(",")), username,
+                cluster.isPresent() ? "PAYONCE_RABBITMQ_ADDRESSES" : "PAYONCE_RABBITMQ_HOST and PAYONCE_RABBITMQ_PORT");
         factory.setHost(host);
         factory.setPort(port);
         factory.setUsername(username);

@@ -2,14 +2,22 @@ package io.payonce.config;
 
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.interceptor.Interceptor;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
 
-/** Refuses to start with durations or secrets that would break a guarantee; numeric bounds are checked by Bean Validation. */
-@Startup
+/**
+ * Refuses to start with durations, secrets or broker settings that would break a guarantee; numeric
+ * bounds are checked by Bean Validation. It runs before messaging starts, so that the command
+ * consumer never declares a queue, or logs in to a node, that the configuration names wrongly.
+ */
+@Startup(Interceptor.Priority.PLATFORM_BEFORE)
 @ApplicationScoped
 public class ConfigCheck {
 
@@ -23,8 +31,12 @@ public class ConfigCheck {
 
     private static final Logger LOG = Logger.getLogger(ConfigCheck.class);
 
-    public ConfigCheck(PayonceConfig config) {
+    /** One broker node as {@code rabbitmq-addresses} lists it: a host name or address ([...] for IPv6), and a port. */
+    private static final Pattern BROKER_ADDRESS = Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9.-]+):[0-9]{1,5}");
+
+    public ConfigCheck(PayonceConfig config, @ConfigProperty(name = "rabbitmq-addresses") Optional<String> brokerAddresses) {
         List<String> problems = problems(config);
+        brokerAddresses.ifPresent(addresses -> problems.addAll(brokerAddressProblems(addresses)));
         if (!problems.isEmpty()) {
             throw new IllegalStateException("Invalid payonce configuration: " + String.join("; ", problems));
         }
@@ -79,7 +91,7 @@ public class ConfigCheck {
             problems.add("PAYONCE_COMMANDS_IN_FLIGHT (payonce.commands.in-flight) must lie between 1 and " + MAX_COMMANDS_IN_FLIGHT
                     + ": each is a consumer with a broker connection of its own, and each command in hand holds a database connection");
         }
-        if (config.commands().deadLetterQueueType().filter(type -> !type.equals("quorum")).isPresent()) {
+        if (config.commands().queueType().filter(type -> !type.equals("quorum")).isPresent()) {
             problems.add("PAYONCE_COMMANDS_QUEUE_TYPE must be quorum, or unset for classic queues: a classic dead-letter queue "
                     + "was declared without a type, and the broker refuses a queue declared again with another");
         }
@@ -106,6 +118,14 @@ public class ConfigCheck {
             problems.add(variable + " must not begin or end with whitespace (a line break at its end, say): "
                     + "it would be taken as part of the signing key, and every webhook delivery refused");
         }
+    }
+
+    /** Every entry of the list is host:port; the value itself is never repeated, since a mistaken entry may be a URI with a password. */
+    static List<String> brokerAddressProblems(String addresses) {
+        List<String> entries = List.of(addresses.split(",", -1));
+        long wrong = entries.stream().filter(entry -> !BROKER_ADDRESS.matcher(entry).matches()).count();
+        return wrong == 0 ? List.of() : List.of("PAYONCE_RABBITMQ_ADDRESSES must list host:port entries separated by commas, "
+                + "without spaces ([...] around an IPv6 address): " + wrong + " of its " + entries.size() + " entries is not one");
     }
 
     private static void requirePositive(List<String> problems, String key, Duration value) {

@@ -198,7 +198,7 @@ public interface PayonceConfig {
          * ({@code PAYONCE_COMMANDS_QUEUE_TYPE}); unset for classic ones, whose dead-letter queue was
          * declared without a type and would refuse one named now.
          */
-        Optional<String> deadLetterQueueType();
+        Optional<String> queueType();
 
         /**
          * How many commands one instance handles at once ({@code PAYONCE_COMMANDS_IN_FLIGHT}): the

@@ -37,9 +37,8 @@ public class GaleraSettingsCheck {
             throw new IllegalStateException(problem);
         });
         // Flyway and the start's checks are done with the JDBC pool (this bean starts after the time
-        // zone's and the durable commits' checks), which nothing else uses but the readiness check. An idle connection left in it
-        // dies with the next database outage and, validated by a check after the database is back,
-        // fails that check: the pool keeps none of the start's.
+        // zone's and the durable commits' checks), which nothing else uses (readiness is the reactive pool's). An idle connection left in it
+        // dies with the next database outage, and would only wait there to fail: the pool keeps none of the start's.
         dataSource.flush(AgroalDataSource.FlushMode.IDLE);
         if (inCluster(settings)) {
             int syncWait = config.database().syncWait();

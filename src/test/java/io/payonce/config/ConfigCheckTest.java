@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,12 +51,24 @@ class ConfigCheckTest {
     /** Quorum, or nothing: a classic dead-letter queue was declared without a type, and "classic" now would be refused by the broker. */
     @Test
     void aCommandQueueTypeOtherThanQuorumIsRefused() {
-        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.commands.dead-letter-queue-type", "quorum"))));
+        assertEquals(List.of(), ConfigCheck.problems(config(Map.of("payonce.commands.queue-type", "quorum"))));
         for (String type : List.of("classic", "stream", "Quorum")) {
-            List<String> problems = ConfigCheck.problems(config(Map.of("payonce.commands.dead-letter-queue-type", type)));
+            List<String> problems = ConfigCheck.problems(config(Map.of("payonce.commands.queue-type", type)));
 
             assertEquals(1, problems.size(), type + ": " + problems);
             assertTrue(problems.get(0).contains("PAYONCE_COMMANDS_QUEUE_TYPE"), problems.get(0));
+        }
+    }
+
+    @Test
+    void brokerAddressesAreHostAndPortEachAndTheirValueIsNeverRepeated() {
+        assertEquals(List.of(), ConfigCheck.brokerAddressProblems("rabbit-0.rabbit:5672,10.0.0.7:5672,[fd00::7]:5671"));
+        for (String addresses : List.of(",rabbit-1:5672", "rabbit-0:5672,,rabbit-1:5672", "rabbit-0:5672, rabbit-1:5672", "rabbit-0",
+                "rabbit-0:5672\n", "amqp://payonce:s3cret@rabbit-0:5672")) {
+            List<String> problems = ConfigCheck.brokerAddressProblems(addresses);
+
+            assertEquals(1, problems.size(), addresses);
+            assertTrue(problems.get(0).contains("PAYONCE_RABBITMQ_ADDRESSES") && !problems.get(0).contains("s3cret"), problems.get(0));
         }
     }
 
@@ -77,7 +90,7 @@ class ConfigCheckTest {
             PayonceConfig config = config(Map.of("payonce.required-in-production.processor-webhook-secret", secret));
 
             List<String> problems = ConfigCheck.problems(config);
-            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new ConfigCheck(config));
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new ConfigCheck(config, Optional.empty()));
 
             assertEquals(1, problems.size(), problems.toString());
             assertTrue(problems.get(0).contains("PAYONCE_PROCESSOR_WEBHOOK_SECRET must not begin or end with whitespace"), problems.get(0));
@@ -156,7 +169,7 @@ class ConfigCheckTest {
     void theServiceRefusesToStartWithABadSetting() {
         PayonceConfig bad = config(Map.of("payonce.lock.ttl", "0s"));
 
-        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new ConfigCheck(bad));
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new ConfigCheck(bad, Optional.empty()));
 
         assertTrue(refused.getMessage().contains("payonce.lock.ttl"));
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.payonce.support.FreePorts;
+import io.payonce.support.Broker;
 import io.payonce.support.PackagedInstance;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -55,6 +57,26 @@ class ProductionStartIT {
 
         assertNotEquals(0, result.exitCode(), "the start was refused: " + result.output());
         assertTrue(result.output().contains(missing), "the message names " + missing + ":\n" + result.output());
+    }
+
+    /**
+     * A broker setting named wrongly stops the start before messaging starts: no queue of a wrong type
+     * is declared on the broker, to be refused later when the setting is corrected.
+     */
+    @Test
+    void aWrongCommandQueueTypeStopsTheStartBeforeMessaging() throws Exception {
+        String commands = Broker.COMMANDS + ".queue-type";
+        try (Broker broker = Broker.connect()) {
+            AssertionError refused = assertThrows(AssertionError.class, () -> PackagedInstance.start("queue-type", "payonce_queue_type", true,
+                    Map.of("PAYONCE_COMMANDS_QUEUE_TYPE", "classic", "PAYONCE_COMMANDS_QUEUE", commands)).close());
+
+            try {
+                assertTrue(refused.getMessage().contains("PAYONCE_COMMANDS_QUEUE_TYPE must be quorum"), refused.getMessage());
+                assertFalse(broker.exists(commands), "no command queue was declared");
+            } finally {
+                broker.deleteCommandObjects(commands);
+            }
+        }
     }
 
     /**

@@ -200,6 +200,17 @@ public final class Broker implements AutoCloseable {
         Await.until(() -> consumers(queue) == count, within, count + " consumers of " + queue);
     }
 
+    /** Whether {@code queue} exists on the broker. */
+    public boolean exists(String queue) throws IOException, TimeoutException {
+        // A passive declare of a missing queue closes its channel: a channel of its own.
+        try (Channel probe = connection.createChannel()) {
+            probe.queueDeclarePassive(queue);
+            return true;
+        } catch (IOException | ShutdownSignalException missing) {
+            return false;
+        }
+    }
+
     /** How many consume {@code queue}; 0 while it does not exist yet. */
     private long consumers(String queue) throws IOException, TimeoutException {
         // A passive declare of a missing queue closes its channel: a channel of its own each time.

@@ -220,6 +220,9 @@ public final class Database {
                 // It ended by itself between the list and the kill.
             }
         }
+        // KILL marks a session; it ends in its own thread. Returns once each is gone from the server.
+        Await.until(() -> strings("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ?", name).stream().noneMatch(sessions::contains),
+                Duration.ofSeconds(10), "the killed sessions gone");
         return sessions.size();
     }
 
