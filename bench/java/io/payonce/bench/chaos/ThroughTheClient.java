@@ -34,7 +34,8 @@ final class ThroughTheClient {
     private static final int DOUBLE_CLICK_PERCENT = 15;
     private static final Duration RESUME_AFTER = Duration.ofSeconds(1);
 
-    private final List<String> targets;
+    /** Each target's host and port, by its index in the history. */
+    private final List<String> targetAuthorities;
     private final PayonceClient client;
     private final Map<String, Workload.Operation> inFlight = new ConcurrentHashMap<>();
     /** Threads of the clicks' own: on a shared pool, the clicks of every worker would queue behind each other, neither at once nor on time. */
@@ -45,8 +46,9 @@ final class ThroughTheClient {
     });
 
     ThroughTheClient(String[] targets) {
-        this.targets = Arrays.asList(targets);
-        this.client = new PayonceClient(this.targets.stream().map(URI::create).toList(), () -> {
+        List<URI> addresses = Arrays.stream(targets).map(URI::create).toList();
+        this.targetAuthorities = addresses.stream().map(URI::getAuthority).toList();
+        this.client = new PayonceClient(addresses, () -> {
             throw new IllegalStateException("every call names its caller");
         }, RetryPolicy.DEFAULT, new History());
     }
@@ -117,12 +119,11 @@ final class ThroughTheClient {
         }
 
         private int targetOf(Attempt attempt) {
-            for (int target = 0; target < targets.size(); target++) {
-                if (URI.create(targets.get(target)).getAuthority().equals(attempt.uri().getAuthority())) {
-                    return target;
-                }
+            int target = targetAuthorities.indexOf(attempt.uri().getAuthority());
+            if (target < 0) {
+                throw new IllegalStateException("a request to " + attempt.uri() + ", no target of the run");
             }
-            throw new IllegalStateException("a request to " + attempt.uri() + ", no target of the run");
+            return target;
         }
     }
 }

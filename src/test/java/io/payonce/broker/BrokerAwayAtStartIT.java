@@ -8,10 +8,7 @@ import io.payonce.support.TcpGate;
 import io.restassured.RestAssured;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
@@ -43,19 +40,19 @@ class BrokerAwayAtStartIT {
                 Map.of("PAYONCE_RABBITMQ_PORT", Integer.toString(away), "PAYONCE_COMMANDS_QUEUE", COMMANDS));
              Broker broker = Broker.connect()) {
             try {
-                Await.until(() -> times(instance.log(), warning) >= 1, Duration.ofSeconds(15), "the start telling the broker is away");
+                Await.until(() -> instance.linesContaining(warning) >= 1, Duration.ofSeconds(15), "the start telling the broker is away");
                 assertEquals(200, RestAssured.given().port(instance.managementPort()).get("/q/health/ready").statusCode(), "ready without the broker");
                 Thread.sleep(AWAY.toMillis());
 
                 String log = Files.readString(instance.log());
-                assertEquals(1, times(instance.log(), warning), "told once:\n" + log);
+                assertEquals(1, instance.linesContaining(warning), "told once:\n" + log);
                 assertTrue(log.lines().anyMatch(each -> each.contains(warning) && each.contains(" WARN ")), "at WARN:\n" + log);
-                assertEquals(0, times(instance.log(), "SRMSG17007"), "no connection said established before one was:\n" + log);
-                assertEquals(0, times(instance.log(), "Could not connect to rabbitmq"), "no stack trace per try:\n" + log);
-                assertTrue(times(instance.log(), "Outbox relay stopped early") <= 1, "the relay's failure told once:\n" + log);
+                assertEquals(0, instance.linesContaining("SRMSG17007"), "no connection said established before one was:\n" + log);
+                assertEquals(0, instance.linesContaining("Could not connect to rabbitmq"), "no stack trace per try:\n" + log);
+                assertTrue(instance.linesContaining("Outbox relay stopped early") <= 1, "the relay's failure told once:\n" + log);
 
                 try (TcpGate broughtBack = TcpGate.on(away, Broker.PORT)) {
-                    Await.until(() -> times(instance.log(), back) == 1, Duration.ofSeconds(15), "the broker's return told");
+                    Await.until(() -> instance.linesContaining(back) == 1, Duration.ofSeconds(15), "the broker's return told");
                     broker.awaitConsumers(COMMANDS, CONSUMERS, Duration.ofSeconds(15));
                     assertTrue(Files.readString(instance.log()).lines().anyMatch(each -> each.contains(back) && each.contains(" INFO ")),
                             "at INFO:\n" + Files.readString(instance.log()));
@@ -63,14 +60,6 @@ class BrokerAwayAtStartIT {
             } finally {
                 broker.deleteCommandObjects(COMMANDS);
             }
-        }
-    }
-
-    private static long times(Path log, String line) {
-        try {
-            return Files.readString(log).lines().filter(each -> each.contains(line)).count();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

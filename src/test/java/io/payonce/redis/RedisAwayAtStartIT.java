@@ -6,10 +6,7 @@ import io.payonce.support.PackagedInstance;
 import io.restassured.RestAssured;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
@@ -31,23 +28,15 @@ class RedisAwayAtStartIT {
         String line = "Redis at 127.0.0.1:" + away + " does not answer: pays go on without the pay lock, and order forms answer 503, "
                 + "until it does; check PAYONCE_REDIS_HOST and PAYONCE_REDIS_PORT";
         try (PackagedInstance instance = PackagedInstance.start("redis-away", DATABASE, true, Map.of("PAYONCE_REDIS_PORT", Integer.toString(away)))) {
-            Await.until(() -> times(instance.log(), line) >= 1, Duration.ofSeconds(15), "the start telling Redis is away");
+            Await.until(() -> instance.linesContaining(line) >= 1, Duration.ofSeconds(15), "the start telling Redis is away");
             for (int check = 0; check < 3; check++) {
                 assertEquals(503, RestAssured.given().port(instance.managementPort()).get("/q/health").statusCode(), "Redis is down in /q/health");
             }
 
             String log = Files.readString(instance.log());
-            assertEquals(1, times(instance.log(), line), "told once:\n" + log);
+            assertEquals(1, instance.linesContaining(line), "told once:\n" + log);
             assertTrue(log.lines().anyMatch(each -> each.contains(line) && each.contains(" WARN ")), "at WARN:\n" + log);
             assertEquals(200, RestAssured.given().port(instance.managementPort()).get("/q/health/ready").statusCode(), "ready without Redis");
-        }
-    }
-
-    private static long times(Path log, String line) {
-        try {
-            return Files.readString(log).lines().filter(each -> each.contains(line)).count();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.payonce.support;
 import io.restassured.RestAssured;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -99,6 +100,15 @@ public final class PackagedInstance implements AutoCloseable {
     /** Where the instance's console output goes. */
     public Path log() {
         return log;
+    }
+
+    /** How many lines of its log so far contain {@code text}. */
+    public long linesContaining(String text) {
+        try {
+            return Files.readString(log).lines().filter(line -> line.contains(text)).count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Sends the process a signal: STOP pauses it, CONT resumes it, KILL ends it without a word. */
