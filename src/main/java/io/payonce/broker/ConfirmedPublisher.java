@@ -50,8 +50,8 @@ public class ConfirmedPublisher {
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
     /** AMQP delivery mode 2: the broker writes the message to disk in a durable queue. */
     public static final int PERSISTENT = 2;
-    /** A connection that has said nothing for this long is dead (a broker gone without a word). */
-    private static final int HEARTBEAT_SECONDS = 10;
+    /** A connection that has said nothing for this long is dead (a broker gone without a word); as the consumers'. */
+    private static final int HEARTBEAT_SECONDS = 5;
 
     private final Vertx vertx;
     private final ConnectionFactory factory = new ConnectionFactory();
@@ -187,6 +187,9 @@ public class ConfirmedPublisher {
                 channel.abort();
             }
             if (noneConfirmed.test(confirmed)) {
+                // Its node may have stopped answering (a frozen VM, a partition): the next call connects again, to the
+                // next address if that node is gone, rather than wait for the heartbeats to give up on it.
+                drop(current);
                 throw notConfirmedInTime();
             }
             return confirmed;
@@ -233,6 +236,15 @@ public class ConfirmedPublisher {
         } catch (IOException | TimeoutException e) {
             reachability.failed(e);
             throw e;
+        }
+    }
+
+    /** {@code failed} is dropped if it is still the connection: another caller may already use its successor. */
+    private synchronized void drop(Connection failed) {
+        if (failed == connection) {
+            connection = null;
+            idle.clear();
+            failed.abort((int) TIMEOUT.toMillis());
         }
     }
 
