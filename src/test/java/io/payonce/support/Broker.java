@@ -84,6 +84,17 @@ public final class Broker implements AutoCloseable {
         return queue;
     }
 
+    /**
+     * A quorum queue of this test's own bound to {@code exchange} (a durable topic exchange, declared if
+     * missing): on a cluster, it holds what the broker confirmed through the loss of a node.
+     */
+    public String quorumQueueOn(String exchange, String routingKey) throws IOException {
+        channel.exchangeDeclare(exchange, "topic", true);
+        String queue = channel.queueDeclare("payonce-test-" + UUID.randomUUID(), true, false, false, Map.of("x-queue-type", "quorum")).getQueue();
+        channel.queueBind(queue, exchange, routingKey);
+        return queue;
+    }
+
     /** A temporary queue bound to {@code exchange} (a durable topic exchange, declared if missing). */
     public String temporaryQueueOn(String exchange, String routingKey) throws IOException {
         channel.exchangeDeclare(exchange, "topic", true);

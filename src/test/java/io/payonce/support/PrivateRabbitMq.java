@@ -5,31 +5,42 @@ import com.rabbitmq.client.ConnectionFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.UserPrincipal;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
- * A RabbitMQ node of the test's own: its own node name, ports and data directory, so that a test
- * can kill it and start it again (durable queues and persistent messages survive, as on a real
- * crash) while the machine's broker is never touched. It is ended through the handle of the process that started it.
+ * A RabbitMQ node of the test's own: its own node name, ports, data directory and Erlang cookie, so
+ * that a test can kill it, pause it and start it again (durable queues and persistent messages
+ * survive, as on a real crash) while the machine's broker is never touched, nor joined. It is ended
+ * through the handle of the process that started it. {@link PrivateRabbitMqCluster} joins three.
  */
 public final class PrivateRabbitMq implements AutoCloseable {
 
+    /** Erlang's net tick time on every private node: a peer that stops answering is down after 4 to 5 s. */
+    static final int NET_TICK_SECONDS = 4;
+
     private final Path base;
     private final String node;
+    private final String cookie;
     private final int port;
     private final int distributionPort;
     private Process launcher;
 
-    private PrivateRabbitMq(Path base) {
+    private PrivateRabbitMq(Path base, String cookie) {
         this.base = base;
         this.node = "payonce-test-" + UUID.randomUUID().toString().substring(0, 8) + "@localhost";
+        this.cookie = cookie;
         this.port = FreePorts.next();
         this.distributionPort = FreePorts.next();
     }
@@ -41,10 +52,7 @@ public final class PrivateRabbitMq implements AutoCloseable {
 
     /** A new node configured with {@code config}, lines of rabbitmq.conf such as {@code max_message_size = 2048}, started. */
     public static PrivateRabbitMq startWith(String config) throws IOException, InterruptedException {
-        Path base = Files.createTempDirectory("payonce-rabbitmq-");
-        Files.writeString(base.resolve("enabled_plugins"), "[].");
-        Files.writeString(base.resolve("rabbitmq.conf"), config);
-        PrivateRabbitMq broker = new PrivateRabbitMq(base);
+        PrivateRabbitMq broker = create(config, UUID.randomUUID().toString());
         try {
             broker.boot();
         } catch (IOException | RuntimeException | InterruptedException failedToBoot) {
@@ -54,8 +62,21 @@ public final class PrivateRabbitMq implements AutoCloseable {
         return broker;
     }
 
+    /** A node configured with {@code config}, not yet started, that knows the nodes sharing its {@code cookie}. */
+    static PrivateRabbitMq create(String config, String cookie) throws IOException {
+        Path base = Files.createTempDirectory("payonce-rabbitmq-");
+        Files.writeString(base.resolve("enabled_plugins"), "[].");
+        Files.writeString(base.resolve("rabbitmq.conf"), config);
+        return new PrivateRabbitMq(base, cookie);
+    }
+
     public int port() {
         return port;
+    }
+
+    /** Its Erlang node name, as the broker names it, e.g. as a queue's leader. */
+    public String node() {
+        return node;
     }
 
     /**
@@ -66,9 +87,18 @@ public final class PrivateRabbitMq implements AutoCloseable {
         if (launcher == null) {
             return;
         }
-        launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+        List<ProcessHandle> processes = launcher.descendants().toList();
+        processes.forEach(ProcessHandle::destroyForcibly);
         launcher.destroyForcibly();
         launcher.waitFor(30, TimeUnit.SECONDS);
+        // The Erlang VM too, before a restart takes its ports, node name and data directory.
+        for (ProcessHandle process : processes) {
+            try {
+                process.onExit().get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException stillThere) {
+                throw new IllegalStateException("process " + process.pid() + " of node " + node + " did not end", stillThere);
+            }
+        }
     }
 
     /** A memory alarm: the broker stops reading from every connection that publishes, as when it runs out of memory. */
@@ -85,16 +115,49 @@ public final class PrivateRabbitMq implements AutoCloseable {
         boot();
     }
 
-    private void control(String... arguments) throws IOException, InterruptedException {
-        String[] command = Stream.concat(Stream.of("rabbitmqctl", "-q", "-n", node), Stream.of(arguments)).toArray(String[]::new);
-        Process control = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(control.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (control.waitFor() != 0) {
-            throw new IllegalStateException("rabbitmqctl " + String.join(" ", arguments) + " failed: " + output);
+    /**
+     * Stops the node's Erlang VM with SIGSTOP, as a long GC pause or a frozen VM would: its sockets
+     * stay open and nothing answers. The other nodes of a cluster see it gone after the net tick time.
+     */
+    public void pause() throws IOException, InterruptedException {
+        signalTheVm("STOP");
+    }
+
+    public void resume() throws IOException, InterruptedException {
+        signalTheVm("CONT");
+    }
+
+    private void signalTheVm(String signal) throws IOException, InterruptedException {
+        List<ProcessHandle> vms = launcher.descendants()
+                .filter(process -> process.info().command().map(command -> command.endsWith("beam.smp")).orElse(false)).toList();
+        if (vms.size() != 1) {
+            throw new IllegalStateException("node " + node + " runs " + vms.size() + " Erlang VMs");
+        }
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(vms.get(0).pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " of node " + node + " failed");
         }
     }
 
-    private void boot() throws IOException, InterruptedException {
+    /** What {@code rabbitmqctl} says, run against this node with {@code arguments}; it must succeed. */
+    public String control(String... arguments) throws IOException, InterruptedException {
+        String[] command = Stream.concat(Stream.of("rabbitmqctl", "-q", "--erlang-cookie", cookie, "-n", node), Stream.of(arguments))
+                .toArray(String[]::new);
+        Process control = new ProcessBuilder(command).redirectErrorStream(true).start();
+        // Bounded: a paused node takes the CLI's connection and never answers. Its output is small enough for the pipe.
+        if (!control.waitFor(30, TimeUnit.SECONDS)) {
+            control.destroyForcibly();
+            throw new IllegalStateException("rabbitmqctl " + String.join(" ", arguments) + " on " + node + " did not end within 30 s");
+        }
+        String output = new String(control.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (control.exitValue() != 0) {
+            throw new IllegalStateException("rabbitmqctl " + String.join(" ", arguments) + " on " + node + " failed: " + output);
+        }
+        return output;
+    }
+
+    /** Launches the node; it accepts connections once {@link #awaitConnectable} returns. */
+    void launch() throws IOException {
         // Started as root, the server runs as the rabbitmq user, which must own its directory.
         if ("root".equals(System.getProperty("user.name"))) {
             UserPrincipal rabbitmq = base.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("rabbitmq");
@@ -117,8 +180,15 @@ public final class PrivateRabbitMq implements AutoCloseable {
                 "RABBITMQ_MNESIA_BASE", base.resolve("mnesia").toString(),
                 "RABBITMQ_LOG_BASE", base.resolve("log").toString(),
                 "RABBITMQ_CONFIG_FILE", base.resolve("rabbitmq").toString(),
-                "RABBITMQ_ENABLED_PLUGINS_FILE", base.resolve("enabled_plugins").toString()));
+                "RABBITMQ_ENABLED_PLUGINS_FILE", base.resolve("enabled_plugins").toString(),
+                // Its own cookie, given on the command line: the launcher runs the server as the rabbitmq user, whose
+                // home holds the machine's broker's. A short net tick time finds a paused peer in seconds, not a minute.
+                "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS", "-setcookie " + cookie + " -kernel net_ticktime " + NET_TICK_SECONDS));
         launcher = builder.start();
+    }
+
+    private void boot() throws IOException, InterruptedException {
+        launch();
         try {
             awaitConnectable();
         } catch (RuntimeException | AssertionError failedToBoot) {
@@ -127,7 +197,7 @@ public final class PrivateRabbitMq implements AutoCloseable {
         }
     }
 
-    private void awaitConnectable() {
+    void awaitConnectable() {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost("127.0.0.1");
         factory.setPort(port);
@@ -146,9 +216,18 @@ public final class PrivateRabbitMq implements AutoCloseable {
         }
     }
 
+    /** Ends the node, keeps its logs in target/rabbitmq-logs (a failed test's evidence), and deletes its data. */
     @Override
     public void close() throws IOException, InterruptedException {
         kill();
+        Path kept = Files.createDirectories(Path.of("target", "rabbitmq-logs", node));
+        try (Stream<Path> logs = Files.list(base.resolve("log"))) {
+            for (Path log : logs.toList()) {
+                Files.copy(log, kept.resolve(log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (NoSuchFileException neverStarted) {
+            // no log to keep
+        }
         try (Stream<Path> paths = Files.walk(base)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);
