@@ -88,11 +88,14 @@ final class SettledMessages {
         return delivery.newInstance(properties, new Envelope(1, redelivered, "", "commands"));
     }
 
-    /** Settings that allow no sender, with the default pause before a requeue: nothing here is executed, only settled. */
+    /**
+     * Settings that allow no sender, with a pause of 1 ms before a requeue: nothing here is executed, only settled,
+     * and no test here times the pause (UnconfirmedReplyTest does, on a running instance).
+     */
     private static PayonceConfig noSenders() {
         PayonceConfig.Commands commands = (PayonceConfig.Commands) Proxy.newProxyInstance(SettledMessages.class.getClassLoader(),
                 new Class<?>[] {PayonceConfig.Commands.class},
-                (proxy, method, args) -> method.getName().equals("requeueAfter") ? Duration.ofSeconds(1) : Optional.empty());
+                (proxy, method, args) -> method.getName().equals("requeueAfter") ? Duration.ofMillis(1) : Optional.empty());
         return (PayonceConfig) Proxy.newProxyInstance(SettledMessages.class.getClassLoader(), new Class<?>[] {PayonceConfig.class},
                 (proxy, method, args) -> method.getName().equals("commands") ? commands : null);
     }
