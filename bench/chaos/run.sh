@@ -11,17 +11,22 @@
 # workload).
 # Exits non-zero if any check fails. Loopback only; stops by itself.
 #
-# It harms nothing on the machine: it starts a MariaDB, a Redis and a RabbitMQ node of its own (own
-# data directories, own free loopback ports, own node name), points the instances at them, injects
+# It harms nothing on the machine: it starts a MariaDB, a Redis and a RabbitMQ node (or three, with
+# --broker-cluster) of its own (own data directories, own free loopback ports, own node names and
+# cookie; the nodes register with the machine's epmd, as every RabbitMQ node there does), points the instances at them, injects
 # every fault into those and into processes it started, by pid, and stops them all at the end. It
 # fails if any mariadbd, redis-server or RabbitMQ node (beam.smp) that was running before it started
 # is gone afterwards. It needs nginx and gnuplot (.ci/run installs them: nginx-light, gnuplot-nox).
 #
-#   bench/chaos/run.sh short        90 seconds of load, every fault once (CI runs this)
+#   bench/chaos/run.sh short        90 seconds of load, every fault once
 #   bench/chaos/run.sh full         five minutes, every fault twice; the report lands in bench/chaos/last-full-run/
 #   add --galera to run on a three-node MariaDB Galera cluster behind HAProxy (bench/chaos/galera.sh)
-#   instead of one MariaDB: the short run injects the cluster's faults only (CI runs it too), the full
+#   instead of one MariaDB: the short run injects the cluster's faults only (opt-in in the build: -Pchaos,chaos-galera), the full
 #   run every fault, the cluster's among them, twice; its report lands in bench/chaos/last-full-run-galera/
+#   add --broker-cluster to run on a three-node RabbitMQ cluster with the commands on quorum queues
+#   (bench/chaos/rabbitmq-cluster.sh) instead of one node: the broker's fault becomes the cluster's
+#   (its commands queue's leader killed, a node leading nothing killed, the leader frozen and resumed,
+#   all three killed). CI runs `short --broker-cluster`: every fault once, the broker's on the cluster
 #   add --no-build to reuse target/quarkus-app
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,12 +35,14 @@ root=$PWD
 mode=short
 build=1
 galera=0
+broker_cluster=0
 for arg in "$@"; do
     case "$arg" in
         short|full) mode=$arg ;;
         --no-build) build=0 ;;
         --galera) galera=1 ;;
-        *) echo "usage: $0 short|full [--galera] [--no-build]" >&2; exit 2 ;;
+        --broker-cluster) broker_cluster=1 ;;
+        *) echo "usage: $0 short|full [--galera] [--broker-cluster] [--no-build]" >&2; exit 2 ;;
     esac
 done
 case "$mode" in
@@ -51,6 +58,7 @@ esac
 
 variant=$mode
 [ "$galera" = 1 ] && variant=$mode-galera
+[ "$broker_cluster" = 1 ] && variant=$variant-broker-cluster
 out="$root/target/chaos/$variant"
 database=payonce_chaos
 public_key="$root/src/test/resources/jwt/publicKey.pem"
@@ -68,6 +76,8 @@ gateway_port=$(free_port)
 port_a=$(free_port)
 port_b=$(free_port)
 export PAYONCE_DB_PORT=$(free_port) PAYONCE_REDIS_PORT=$(free_port) PAYONCE_RABBITMQ_PORT=$(free_port)
+# One node with classic queues unless --broker-cluster says otherwise (rabbitmq-cluster.sh sets both).
+unset PAYONCE_RABBITMQ_ADDRESSES PAYONCE_COMMANDS_QUEUE_TYPE
 processor_port=$(free_port)
 # The run's database makes a commit durable before it shows it, one MariaDB or the cluster: the
 # instances check it as production does.
@@ -141,6 +151,11 @@ await_mariadb() {
 start_mariadb() { launch_mariadb && await_mariadb; }
 
 [ "$galera" = 1 ] && source "$root/bench/chaos/galera.sh"
+if [ "$broker_cluster" = 1 ]; then
+    source "$root/bench/chaos/rabbitmq-cluster.sh"
+    # The commands on quorum queues, replicated; the single address stays required in production, the list wins.
+    export PAYONCE_RABBITMQ_ADDRESSES=$rabbit_addresses PAYONCE_COMMANDS_QUEUE_TYPE=quorum PAYONCE_RABBITMQ_PORT=${rabbit_port[1]}
+fi
 
 # A RabbitMQ node of the run's own; its beam.smp writes its pid at boot, and is killed by it.
 launch_rabbitmq() {
@@ -170,6 +185,7 @@ stop_stores() {
         kill -9 "$(rabbitmq_pid)" 2>/dev/null
     fi
     rm -rf "$rabbitmq_base"
+    [ "$broker_cluster" = 1 ] && rabbit_cluster_stop
     [ "$galera" = 1 ] && galera_stop
     if [ -f "$stores/mariadbd.pid" ]; then
         local pid
@@ -310,7 +326,11 @@ nemesis_cycle() {
         fault mariadb-kill "kill -9 \$(cat $stores/mariadbd.pid); sleep 1" "start_mariadb"
     fi
     sleep 4
-    fault rabbitmq-kill "kill -9 \$(rabbitmq_pid); sleep 1" "start_rabbitmq"
+    if [ "$broker_cluster" = 1 ]; then
+        broker_cluster_cycle
+    else
+        fault rabbitmq-kill "kill -9 \$(rabbitmq_pid); sleep 1" "start_rabbitmq"
+    fi
 }
 
 # The cluster's own faults (bench/chaos/galera.sh): the writer killed and back by IST, a node that
@@ -348,8 +368,14 @@ main() {
     classpath=$(bench_classpath "$root")
     shared=$(shared_servers)
     trap cleanup EXIT
-    log "the run's own MariaDB on port $PAYONCE_DB_PORT, Redis on port $PAYONCE_REDIS_PORT, RabbitMQ on port $PAYONCE_RABBITMQ_PORT"
-    launch_rabbitmq
+    local broker_addresses=127.0.0.1:$PAYONCE_RABBITMQ_PORT
+    [ "$broker_cluster" = 1 ] && broker_addresses=$PAYONCE_RABBITMQ_ADDRESSES
+    log "the run's own MariaDB on port $PAYONCE_DB_PORT, Redis on port $PAYONCE_REDIS_PORT, RabbitMQ at $broker_addresses"
+    if [ "$broker_cluster" = 1 ]; then
+        rabbit_cluster_launch
+    else
+        launch_rabbitmq
+    fi
     launch_redis
     if [ "$galera" = 1 ]; then
         log "a Galera cluster of the run's own behind HAProxy on port $PAYONCE_DB_PORT"
@@ -360,7 +386,11 @@ main() {
     start_processor "$classpath"
     await_redis
     [ "$galera" = 1 ] || await_mariadb
-    await_rabbitmq
+    if [ "$broker_cluster" = 1 ]; then
+        rabbit_cluster_join
+    else
+        await_rabbitmq
+    fi
     bench_database_user $database
     start_instance a $port_a
     start_instance b $port_b
@@ -371,7 +401,7 @@ main() {
     local load_started=$SECONDS
     # Bounded, should the harness never create the stop file: far beyond any cycle's heals.
     timeout $((load_seconds + 900)) java -cp "$classpath" io.payonce.bench.chaos.Workload "http://127.0.0.1:$gateway_port" \
-        "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$load_seconds" "$out/history.tsv" "$PAYONCE_RABBITMQ_PORT" \
+        "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$load_seconds" "$out/history.tsv" "$broker_addresses" \
         "$out/stop-load" >"$out/workload.log" 2>&1 &
     workload_pid=$!
     processor_nemesis &
@@ -407,11 +437,10 @@ main() {
     local verdict=0
     java -cp "$classpath" io.payonce.bench.chaos.Checker $database "$out/history.tsv" \
         "$out/faults.tsv" "$out/metrics" "$out" "$loaded" "$workload_status" \
-        "payonce chaos run ($variant, $(date -u +%Y-%m-%dT%H:%MZ))" "$PAYONCE_RABBITMQ_PORT" "$PAYONCE_PROCESSOR_URL" || verdict=$?
+        "payonce chaos run ($variant, $(date -u +%Y-%m-%dT%H:%MZ))" "$broker_addresses" "$PAYONCE_PROCESSOR_URL" || verdict=$?
     (cd "$out" && gnuplot timeline.gp)
     if [ "$mode" = full ]; then
-        local kept=bench/chaos/last-full-run
-        [ "$galera" = 1 ] && kept=bench/chaos/last-full-run-galera
+        local kept=bench/chaos/last-full-run${variant#full}
         mkdir -p "$kept"
         cp "$out/report.md" "$out/timeline.png" "$kept/"
     fi

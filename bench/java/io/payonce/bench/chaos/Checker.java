@@ -2,6 +2,7 @@ package io.payonce.bench.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.Address;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
@@ -73,7 +74,7 @@ import java.util.stream.Stream;
  * Any violation makes it exit with status 1.
  *
  * Run by run.sh, on the test classpath, with PAYONCE_DB_* naming the server: Checker <database>
- *     <history.tsv> <faults.tsv> <metrics-dir> <out-dir> <load-seconds> <workload-exit-status> <title> <broker-port>
+ *     <history.tsv> <faults.tsv> <metrics-dir> <out-dir> <load-seconds> <workload-exit-status> <title> <broker-addresses>
  *     <processor-url>
  * with PAYONCE_COMMANDS_QUEUE naming the command queue (its dead-letter queue is that name + ".dlq").
  */
@@ -164,22 +165,22 @@ public final class Checker {
     final List<String> unreadableLines = new ArrayList<>();
     /** Replies to commands that came after their copy had stopped waiting: key, then the answer. */
     final List<String[]> lateReplies = new ArrayList<>();
-    final int brokerPort;
+    final String brokerAddresses;
     final String processorUrl;
     private final HttpClient processor = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(PROCESSOR_ANSWERS_WITHIN).build();
 
-    Checker(Connection db, long loadSeconds, int workloadExitStatus, int brokerPort, String processorUrl) {
+    Checker(Connection db, long loadSeconds, int workloadExitStatus, String brokerAddresses, String processorUrl) {
         this.db = db;
         this.loadSeconds = loadSeconds;
         this.workloadExitStatus = workloadExitStatus;
-        this.brokerPort = brokerPort;
+        this.brokerAddresses = brokerAddresses;
         this.processorUrl = processorUrl;
     }
 
     public static void main(String[] args) throws Exception {
         try (Connection db = Database.named(args[0]).connect()) {
-            Checker checker = new Checker(db, Long.parseLong(args[5]), Integer.parseInt(args[6]), Integer.parseInt(args[8]), args[9]);
+            Checker checker = new Checker(db, Long.parseLong(args[5]), Integer.parseInt(args[6]), args[8], args[9]);
             checker.load(Path.of(args[1]), Path.of(args[2]));
             checker.check();
             Path out = Path.of(args[4]);
@@ -664,10 +665,8 @@ public final class Checker {
         Set<String> written = new HashSet<>(rows("SELECT event_id FROM outbox_event", row -> row.getString(1)));
         List<String> delivered = new ArrayList<>();
         long deadLettered;
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost("127.0.0.1");
-        factory.setPort(brokerPort);
-        try (com.rabbitmq.client.Connection broker = factory.newConnection("payonce-chaos-checker")) {
+        try (com.rabbitmq.client.Connection broker = new ConnectionFactory()
+                .newConnection(List.of(Address.parseAddresses(brokerAddresses)), "payonce-chaos-checker")) {
             Channel channel = broker.createChannel();
             for (GetResponse event = channel.basicGet(CommandChannel.AUDIT_QUEUE, true); event != null;
                  event = channel.basicGet(CommandChannel.AUDIT_QUEUE, true)) {

@@ -1,6 +1,7 @@
 package io.payonce.bench.chaos;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Address;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
@@ -25,8 +26,11 @@ import java.util.concurrent.TimeoutException;
  * refund commands to payonce's queue (message-id = the operation's key, kept across every copy it
  * sends again) and reads their replies from a durable reply queue of its own; and it binds the
  * durable queue the checker reads every published event from, before any money moves. The
- * connection recovers by itself when the nemesis restarts the broker; a command sent while it is
- * away is an attempt without an answer, and the operation sends it again.
+ * connection recovers by itself when the nemesis restarts the broker, or moves to the next of the
+ * cluster's nodes when its own is lost; a command sent while it is away is an attempt without an
+ * answer, and the operation sends it again. On a cluster (PAYONCE_COMMANDS_QUEUE_TYPE=quorum, as the
+ * instances are told) the reply and audit queues are quorum queues too: a classic queue lives on one
+ * node, and what it held would be gone with that node.
  */
 final class CommandChannel implements AutoCloseable {
 
@@ -50,18 +54,20 @@ final class CommandChannel implements AutoCloseable {
     record LateReply(String key, Reply reply) {
     }
 
-    CommandChannel(int port, String commandsExchange, String eventsExchange) throws IOException, TimeoutException {
+    /** On the broker at {@code addresses}, host:port,host:port: one node, or a cluster's. */
+    CommandChannel(String addresses, String commandsExchange, String eventsExchange) throws IOException, TimeoutException {
         ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost("127.0.0.1");
-        factory.setPort(port);
         factory.setNetworkRecoveryInterval(500);
-        this.connection = factory.newConnection("payonce-chaos-workload");
+        // A node that stops answering is left within about 10 s, as an order system on a cluster should.
+        factory.setRequestedHeartbeat(5);
+        this.connection = factory.newConnection(List.of(Address.parseAddresses(addresses)), "payonce-chaos-workload");
         this.commandsExchange = commandsExchange;
+        Map<String, Object> queueType = "quorum".equals(System.getenv("PAYONCE_COMMANDS_QUEUE_TYPE")) ? Map.of("x-queue-type", "quorum") : null;
         Channel setup = connection.createChannel();
         setup.exchangeDeclare(eventsExchange, "topic", true);
-        setup.queueDeclare(AUDIT_QUEUE, true, false, false, null);
+        setup.queueDeclare(AUDIT_QUEUE, true, false, false, queueType);
         setup.queueBind(AUDIT_QUEUE, eventsExchange, "#");
-        setup.queueDeclare(REPLY_QUEUE, true, false, false, null);
+        setup.queueDeclare(REPLY_QUEUE, true, false, false, queueType);
         DeliverCallback onReply = (tag, delivery) -> {
             String correlationId = String.valueOf(delivery.getProperties().getCorrelationId());
             Map<String, Object> headers = delivery.getProperties().getHeaders();

@@ -112,7 +112,7 @@ public final class Workload {
         long seconds = Long.parseLong(args[3]);
         long failures;
         try (History history = new History(Path.of(args[4]));
-             CommandChannel commands = new CommandChannel(Integer.parseInt(args[5]),
+             CommandChannel commands = new CommandChannel(args[5],
                      System.getenv().getOrDefault("PAYONCE_COMMANDS_QUEUE", "payonce.commands"),
                      System.getenv().getOrDefault("PAYONCE_EVENTS_EXCHANGE", "payonce.events"))) {
             Workload workload = new Workload(targets, history, commands);
