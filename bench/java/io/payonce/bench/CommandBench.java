@@ -1,6 +1,7 @@
 package io.payonce.bench;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Address;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
@@ -10,13 +11,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /*
  * The broker's side of bench/run.sh: pay commands sent to payonce's command queue as an order system
@@ -26,8 +31,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * seeding nor its database work is counted with the commands. It prints one result line in PayBench's
  * format; a command counts once its reply has come, and its latency runs from its publish.
  *
+ * The broker is PAYONCE_RABBITMQ_ADDRESSES's nodes if set (a cluster's), else PAYONCE_RABBITMQ_HOST and _PORT.
+ *
  *   prepare  <database> <commands> <orders-out>               fresh orders, a user and an order id per line
  *   commands <orders> <commands-exchange> <in-flight> <seconds>
+ *   confirms <classic|quorum> <in-flight> <seconds>            the broker alone: persistent messages of a
+ *            command's size to a new durable queue of that type, each publisher (one per in flight, a
+ *            channel each) waiting for the confirm of each before the next; latency from publish to confirm
  */
 public final class CommandBench {
 
@@ -61,6 +71,7 @@ public final class CommandBench {
         switch (args[0]) {
             case "prepare" -> prepare(args[1], Integer.parseInt(args[2]), Path.of(args[3]));
             case "commands" -> send(Path.of(args[1]), args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+            case "confirms" -> confirms(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -74,16 +85,64 @@ public final class CommandBench {
                 .map(line -> line.split("\t"))
                 .map(fields -> new PayBench.Order(Long.parseLong(fields[1]), fields[0]))
                 .toList();
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost(System.getenv().getOrDefault("PAYONCE_RABBITMQ_HOST", "127.0.0.1"));
-        factory.setPort(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
-        try (Connection connection = factory.newConnection("payonce-bench")) {
+        try (Connection connection = connect()) {
             Channel replies = connection.createChannel();
             String replyQueue = replies.queueDeclare(SENDER + ".replies.bench-" + UUID.randomUUID(), false, true, true, null).getQueue();
             CommandBench bench = new CommandBench(connection.createChannel(), exchange, replyQueue, orders);
             replies.basicConsume(replyQueue, true, (tag, reply) -> bench.answered(reply), tag -> { });
             bench.run(inFlight, seconds);
         }
+    }
+
+    static void confirms(String queueType, int inFlight, int seconds) throws Exception {
+        byte[] body = ("{\"type\":\"pay\",\"userId\":\"" + UUID.randomUUID() + "\",\"orderId\":1000000}").getBytes(StandardCharsets.UTF_8);
+        AMQP.BasicProperties persistent = new AMQP.BasicProperties.Builder().deliveryMode(2).build();
+        try (Connection connection = connect()) {
+            Channel setup = connection.createChannel();
+            String queue = setup.queueDeclare("payonce.bench.confirms-" + UUID.randomUUID(), true, false, false,
+                    Map.of("x-queue-type", queueType)).getQueue();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            List<Long> latencies = new CopyOnWriteArrayList<>();
+            List<Thread> publishers = new ArrayList<>();
+            AtomicReference<Exception> failure = new AtomicReference<>();
+            long started = System.nanoTime();
+            for (int i = 0; i < inFlight; i++) {
+                Channel channel = connection.createChannel();
+                channel.confirmSelect();
+                Thread publisher = new Thread(() -> {
+                    try {
+                        while (System.nanoTime() < until) {
+                            long sent = System.nanoTime();
+                            channel.basicPublish("", queue, persistent, body);
+                            channel.waitForConfirmsOrDie(10_000);
+                            latencies.add(System.nanoTime() - sent);
+                        }
+                    } catch (Exception e) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+                publisher.start();
+                publishers.add(publisher);
+            }
+            for (Thread publisher : publishers) {
+                publisher.join();
+            }
+            long elapsed = System.nanoTime() - started;
+            setup.queueDelete(queue);
+            if (failure.get() != null) {
+                throw new IllegalStateException("a publisher failed", failure.get());
+            }
+            PayBench.report("confirm", inFlight, latencies.stream().mapToLong(Long::longValue).toArray(), elapsed, Map.of());
+        }
+    }
+
+    private static Connection connect() throws IOException, TimeoutException {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(System.getenv().getOrDefault("PAYONCE_RABBITMQ_HOST", "127.0.0.1"));
+        factory.setPort(Integer.parseInt(System.getenv().getOrDefault("PAYONCE_RABBITMQ_PORT", "5672")));
+        String cluster = System.getenv("PAYONCE_RABBITMQ_ADDRESSES");
+        return cluster == null || cluster.isBlank() ? factory.newConnection("payonce-bench")
+                : factory.newConnection(List.of(Address.parseAddresses(cluster)), "payonce-bench");
     }
 
     private void run(int inFlight, int seconds) throws Exception {
