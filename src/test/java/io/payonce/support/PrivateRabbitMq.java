@@ -22,8 +22,9 @@ import java.util.stream.Stream;
 /**
  * A RabbitMQ node of the test's own: its own node name, ports, data directory and Erlang cookie, so
  * that a test can kill it, pause it and start it again (durable queues and persistent messages
- * survive, as on a real crash) while the machine's broker is never touched, nor joined. It is ended
- * through the handle of the process that started it. {@link PrivateRabbitMqCluster} joins three.
+ * survive, as on a real crash) while the machine's broker is never touched, nor joined (the node
+ * registers its name with the machine's epmd, as every node there does). It is ended through the
+ * handle of the process that started it. {@link PrivateRabbitMqCluster} joins three.
  */
 public final class PrivateRabbitMq implements AutoCloseable {
 
