@@ -73,9 +73,10 @@ public final class PrivateRabbitMqCluster implements AutoCloseable {
 
     /** The node that leads quorum queue {@code queue}, as a running node lists it. */
     public PrivateRabbitMq leaderOf(String queue) throws IOException, InterruptedException {
-        String leader = leaders().get(queue);
+        Map<String, String> leaders = leaders();
+        String leader = leaders.get(queue);
         if (leader == null) {
-            throw new IllegalStateException("no leader listed for queue " + queue + ": " + leaders());
+            throw new IllegalStateException("no leader listed for queue " + queue + ": " + leaders);
         }
         return byName(leader);
     }
