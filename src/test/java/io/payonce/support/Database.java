@@ -292,6 +292,25 @@ public final class Database {
         return string("SELECT processor_key FROM refund_record WHERE id = ?", refundId);
     }
 
+    /**
+     * Ends an UNKNOWN payment's backoff now, unless a worker holds its lease: the recovery job takes it
+     * at its next run. A test that proves what the job finds so waits on the job, not on a backoff
+     * that grows to the test profile's 2 s between asks and proves nothing there.
+     */
+    public void endBackoffOfPayment(long paymentId) {
+        endBackoff("pay_record", paymentId);
+    }
+
+    /** As {@link #endBackoffOfPayment} for a refund to the card. */
+    public void endBackoffOfRefund(long refundId) {
+        endBackoff("refund_record", refundId);
+    }
+
+    private void endBackoff(String table, long id) {
+        update("UPDATE " + table + " SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ? AND phase = 'UNKNOWN' "
+                + "AND (leased_until IS NULL OR leased_until < NOW(6))", id);
+    }
+
     /** A card payment's attempts: every lease taken and every send counts one. */
     public long chargeAttempts(long paymentId) {
         return count("SELECT charge_attempts FROM pay_record WHERE id = ?", paymentId);

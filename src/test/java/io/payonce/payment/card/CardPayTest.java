@@ -192,7 +192,7 @@ class CardPayTest {
         String processorKey = processorKey(buyer, payment);
         assertNotNull(processor().chargeUnder(processorKey), "set-up: the processor had charged the card");
         // Until the recovery job has looked it up twice more, or settled it, whichever comes first.
-        Await.until(() -> db.chargeAttempts(payment) >= 3
+        Await.until(() -> asksAgain(payment) >= 3
                         || !"UNKNOWN".equals(db.paymentPhase(payment)), RECOVERY_BOUND,
                 "the recovery job's lookups of payment " + payment + ", refused");
         assertEquals("UNKNOWN", db.paymentPhase(payment), "a refused lookup is no decline");
@@ -246,7 +246,7 @@ class CardPayTest {
         assertEquals(202, answer.statusCode(), answer.asString());
         long payment = answer.jsonPath().getLong("paymentId");
         assertEquals(amount, processor().chargeUnder(processorKey(buyer, payment)).amount(), "the charge was planted under the payment's key");
-        Await.until(() -> db.chargeAttempts(payment) >= 3, RECOVERY_BOUND,
+        Await.until(() -> asksAgain(payment) >= 3, RECOVERY_BOUND,
                 "the recovery job asked the processor again about payment " + payment);
         assertEquals("UNKNOWN", db.paymentPhase(payment));
         assertEquals("PAYING", db.orderStatus(buyer.order()));
@@ -298,7 +298,7 @@ class CardPayTest {
         long payment = answer.jsonPath().getLong("paymentId");
         assertEquals("the processor reported a charge already recorded on another payment",
                 db.string("SELECT detail FROM payment_phase WHERE payment_id = ? AND phase = 'UNKNOWN'", payment));
-        Await.until(() -> db.chargeAttempts(payment) >= 3, RECOVERY_BOUND,
+        Await.until(() -> asksAgain(payment) >= 3, RECOVERY_BOUND,
                 "the recovery job asked the processor again about payment " + payment);
         assertEquals("UNKNOWN", db.paymentPhase(payment));
         assertNull(db.chargeIdOfPayment(payment));
@@ -498,12 +498,21 @@ class CardPayTest {
                 "a definite answer to the card pay of order " + buyer.order());
     }
 
-    /** Reads the payment until its phase is definite; fails after the recovery bound. */
-    private static Response awaitSettled(Checkout buyer, long payment) {
-        return Await.until(() -> Api.as(buyer.bearer()).get("/payments/" + payment), read -> {
+    /** Reads the payment until its phase is definite, each UNKNOWN due for the recovery job at once; fails after the recovery bound. */
+    private Response awaitSettled(Checkout buyer, long payment) {
+        return Await.until(() -> {
+            db.endBackoffOfPayment(payment);
+            return Api.as(buyer.bearer()).get("/payments/" + payment);
+        }, read -> {
             assertEquals(200, read.statusCode(), read.asString());
             return List.of("SUCCEEDED", "DECLINED").contains(read.jsonPath().getString("phase"));
         }, RECOVERY_BOUND, "payment " + payment + " SUCCEEDED or DECLINED");
+    }
+
+    /** The payment's attempts so far, its UNKNOWN due for the recovery job's next run. */
+    private long asksAgain(long payment) {
+        db.endBackoffOfPayment(payment);
+        return db.chargeAttempts(payment);
     }
 
     private static String processorKey(Checkout buyer, long payment) {

@@ -71,7 +71,10 @@ class CardProcessorRefusalTest {
 
         processor().heal();
         scheduler.resume(RecoveryJob.IDENTITY);
-        Response settled = Await.until(() -> Api.as(buyer.bearer()).get("/payments/" + payment),
+        Response settled = Await.until(() -> {
+                    db.endBackoffOfPayment(payment);
+                    return Api.as(buyer.bearer()).get("/payments/" + payment);
+                },
                 read -> "SUCCEEDED".equals(read.jsonPath().getString("phase")), Duration.ofSeconds(20), "payment " + payment + " SUCCEEDED");
 
         assertEquals(List.of("STARTED", "CHARGE_SENT", "UNKNOWN", "SUCCEEDED"), settled.jsonPath().getList("history.phase"));
