@@ -24,8 +24,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,7 +45,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * net tick time, and the replies must come again before it is thawed (the consumers and publisher
  * leave it on missed heartbeats); thawed, it is restarted. Afterwards: every command
  * whose publish the cluster confirmed was executed once and replied to, no order was paid or refunded
- * twice, no card charged twice, and every event the outbox wrote was delivered, each order's in order.
+ * twice, no card charged twice, every event the outbox wrote was delivered, each order's in order, and
+ * both instances answered every readiness probe 200 from each fault until its stream was answered: a
+ * gateway acting on one failed probe takes no instance out for a broker node's loss.
  * The longest time with no reply after each fault is printed.
  */
 class BrokerClusterIT {
@@ -62,10 +68,14 @@ class BrokerClusterIT {
     /** Two instances, PAYONCE_COMMANDS_IN_FLIGHT's 8 consumers each. */
     private static final int CONSUMERS = 16;
     private static final Duration WITHIN = Duration.ofSeconds(90);
+    /** As often as a demanding gateway probes readiness. */
+    private static final Duration PROBE_EVERY = Duration.ofMillis(250);
 
     private final Database db = Database.named(DATABASE);
     private final String user = Tokens.newUserId();
     private final Map<Long, Boolean> byCard = new LinkedHashMap<>();
+    private final List<String> notReady = new CopyOnWriteArrayList<>();
+    private final AtomicInteger probes = new AtomicInteger();
 
     @Test
     void commandsAndEventsOutliveTheLossOfABrokerNode() throws Exception {
@@ -86,19 +96,20 @@ class BrokerClusterIT {
                 String bearer = Tokens.user(user);
                 PrivateRabbitMq leader = cluster.leaderOf(Broker.COMMANDS);
                 String commandsLeader = leader.node();
-                Duration afterLeaderKill = streamThrough(cluster, sender, first.port(), bearer, leader::kill);
+                List<PackagedInstance> instances = List.of(first, second);
+                Duration afterLeaderKill = streamThrough(cluster, sender, instances, bearer, "leader killed", leader::kill);
                 leader.restart();
                 cluster.awaitRunning(3);
 
                 Map<String, String> leaders = cluster.leaders();
                 PrivateRabbitMq leadingNothing = cluster.nodeLeadingNothing()
                         .orElseThrow(() -> new AssertionError("every node leads a queue: " + leaders));
-                Duration afterIdleKill = streamThrough(cluster, sender, first.port(), bearer, leadingNothing::kill);
+                Duration afterIdleKill = streamThrough(cluster, sender, instances, bearer, "node leading nothing killed", leadingNothing::kill);
                 leadingNothing.restart();
                 cluster.awaitRunning(3);
 
                 PrivateRabbitMq frozen = cluster.nodeHoldingMostConnections();
-                Duration afterFreeze = streamThrough(cluster, sender, first.port(), bearer, () -> {
+                Duration afterFreeze = streamThrough(cluster, sender, instances, bearer, "node holding the connections frozen", () -> {
                     frozen.pause();
                     Thread.sleep(FROZEN_FOR.toMillis());
                     frozen.resume();
@@ -112,21 +123,29 @@ class BrokerClusterIT {
 
                 System.out.printf("BrokerClusterIT: %d commands, %d publishes on %d connections; longest time with no reply: "
                                 + "%d ms after the commands queue's leader (%s) was killed, %d ms after a node leading nothing was killed, "
-                                + "%d ms after the node holding the connections (%s) was frozen for %d s%n",
+                                + "%d ms after the node holding the connections (%s) was frozen for %d s; %d readiness probes, %d not 200%n",
                         sender.replies().size(), sender.publishes(), sender.connections(), afterLeaderKill.toMillis(), commandsLeader,
-                        afterIdleKill.toMillis(), afterFreeze.toMillis(), frozen.node(), FROZEN_FOR.toSeconds());
+                        afterIdleKill.toMillis(), afterFreeze.toMillis(), frozen.node(), FROZEN_FOR.toSeconds(), probes.get(), notReady.size());
                 assertTrue(sender.connections() >= 2, "set-up: the sender lost its node and moved");
                 // The consumers and the publisher left the frozen node on their missed heartbeats, before it was thawed.
                 assertTrue(afterFreeze.compareTo(FROZEN_FOR) < 0, "replies came again while the node was still frozen: " + afterFreeze);
                 everyConfirmedCommandRepliedOnce(sender);
                 noOrderPaidOrRefundedTwice(processor);
                 everyEventDeliveredEachOrdersInOrder(cluster, audit);
+                // The freeze alone holds the prober 20 s: about 160 probes of the two instances.
+                assertTrue(probes.get() >= 60, "set-up: readiness probed through the faults, " + probes.get() + " probes");
+                assertEquals(List.of(), notReady, "readiness probes not answered 200 through a broker node's loss");
             }
         }
     }
 
-    /** The injected fault, under a stream of ORDERS_PER_FAULT orders; returns the longest time with no reply from the fault on. */
-    private Duration streamThrough(PrivateRabbitMqCluster cluster, RepublishingSender sender, int port, String bearer, Fault fault) throws Exception {
+    /**
+     * The injected fault, under a stream of ORDERS_PER_FAULT orders, each instance's readiness probed from the fault on
+     * until every command is answered; returns the longest time with no reply from the fault on.
+     */
+    private Duration streamThrough(PrivateRabbitMqCluster cluster, RepublishingSender sender, List<PackagedInstance> instances,
+                                   String bearer, String faultName, Fault fault) throws Exception {
+        int port = instances.get(0).port();
         List<Long> orders = new ArrayList<>();
         for (int i = 0; i < ORDERS_PER_FAULT; i++) {
             long order = InstanceApi.newOrder(port, bearer, PRICE);
@@ -148,9 +167,11 @@ class BrokerClusterIT {
         try {
             Await.until(() -> repliesTo(sender, orders) >= ORDERS_BEFORE_FAULT, WITHIN, "the stream under way");
             long faultAt = System.nanoTime();
-            fault.inject();
-            stream.get(WITHIN.toSeconds() * 2, TimeUnit.SECONDS);
-            Await.until(() -> sender.outstanding() == 0, WITHIN, "every command answered");
+            try (AutoCloseable probing = probeReadiness(instances, faultName, faultAt)) {
+                fault.inject();
+                stream.get(WITHIN.toSeconds() * 2, TimeUnit.SECONDS);
+                Await.until(() -> sender.outstanding() == 0, WITHIN, "every command answered");
+            }
             return sender.longestSilenceSince(faultAt);
         } catch (AssertionError | ExecutionException stuck) {
             long paid = db.count("SELECT COUNT(*) FROM orders WHERE status = 'PAID' AND id BETWEEN ? AND ?", orders.get(0), orders.get(orders.size() - 1));
@@ -237,6 +258,23 @@ class BrokerClusterIT {
             assertTrue(positions != null && positions.size() >= 2, "order " + order + ": its payment's and its refund's events");
             assertEquals(positions.stream().sorted().toList(), positions, "order " + order + "'s events delivered in the order written");
         }
+    }
+
+    /** Probes each instance's readiness every PROBE_EVERY until closed, keeping each answer that is not 200. */
+    private AutoCloseable probeReadiness(List<PackagedInstance> instances, String faultName, long faultAt) {
+        ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor();
+        prober.scheduleWithFixedDelay(() -> instances.forEach(instance -> {
+            int status = instance.readiness();
+            probes.incrementAndGet();
+            if (status != 200) {
+                notReady.add(faultName + ": the instance on port " + instance.port() + " answered " + status + " "
+                        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - faultAt) + " ms after the fault");
+            }
+        }), 0, PROBE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        return () -> {
+            prober.shutdownNow();
+            prober.awaitTermination(10, TimeUnit.SECONDS);
+        };
     }
 
     /** A quorum queue on the events exchange, declared before any event is published, that outlives the loss of a node. */

@@ -168,6 +168,11 @@ public final class PackagedInstance implements AutoCloseable {
         }
     }
 
+    /** The readiness check's status now, as a gateway's probe sees it; 0 while the instance does not listen. */
+    public int readiness() {
+        return readiness(managementPort);
+    }
+
     /** The readiness check's status; 0 while the instance does not listen yet. */
     private static int readiness(int managementPort) {
         try {
