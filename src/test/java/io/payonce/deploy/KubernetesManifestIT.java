@@ -3,6 +3,7 @@ package io.payonce.deploy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.payonce.support.PackagedInstance;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.util.Properties;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -38,13 +40,17 @@ class KubernetesManifestIT {
     void probesAnswerOnTheManagementPort() throws IOException {
         JsonNode container = container();
         int management = containerPort(container, "management");
-        for (String probe : List.of("livenessProbe", "readinessProbe")) {
-            JsonNode get = container.path(probe).path("httpGet");
-            assertFalse(get.isMissingNode(), probe + " is an HTTP check: " + container);
-            assertTrue(get.path("path").asText().startsWith("/q/health"), probe + ": " + get);
+        // The paths the tests probe: /q/health itself would add the wellness check (Redis), which may answer 503.
+        for (Map.Entry<String, String> probe : Map.of("livenessProbe", "/q/health/live", "readinessProbe", "/q/health/ready").entrySet()) {
+            JsonNode get = container.path(probe.getKey()).path("httpGet");
+            assertFalse(get.isMissingNode(), probe.getKey() + " is an HTTP check: " + container);
+            assertEquals(probe.getValue(), get.path("path").asText(), probe.getKey() + ": " + get);
             JsonNode port = get.path("port");
-            assertTrue(port.asText().equals("management") || port.asInt() == management, probe + " port: " + get);
+            assertTrue(port.asText().equals("management") || port.asInt() == management, probe.getKey() + " port: " + get);
         }
+        // BrokerClusterIT probes readiness as this probe does: one not answered within its timeout has failed.
+        JsonNode readiness = container.path("readinessProbe");
+        assertEquals(PackagedInstance.PROBE_TIMEOUT.toSeconds(), readiness.path("timeoutSeconds").asLong(), "readinessProbe: " + readiness);
         assertEquals(9000, management);
         assertEquals(8080, containerPort(container, "http"));
     }

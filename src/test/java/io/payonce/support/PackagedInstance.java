@@ -4,6 +4,10 @@ import io.restassured.RestAssured;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * kill: the native executable when the build made one, the JVM jar otherwise, in the test profile.
  */
 public final class PackagedInstance implements AutoCloseable {
+
+    /** The manifest's readinessProbe timeout: a probe not answered by then has failed (KubernetesManifestIT reads it there). */
+    public static final Duration PROBE_TIMEOUT = Duration.ofSeconds(10);
+    /** HTTP/1.1, as the kubelet's probes speak it. */
+    private static final HttpClient PROBES = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(PROBE_TIMEOUT).build();
 
     private final Process process;
     private final int port;
@@ -152,7 +161,7 @@ public final class PackagedInstance implements AutoCloseable {
                     throw new AssertionError("the instance with management port " + managementPort + " ended with exit code "
                             + process.exitValue() + " before it was ready");
                 }
-                return readiness(managementPort) == 200;
+                return readiness() == 200;
             }, Duration.ofSeconds(30), "the instance with management port " + managementPort + " ready");
         } catch (AssertionError notReady) {
             throw new AssertionError(notReady.getMessage() + "; it logged last:\n" + lastLinesOfLog(12), notReady);
@@ -168,20 +177,22 @@ public final class PackagedInstance implements AutoCloseable {
         }
     }
 
-    /** The readiness check's status now, as a gateway's probe sees it; 0 while the instance does not listen. */
+    /**
+     * The readiness check's status now, as the kubelet's probe sees it: 0 when the instance does not
+     * listen, or does not answer within {@link #PROBE_TIMEOUT}.
+     */
     public int readiness() {
-        return readiness(managementPort);
-    }
-
-    /** The readiness check's status; 0 while the instance does not listen yet. */
-    private static int readiness(int managementPort) {
+        HttpRequest probe = HttpRequest.newBuilder(URI.create("http://localhost:" + managementPort + "/q/health/ready"))
+                .timeout(PROBE_TIMEOUT).build();
         try {
-            return RestAssured.given().port(managementPort).get("/q/health/ready").statusCode();
-        } catch (Exception notListeningYet) {
+            return PROBES.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException noAnswer) {
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return 0;
         }
     }
-
 
     @Override
     public void close() throws InterruptedException {
