@@ -303,13 +303,14 @@ class BrokerClusterIT {
     }
 
     /**
-     * Each instance's readiness, probed every 250 ms as the kubelet probes it (on the management port's
-     * /q/health/ready, each probe bounded by {@link PackagedInstance#PROBE_TIMEOUT}), from before the first
-     * fault until the cluster is whole again; keeps every answer that is not 200, with what was going on.
+     * Each instance's readiness, probed where and how the kubelet probes it (the management port's
+     * /q/health/ready, HTTP/1.1, {@link PackagedInstance#PROBE_TIMEOUT}) but every 250 ms rather than 10 s,
+     * from before the first fault until the cluster is whole again; keeps every answer that is not 200,
+     * with what was going on: one is a failure, where the kubelet acts on three in a row.
      */
     private static final class ReadinessProbes implements AutoCloseable {
 
-        /** One round of two probes, each at most PROBE_TIMEOUT, and the pause: a longer stretch went unprobed. */
+        /** The slowest round whose probes all answer: two probes of at most PROBE_TIMEOUT and the pause. Longer, the prober stalled. */
         static final Duration LONGEST_ROUND = PackagedInstance.PROBE_TIMEOUT.multipliedBy(2).plusSeconds(1);
         private static final Duration EVERY = Duration.ofMillis(250);
 
@@ -357,15 +358,21 @@ class BrokerClusterIT {
             return Duration.ofNanos(longestGap.get());
         }
 
-        /** Stops probing; fails if a round failed, which would have ended the probing unseen. */
+        /**
+         * Stops probing once the round under way ends: interrupted, a probe would read as one not answered. Fails if a
+         * round failed, which would have ended the probing unseen.
+         */
         @Override
         public void close() throws Exception {
-            endRound();
-            if (rounds.isDone()) {
-                rounds.get();
+            try {
+                endRound();
+                if (rounds.isDone()) {
+                    rounds.get();
+                }
+            } finally {
+                prober.shutdown();
+                assertTrue(prober.awaitTermination(LONGEST_ROUND.toSeconds(), TimeUnit.SECONDS), "the readiness prober stopped");
             }
-            prober.shutdownNow();
-            assertTrue(prober.awaitTermination(LONGEST_ROUND.toSeconds(), TimeUnit.SECONDS), "the readiness prober stopped");
         }
 
         @Override
