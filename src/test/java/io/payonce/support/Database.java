@@ -316,13 +316,12 @@ public final class Database {
      * next look ends the backoff.
      */
     private void endBackoff(String table, long id) {
-        try (Connection connection = connect(); PreparedStatement statement = bind(connection.prepareStatement("UPDATE " + table
-                + " SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ? AND phase = 'UNKNOWN' "
-                + "AND (leased_until IS NULL OR leased_until < NOW(6))"), new Object[] {id})) {
-            statement.executeUpdate();
-        } catch (SQLException e) {
-            if (e.getErrorCode() != DEADLOCK && e.getErrorCode() != LOCK_WAIT_TIMEOUT) {
-                throw new IllegalStateException(e);
+        try {
+            update("UPDATE " + table + " SET busy_until = NOW(6) - INTERVAL 1 SECOND WHERE id = ? AND phase = 'UNKNOWN' "
+                    + "AND (leased_until IS NULL OR leased_until < NOW(6))", id);
+        } catch (IllegalStateException e) {
+            if (!(e.getCause() instanceof SQLException cause) || (cause.getErrorCode() != DEADLOCK && cause.getErrorCode() != LOCK_WAIT_TIMEOUT)) {
+                throw e;
             }
         }
     }
